@@ -1,0 +1,1 @@
+"""mlc: PyTorch Inductor rebuilt as an MLIR-style pass pipeline on xDSL."""

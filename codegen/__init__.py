@@ -1,0 +1,1 @@
+"""From the triton dialect to running code: Python emission and the runtime."""

@@ -1,0 +1,456 @@
+"""The `loops` dialect: unrealized computations, Inductor's `Pointwise` and `Reduction`.
+
+Produced by `--lower-aten`, rewritten by `--inline`, consumed by `--realize`. A loops op is a
+tensor value defined by a body that computes one element. The body's index variables are
+implicit symbols: `i0, i1, ...` range over `ranges`, and for a reduction `r0_0, r0_1, ...` range
+over `reduction_ranges` (Inductor's names). Loads read any tensor SSA value at logical indices
+given as `sym` expressions, so views are re-indexing, never copies; scalar math is `arith`/`math`.
+
+    %g = loops.pointwise [8, 64] origins ["gelu"] -> tensor<8x64xf32> {
+      %0 = loops.load %x[i0, i1] : tensor<8x64xf32>
+      %1 = arith.constant 0.5 : f32
+      %2 = arith.mulf %0, %1 : f32
+      loops.yield %2 : f32
+    }
+    %s = loops.reduction sum [3] over [9] -> tensor<3xf32> {
+      %0 = loops.load %x[i0, r0_0] : tensor<3x9xf32>
+      loops.yield %0 : f32
+    }
+
+A `mask` on a load (an i1 value) reads 0 where it is false, so `cat` and padding need no copy:
+`%v = loops.load %b[i0, i1 - 32] mask %m : tensor<8x32xf32>`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sympy
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IntegerType,
+    StringAttr,
+    TensorType,
+    i1,
+    i64,
+)
+from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    lazy_traits_def,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import IsTerminator, Pure
+from xdsl.utils.exceptions import VerifyException
+
+from mlc.dialects.aten import ExternCallBase
+from mlc.dialects.sym import ExprAttr, exprs_of, expr_str, parse_expr, parse_expr_list, print_expr_list
+
+REDUCTION_TYPES = ("sum", "prod", "max", "min", "argmax", "argmin", "any", "welford")
+
+
+def index_names(rank: int) -> list[str]:
+    return [f"i{k}" for k in range(rank)]
+
+
+def reduction_index_names(rank: int) -> list[str]:
+    return [f"r0_{k}" for k in range(rank)]
+
+
+def is_size_symbol(name: str) -> bool:
+    """Dynamic sizes are `s0, s1, ...`; they may appear in any expression."""
+    return name.startswith("s") and name[1:].isdigit()
+
+
+def _exprs_attr(exprs: Sequence[sympy.Expr | int]) -> ArrayAttr:
+    return ArrayAttr([ExprAttr(sympy.Integer(e) if isinstance(e, int) else e) for e in exprs])
+
+
+def _print_origins(printer: Printer, origins: ArrayAttr | None) -> None:
+    if origins is not None and origins.data:
+        printer.print_string(" origins [")
+        printer.print_list(origins.data, printer.print_attribute)
+        printer.print_string("]")
+
+
+def _parse_origins(parser: Parser) -> ArrayAttr | None:
+    if not parser.parse_optional_keyword("origins"):
+        return None
+    names = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_str_literal)
+    return ArrayAttr([StringAttr(n) for n in names])
+
+
+def _verify_shape(op: Operation, ranges: Sequence[sympy.Expr], result: SSAValue) -> None:
+    typ = result.type
+    if not isinstance(typ, TensorType):
+        raise VerifyException(f"{op.name}: result must be a tensor, got {typ}")
+    shape = typ.get_shape()
+    if len(shape) != len(ranges):
+        raise VerifyException(
+            f"{op.name}: result rank {len(shape)} does not match {len(ranges)} ranges"
+        )
+    for dim, size in zip(shape, ranges):
+        if size.is_Integer and dim != -1 and dim != int(size):
+            raise VerifyException(
+                f"{op.name}: result shape {list(shape)} does not match ranges "
+                f"[{', '.join(expr_str(r) for r in ranges)}]"
+            )
+
+
+class LoopsBodyOp(IRDLOperation):
+    """Shared parts of pointwise and reduction: ranges, origins, one body block."""
+
+    ranges = prop_def(ArrayAttr)
+    origins = opt_prop_def(ArrayAttr)
+    body = region_def("single_block")
+
+    @property
+    def range_exprs(self) -> list[sympy.Expr]:
+        return exprs_of(self.ranges.data)
+
+    @property
+    def origin_names(self) -> list[str]:
+        return [o.data for o in self.origins.data] if self.origins is not None else []
+
+    def index_symbols(self) -> set[str]:
+        return set(index_names(len(self.ranges)))
+
+    def yield_op(self) -> YieldOp:
+        last = self.body.block.last_op
+        assert isinstance(last, YieldOp)
+        return last
+
+    def _verify_body(self) -> None:
+        block = self.body.block
+        if block.args:
+            raise VerifyException(
+                f"{self.name}: the body takes no block arguments (index variables are implicit)"
+            )
+        if not isinstance(block.last_op, YieldOp):
+            raise VerifyException(f"{self.name}: body must end with loops.yield")
+
+
+@irdl_op_definition
+class PointwiseOp(LoopsBodyOp):
+    """An elementwise computation over `ranges`; the body yields the element at i0, i1, ..."""
+
+    name = "loops.pointwise"
+    result = result_def(TensorType)
+
+    def __init__(
+        self,
+        ranges: Sequence[sympy.Expr | int],
+        result_type: TensorType,
+        body: Region,
+        origins: Sequence[str] = (),
+    ):
+        props: dict[str, Attribute] = {"ranges": _exprs_attr(ranges)}
+        if origins:
+            props["origins"] = ArrayAttr([StringAttr(o) for o in sorted(set(origins))])
+        super().__init__(result_types=[result_type], properties=props, regions=[body])
+
+    def verify_(self) -> None:
+        self._verify_body()
+        _verify_shape(self, self.range_exprs, self.result)
+        (value,) = self.yield_op().values
+        elem = self.result.type.element_type  # type: ignore[attr-defined]
+        if value.type != elem:
+            raise VerifyException(
+                f"loops.pointwise: yielded {value.type} but the result element type is {elem}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        print_expr_list(printer, self.range_exprs)
+        _print_origins(printer, self.origins)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> PointwiseOp:
+        ranges = parse_expr_list(parser)
+        origins = _parse_origins(parser)
+        parser.parse_punctuation("->")
+        result_type = parser.parse_type()
+        body = parser.parse_region()
+        op = cls(ranges, result_type, body)  # type: ignore[arg-type]
+        if origins is not None:
+            op.properties["origins"] = origins
+        op.attributes |= (a.data if (a := parser.parse_optional_attr_dict_with_keyword()) else {})
+        return op
+
+
+@irdl_op_definition
+class ReductionOp(LoopsBodyOp):
+    """A reduction over `reduction_ranges` for each point of `ranges`.
+
+    The body yields one value per (i, r0_) point; the op's result at i is the reduction of
+    those values. argmax/argmin give i64 indices into the flattened reduction ranges; welford
+    gives three results (mean, m2, weight)."""
+
+    name = "loops.reduction"
+    reduction_type = prop_def(StringAttr)
+    reduction_ranges = prop_def(ArrayAttr)
+    outputs = var_result_def(TensorType)
+
+    def __init__(
+        self,
+        reduction_type: str,
+        ranges: Sequence[sympy.Expr | int],
+        reduction_ranges: Sequence[sympy.Expr | int],
+        result_types: Sequence[TensorType],
+        body: Region,
+        origins: Sequence[str] = (),
+    ):
+        props: dict[str, Attribute] = {
+            "reduction_type": StringAttr(reduction_type),
+            "ranges": _exprs_attr(ranges),
+            "reduction_ranges": _exprs_attr(reduction_ranges),
+        }
+        if origins:
+            props["origins"] = ArrayAttr([StringAttr(o) for o in sorted(set(origins))])
+        super().__init__(result_types=[list(result_types)], properties=props, regions=[body])
+
+    @property
+    def kind(self) -> str:
+        return self.reduction_type.data
+
+    @property
+    def reduction_range_exprs(self) -> list[sympy.Expr]:
+        return exprs_of(self.reduction_ranges.data)
+
+    def index_symbols(self) -> set[str]:
+        return super().index_symbols() | set(reduction_index_names(len(self.reduction_ranges)))
+
+    def verify_(self) -> None:
+        if self.kind not in REDUCTION_TYPES:
+            raise VerifyException(
+                f"loops.reduction: unknown reduction type '{self.kind}' "
+                f"(expected one of {', '.join(REDUCTION_TYPES)})"
+            )
+        self._verify_body()
+        expected = 3 if self.kind == "welford" else 1
+        if len(self.outputs) != expected:
+            raise VerifyException(
+                f"loops.reduction: {self.kind} has {expected} result(s), got {len(self.outputs)}"
+            )
+        for out in self.outputs:
+            _verify_shape(self, self.range_exprs, out)
+        (value,) = self.yield_op().values
+        if self.kind in ("argmax", "argmin"):
+            if self.outputs[0].type.element_type != i64:  # type: ignore[attr-defined]
+                raise VerifyException(f"loops.reduction: {self.kind} results are i64 indices")
+        elif self.kind != "welford":
+            elem = self.outputs[0].type.element_type  # type: ignore[attr-defined]
+            if self.kind != "any" and value.type != elem:
+                raise VerifyException(
+                    f"loops.reduction: yielded {value.type} but the result element type is {elem}"
+                )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind} ")
+        print_expr_list(printer, self.range_exprs)
+        printer.print_string(" over ")
+        print_expr_list(printer, self.reduction_range_exprs)
+        _print_origins(printer, self.origins)
+        printer.print_string(" -> ")
+        if len(self.outputs) == 1:
+            printer.print_attribute(self.outputs[0].type)
+        else:
+            printer.print_string("(")
+            printer.print_list([o.type for o in self.outputs], printer.print_attribute)
+            printer.print_string(")")
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReductionOp:
+        kind = parser.parse_identifier("reduction type")
+        ranges = parse_expr_list(parser)
+        parser.parse_keyword("over")
+        reduction_ranges = parse_expr_list(parser)
+        origins = _parse_origins(parser)
+        parser.parse_punctuation("->")
+        if parser.parse_optional_punctuation("("):
+            types = [parser.parse_type()]
+            while parser.parse_optional_punctuation(","):
+                types.append(parser.parse_type())
+            parser.parse_punctuation(")")
+        else:
+            types = [parser.parse_type()]
+        body = parser.parse_region()
+        op = cls(kind, ranges, reduction_ranges, types, body)  # type: ignore[arg-type]
+        if origins is not None:
+            op.properties["origins"] = origins
+        op.attributes |= (a.data if (a := parser.parse_optional_attr_dict_with_keyword()) else {})
+        return op
+
+
+def enclosing_loops(op: Operation) -> LoopsBodyOp | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, LoopsBodyOp):
+        parent = parent.parent_op()
+    return parent
+
+
+def verify_index_symbols(op: Operation, exprs: Sequence[sympy.Expr], allowed: set[str]) -> None:
+    """Index expressions may use the enclosing op's index variables and size symbols only."""
+    for e in exprs:
+        for s in sorted(e.free_symbols, key=lambda s: s.name):
+            if s.name not in allowed and not is_size_symbol(s.name):
+                raise VerifyException(
+                    f"{op.name}: index variable '{s.name}' is out of range here "
+                    f"(available: {', '.join(sorted(allowed)) or 'none'})"
+                )
+
+
+@irdl_op_definition
+class LoadOp(IRDLOperation):
+    """Read one element of a tensor value at logical indices (one expression per dimension)."""
+
+    name = "loops.load"
+    source = operand_def(TensorType)
+    mask = opt_operand_def(i1)
+    indices = prop_def(ArrayAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, source: SSAValue, indices: Sequence[sympy.Expr | int], mask: SSAValue | None = None):
+        super().__init__(
+            operands=[source, [mask] if mask is not None else []],
+            properties={"indices": _exprs_attr(indices)},
+            result_types=[source.type.element_type],  # type: ignore[attr-defined]
+        )
+
+    @property
+    def index_exprs(self) -> list[sympy.Expr]:
+        return exprs_of(self.indices.data)
+
+    def verify_(self) -> None:
+        typ = self.source.type
+        rank = len(typ.get_shape())  # type: ignore[attr-defined]
+        if len(self.indices) != rank:
+            raise VerifyException(
+                f"loops.load: {len(self.indices)} indices for a rank-{rank} tensor"
+            )
+        if self.result.type != typ.element_type:  # type: ignore[attr-defined]
+            raise VerifyException(
+                f"loops.load: result type {self.result.type} is not the element type of {typ}"
+            )
+        owner = enclosing_loops(self)
+        if owner is None:
+            raise VerifyException("loops.load must be inside loops.pointwise or loops.reduction")
+        verify_index_symbols(self, self.index_exprs, owner.index_symbols())
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.source)
+        print_expr_list(printer, self.index_exprs)
+        if self.mask is not None:
+            printer.print_string(" mask ")
+            printer.print_ssa_value(self.mask)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadOp:
+        source = parser.parse_unresolved_operand()
+        indices = parse_expr_list(parser)
+        mask = parser.parse_operand() if parser.parse_optional_keyword("mask") else None
+        parser.parse_punctuation(":")
+        typ = parser.parse_type()
+        if not isinstance(typ, TensorType):
+            parser.raise_error(f"loops.load reads a tensor, got {typ}")
+        return cls(parser.resolve_operand(source, typ), indices, mask)
+
+
+@irdl_op_definition
+class IndexOp(IRDLOperation):
+    """An index expression as a value (Inductor's `ops.index_expr`), e.g. for arange."""
+
+    name = "loops.index"
+    expr = prop_def(ExprAttr)
+    result = result_def(IntegerType)
+    traits = traits_def(Pure())
+
+    def __init__(self, expr: sympy.Expr | int, result_type: Attribute = i64):
+        super().__init__(properties={"expr": ExprAttr(expr)}, result_types=[result_type])
+
+    def verify_(self) -> None:
+        owner = enclosing_loops(self)
+        allowed = owner.index_symbols() if owner is not None else _buffer_index_symbols(self)
+        verify_index_symbols(self, [self.expr.expr], allowed)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {expr_str(self.expr.expr)} : ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IndexOp:
+        expr = parse_expr(parser)
+        parser.parse_punctuation(":")
+        return cls(expr, parser.parse_type())
+
+
+def _buffer_index_symbols(op: Operation) -> set[str]:
+    """loops.index may also sit in a buffer.computed body; that op says which symbols exist."""
+    parent = op.parent_op()
+    while parent is not None:
+        symbols = getattr(parent, "index_symbols", None)
+        if callable(symbols):
+            return symbols()
+        parent = parent.parent_op()
+    raise VerifyException("loops.index must be inside a loops or buffer body")
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Ends a loops body with the element it computes."""
+
+    name = "loops.yield"
+    values = var_operand_def()
+    traits = lazy_traits_def(lambda: (IsTerminator(),))
+    assembly_format = "$values `:` type($values) attr-dict"
+
+    def __init__(self, *values: SSAValue):
+        super().__init__(operands=[list(values)])
+
+    def verify_(self) -> None:
+        if len(self.values) != 1:
+            raise VerifyException(f"loops.yield: expected one value, got {len(self.values)}")
+
+
+@irdl_op_definition
+class ExternOp(ExternCallBase):
+    """A tensor computed by an aten call at run time (mm, convolution, ops without a lowering).
+
+        %0 = loops.extern "mm" (%a, %b) {args = [#aten.tensor, #aten.tensor]} : (tensor<8x32xf32>, tensor<32x64xf32>) -> tensor<8x64xf32>
+
+    The overload is spelled as in `aten.call` (`packet` or `packet.overload`); `--realize`
+    makes it a `buffer.extern` and realizes its inputs."""
+
+    name = "loops.extern"
+
+
+Loops = Dialect(
+    "loops",
+    [PointwiseOp, ReductionOp, LoadOp, IndexOp, YieldOp, ExternOp],
+    [],
+)

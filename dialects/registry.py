@@ -1,0 +1,68 @@
+"""The dialects mlc's tools load: mlc's four plus the builtin, func, arith and math of xDSL."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.context import Context
+from xdsl.ir import Dialect
+
+
+def _aten() -> Dialect:
+    from mlc.dialects.aten import Aten
+
+    return Aten
+
+
+def _loops() -> Dialect:
+    from mlc.dialects.loops import Loops
+
+    return Loops
+
+
+def _buffer() -> Dialect:
+    from mlc.dialects.buffer import Buffer
+
+    return Buffer
+
+
+def _triton() -> Dialect:
+    from mlc.dialects.triton import Triton
+
+    return Triton
+
+
+def _sym() -> Dialect:
+    from mlc.dialects.sym import Sym
+
+    return Sym
+
+
+def _xdsl(module: str, name: str) -> Callable[[], Dialect]:
+    def load() -> Dialect:
+        import importlib
+
+        return getattr(importlib.import_module(module), name)
+
+    return load
+
+
+DIALECTS: dict[str, Callable[[], Dialect]] = {
+    "builtin": _xdsl("xdsl.dialects.builtin", "Builtin"),
+    "func": _xdsl("xdsl.dialects.func", "Func"),
+    "arith": _xdsl("xdsl.dialects.arith", "Arith"),
+    "math": _xdsl("xdsl.dialects.math", "Math"),
+    "sym": _sym,
+    "aten": _aten,
+    "loops": _loops,
+    "buffer": _buffer,
+    "triton": _triton,
+}
+
+
+def make_context() -> Context:
+    """A context that knows every dialect mlc's IR may contain (loaded lazily, on first use)."""
+    ctx = Context()
+    for name, load in DIALECTS.items():
+        ctx.register_dialect(name, load)
+    return ctx

@@ -1,0 +1,353 @@
+"""The `sym` dialect: symbolic integer expressions for sizes and indices.
+
+Every level of mlc indexes memory with sympy expressions printed in Inductor's notation::
+
+    i1 + 64*i0
+    ModularIndexing(x0, 1, 64)
+    FloorDiv(x0, 64) + 9*s0
+
+Builtin affine maps cannot say `d0 * s0`, so they are not used. Expressions are read by the
+small grammar below -- never by `eval` or `sympy.sympify` -- so a malformed index is a parse
+error with a file:line:col, not a Python exception.
+
+    expr    := term (('+' | '-') term)*
+    term    := unary ('*' unary)*
+    unary   := '-' unary | atom
+    atom    := INTEGER | IDENT | IDENT '(' expr (',' expr)* ')' | '(' expr ')'
+
+Functions: FloorDiv(a, b), ModularIndexing(x, div, mod) = (x // div) % mod, CeilDiv(a, b),
+Min(a, b, ...), Max(a, b, ...). Symbols are integers; sizes and loop indices are non-negative.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+
+import sympy
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
+from xdsl.irdl import irdl_attr_definition
+from xdsl.dialects.builtin import StringAttr
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+
+
+class FloorDiv(sympy.Function):
+    """Integer division rounding towards minus infinity (Python's `//`)."""
+
+    nargs = (2,)
+    is_integer = True
+
+    @classmethod
+    def eval(cls, base, divisor):
+        if divisor == 1:
+            return base
+        if base == 0:
+            return sympy.Integer(0)
+        if base.is_Integer and divisor.is_Integer:
+            return sympy.Integer(int(base) // int(divisor))
+        if isinstance(base, FloorDiv):
+            return FloorDiv(base.args[0], base.args[1] * divisor)
+        if divisor.is_Integer and base.is_Add:
+            # Pull out the terms that are exact multiples: FloorDiv(64*a + b, 64) = a + FloorDiv(b, 64)
+            # when b is known to be in [0, 64) is not provable here, so only split when the rest is 0.
+            multiples = [t for t in base.args if _divisible(t, divisor)]
+            if len(multiples) == len(base.args):
+                return sympy.Add(*[t / divisor for t in base.args])
+        if divisor.is_Integer and _divisible(base, divisor):
+            return base / divisor
+        return None
+
+
+class CeilDiv(sympy.Function):
+    """Integer division rounding up, for grid sizes."""
+
+    nargs = (2,)
+    is_integer = True
+
+    @classmethod
+    def eval(cls, base, divisor):
+        if divisor == 1:
+            return base
+        if base.is_Integer and divisor.is_Integer:
+            return sympy.Integer(-(-int(base) // int(divisor)))
+        return None
+
+
+class ModularIndexing(sympy.Function):
+    """`(base // divisor) % modulus` on non-negative integers."""
+
+    nargs = (3,)
+    is_integer = True
+    is_nonnegative = True
+
+    @classmethod
+    def eval(cls, base, divisor, modulus):
+        if base == 0 or modulus == 1:
+            return sympy.Integer(0)
+        if base.is_Integer and divisor.is_Integer and modulus.is_Integer:
+            return sympy.Integer((int(base) // int(divisor)) % int(modulus))
+        return None
+
+
+def _divisible(term: sympy.Expr, divisor: sympy.Expr) -> bool:
+    coeff, _ = term.as_coeff_Mul()
+    return bool(coeff.is_Integer and divisor.is_Integer and int(coeff) % int(divisor) == 0)
+
+
+FUNCTIONS: dict[str, tuple[Callable[..., sympy.Expr], int | None]] = {
+    "FloorDiv": (FloorDiv, 2),
+    "CeilDiv": (CeilDiv, 2),
+    "ModularIndexing": (ModularIndexing, 3),
+    "Min": (sympy.Min, None),
+    "Max": (sympy.Max, None),
+}
+
+
+@lru_cache(maxsize=None)
+def symbol(name: str) -> sympy.Symbol:
+    """The one sympy symbol mlc uses for `name`: an integer (indices and sizes are integers)."""
+    return sympy.Symbol(name, integer=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing: one grammar, two token sources (xDSL's lexer inside IR, a regex lexer for strings).
+
+
+class _Tokens:
+    """The token operations the grammar needs."""
+
+    def punct(self, p: str) -> bool: ...  # consume `p` if it comes next
+    def ident(self) -> str | None: ...
+    def integer(self) -> int | None: ...
+    def error(self, msg: str) -> None: ...
+
+
+class _XdslTokens(_Tokens):
+    def __init__(self, parser: AttrParser):
+        self.p = parser
+
+    def punct(self, p: str) -> bool:
+        return self.p.parse_optional_punctuation(p) is not None  # type: ignore[arg-type]
+
+    def ident(self) -> str | None:
+        return self.p.parse_optional_identifier()
+
+    def integer(self) -> int | None:
+        return self.p.parse_optional_integer(allow_boolean=False, allow_negative=False)
+
+    def error(self, msg: str) -> None:
+        self.p.raise_error(msg)
+
+
+class ExprSyntaxError(ValueError):
+    pass
+
+
+_TOKEN = re.compile(r"\s*(?:(\d+)|([A-Za-z_][A-Za-z0-9_]*)|(.))")
+
+
+class _StringTokens(_Tokens):
+    def __init__(self, text: str):
+        self.text = text
+        self.toks = [m.groups() for m in _TOKEN.finditer(text) if m.group(0).strip()]
+        self.pos = 0
+
+    def _peek(self, kind: int) -> str | None:
+        if self.pos < len(self.toks) and self.toks[self.pos][kind] is not None:
+            return self.toks[self.pos][kind]
+        return None
+
+    def punct(self, p: str) -> bool:
+        if self._peek(2) == p:
+            self.pos += 1
+            return True
+        return False
+
+    def ident(self) -> str | None:
+        if (name := self._peek(1)) is not None:
+            self.pos += 1
+        return name
+
+    def integer(self) -> int | None:
+        if (digits := self._peek(0)) is not None:
+            self.pos += 1
+            return int(digits)
+        return None
+
+    def error(self, msg: str) -> None:
+        raise ExprSyntaxError(f"{msg} in index expression {self.text!r}")
+
+    def at_end(self) -> bool:
+        return self.pos == len(self.toks)
+
+
+def _parse_expr(t: _Tokens) -> sympy.Expr:
+    result = _parse_term(t)
+    while True:
+        if t.punct("+"):
+            result = result + _parse_term(t)
+        elif t.punct("-"):
+            result = result - _parse_term(t)
+        else:
+            return result
+
+
+def _parse_term(t: _Tokens) -> sympy.Expr:
+    result = _parse_unary(t)
+    while t.punct("*"):
+        result = result * _parse_unary(t)
+    return result
+
+
+def _parse_unary(t: _Tokens) -> sympy.Expr:
+    if t.punct("-"):
+        return -_parse_unary(t)
+    return _parse_atom(t)
+
+
+def _parse_atom(t: _Tokens) -> sympy.Expr:
+    if (value := t.integer()) is not None:
+        return sympy.Integer(value)
+    if t.punct("("):
+        inner = _parse_expr(t)
+        if not t.punct(")"):
+            t.error("expected ')'")
+        return inner
+    name = t.ident()
+    if name is None:
+        t.error("expected an integer, a symbol or a function call in index expression")
+        raise AssertionError  # unreachable: error() raises
+    if not t.punct("("):
+        if name in FUNCTIONS:
+            t.error(f"'{name}' needs arguments")
+        return symbol(name)
+    if name not in FUNCTIONS:
+        t.error(f"unknown function '{name}' in index expression (known: {', '.join(FUNCTIONS)})")
+    func, arity = FUNCTIONS[name]
+    args = [_parse_expr(t)]
+    while t.punct(","):
+        args.append(_parse_expr(t))
+    if not t.punct(")"):
+        t.error("expected ')' or ','")
+    if arity is not None and len(args) != arity:
+        t.error(f"{name} takes {arity} arguments, got {len(args)}")
+    return func(*args)
+
+
+def parse_expr(parser: AttrParser) -> sympy.Expr:
+    """Parse one expression from xDSL's token stream (errors carry file:line:col)."""
+    return _parse_expr(_XdslTokens(parser))
+
+
+def parse_expr_list(parser: AttrParser) -> list[sympy.Expr]:
+    """Parse `[e0, e1, ...]`."""
+    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: parse_expr(parser))
+
+
+@lru_cache(maxsize=4096)
+def expr_from_str(text: str) -> sympy.Expr:
+    """Parse a whole string as one expression; raises ExprSyntaxError."""
+    tokens = _StringTokens(text)
+    expr = _parse_expr(tokens)
+    if not tokens.at_end():
+        tokens.error("unexpected trailing text")
+    return expr
+
+
+# ---------------------------------------------------------------------------------------------
+# Printing in Inductor's notation.
+
+
+def expr_str(expr: sympy.Expr | int) -> str:
+    """`i1 + 64*i0`, `ModularIndexing(x0, 1, 64)`, `i0 - 32`; the grammar above reads it back."""
+    expr = sympy.sympify(expr) if isinstance(expr, int) else expr
+    if isinstance(expr, sympy.Add):
+        # Positive terms first keeps `x - 1` readable; both groups stay in sympy's canonical order.
+        terms = sorted(expr.args, key=_is_negative_term)
+        out = _term_str(terms[0])
+        for term in terms[1:]:
+            if _is_negative_term(term):
+                out += " - " + _term_str(-term)
+            else:
+                out += " + " + _term_str(term)
+        return out
+    return _term_str(expr)
+
+
+def _is_negative_term(term: sympy.Expr) -> bool:
+    return term.as_coeff_Mul()[0].is_negative is True
+
+
+def _term_str(expr: sympy.Expr) -> str:
+    if isinstance(expr, sympy.Mul):
+        coeff, rest = expr.as_coeff_Mul()
+        factors = [_atom_str(f) for f in sympy.Mul.make_args(rest)]
+        if coeff == -1:
+            return "-" + "*".join(factors)
+        if coeff != 1:
+            factors.insert(0, _atom_str(coeff))
+        return "*".join(factors)
+    return _atom_str(expr)
+
+
+def _atom_str(expr: sympy.Expr) -> str:
+    if isinstance(expr, sympy.Symbol):
+        return expr.name
+    if isinstance(expr, sympy.Integer):
+        return str(int(expr))
+    if isinstance(expr, (sympy.Add, sympy.Mul)):
+        return f"({expr_str(expr)})"
+    if isinstance(expr, sympy.Pow) and expr.exp.is_Integer and int(expr.exp) > 1:
+        return "*".join([_atom_str(expr.base)] * int(expr.exp))
+    name = type(expr).__name__
+    if name in FUNCTIONS:
+        return f"{name}({', '.join(expr_str(a) for a in expr.args)})"
+    raise ValueError(f"cannot print {expr!r} as an index expression")
+
+
+def print_expr_list(printer: Printer, exprs: Sequence[sympy.Expr | int]) -> None:
+    printer.print_string("[" + ", ".join(expr_str(e) for e in exprs) + "]")
+
+
+# ---------------------------------------------------------------------------------------------
+# The attribute.
+
+
+@irdl_attr_definition
+class ExprAttr(ParametrizedAttribute):
+    """An integer expression, `#sym.expr<i1 + 64*i0>`; ops print it bare."""
+
+    name = "sym.expr"
+    text: StringAttr
+
+    def __init__(self, expr: sympy.Expr | int | str):
+        if isinstance(expr, str):
+            expr = expr_from_str(expr)
+        super().__init__(StringAttr(expr_str(expr)))
+
+    @property
+    def expr(self) -> sympy.Expr:
+        return expr_from_str(self.text.data)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.text.data}>")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            expr = parse_expr(parser)
+        return [StringAttr(expr_str(expr))]
+
+
+def exprs_of(attrs: Sequence[Attribute]) -> list[sympy.Expr]:
+    """The sympy expressions of a sequence of ExprAttr."""
+    return [a.expr for a in attrs]  # type: ignore[attr-defined]
+
+
+def free_symbol_names(expr: sympy.Expr) -> set[str]:
+    return {s.name for s in expr.free_symbols}
+
+
+Sym = Dialect("sym", [], [ExprAttr])

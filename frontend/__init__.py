@@ -1,0 +1,1 @@
+"""From torch to mlc: the FX importer and the torch.compile backend."""

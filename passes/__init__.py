@@ -1,0 +1,1 @@
+"""One module per pass; `registry` maps pass names to them."""

@@ -1,0 +1,44 @@
+"""Every mlc pass, by its command-line name: one flat table of lazily imported classes.
+
+Adding a pass is one module in `passes/` and one line here. Tools (`mlc-opt`, the backend,
+embedders) read this table; `register_pass` adds a pass of one's own.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from xdsl.passes import ModulePass, PassPipeline
+
+# name -> "module:Class", in pipeline order (the order `--help` lists them).
+_BUILTIN: dict[str, str] = {
+}
+
+PASSES: dict[str, Callable[[], type[ModulePass]]] = {}
+
+
+def _loader(target: str) -> Callable[[], type[ModulePass]]:
+    module, cls = target.split(":")
+    return lambda: getattr(importlib.import_module(module), cls)
+
+
+for _name, _target in _BUILTIN.items():
+    PASSES[_name] = _loader(_target)
+
+
+def register_pass(cls: type[ModulePass]) -> type[ModulePass]:
+    """Make a pass of one's own available to pipelines by its `name` (usable as a decorator)."""
+    PASSES[cls.name] = lambda: cls
+    return cls
+
+
+def pass_summary(cls: type[ModulePass]) -> str:
+    """The first line of a pass's docstring, for `--help`."""
+    doc = (cls.__doc__ or "").strip()
+    return doc.splitlines()[0] if doc else ""
+
+
+def parse_pipeline(spec: str) -> PassPipeline:
+    """`'lower-aten,inline,fuse{explain=true}'` -> the passes, with their options."""
+    return PassPipeline.parse_spec(PASSES, spec)

@@ -1,0 +1,1 @@
+"""Command-line tools: mlc-opt, and the registry of dialects they load."""
