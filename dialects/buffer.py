@@ -1,0 +1,822 @@
+"""The `buffer` dialect: realized storage, Inductor's `Buffer` family.
+
+Produced by `--realize`; read and annotated by `--deps`, `--reorder-loops` and `--fuse`;
+consumed by `--convert-to-triton`. There are no SSA tensors at this level: a `buffer.graph`
+holds named nodes in program order, and bodies load and store named buffers at flat index
+expressions over the node's index variables (`i0, i1, ...`, and `r0_0, ...` for reductions).
+
+    buffer.graph @forward {
+      buffer.input "arg0_1" #buffer.layout<[8, 64], [64, 1], f32>
+      buffer.computed "buf0" #buffer.layout<[8, 64], [64, 1], f32> ranges [8, 64] origins ["gelu"] {
+        %0 = buffer.load @arg0_1[i1 + 64*i0] : f32
+        %1 = math.erf %0 : f32
+        buffer.store @buf0[i1 + 64*i0], %1 : f32
+      }
+      buffer.computed "buf1" #buffer.layout<[8], [1], f32> ranges [8] reduce [64] {
+        %0 = buffer.load @buf0[r0_0 + 64*i0] : f32
+        %1 = buffer.reduce sum %0 : f32 -> f32
+        buffer.store @buf1[i0], %1 : f32
+      }
+      buffer.extern "buf2" #buffer.layout<[8, 8], [8, 1], f32> = "mm.default" {args = [@buf0, @buf3]}
+      buffer.view "buf3" = @buf0 #buffer.layout<[64, 8], [1, 64], f32>
+      buffer.output @buf1, @buf2
+    }
+
+Invariants the verifier checks: node names are unique and every reference names a buffer
+defined earlier in the graph; a layout's rank equals its node's ranges; index expressions use
+only the node's index variables (and size symbols `s0, ...`); a body ends with a store to its
+own buffer.
+
+After `--deps`, nodes carry `reads`/`writes` arrays of `#buffer.memory<"buf0", c0, {c0: 68640}>`
+(Inductor's MemoryDep: buffer, index, variable ranges), `#buffer.star<"buf0">` (whole buffer,
+unknown index) and `#buffer.weak<"buf0", "buf3">` (ordering only: read buf0 before buf3
+mutates it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import sympy
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr, SymbolRefAttr
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_result_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import IsTerminator, NoTerminator, Pure
+from xdsl.utils.exceptions import VerifyException
+
+from mlc.dialects.loops import (
+    REDUCTION_TYPES,
+    index_names,
+    reduction_index_names,
+    verify_index_symbols,
+)
+from mlc.dialects.sym import ExprAttr, expr_str, exprs_of, parse_expr, parse_expr_list, print_expr_list
+
+# ---------------------------------------------------------------------------------------------
+# Attributes
+
+
+def _exprs(values: Sequence[sympy.Expr | int]) -> ArrayAttr:
+    return ArrayAttr([ExprAttr(sympy.Integer(v) if isinstance(v, int) else v) for v in values])
+
+
+def contiguous_strides(size: Sequence[sympy.Expr | int]) -> list[sympy.Expr]:
+    strides: list[sympy.Expr] = []
+    running: sympy.Expr = sympy.Integer(1)
+    for dim in reversed(size):
+        strides.append(running)
+        running = running * dim
+    return strides[::-1]
+
+
+@irdl_attr_definition
+class LayoutAttr(ParametrizedAttribute):
+    """`#buffer.layout<[8, 64], [64, 1], f32>` or `..., f32, offset 4>`: size, stride, dtype, offset."""
+
+    name = "buffer.layout"
+    size: ArrayAttr
+    stride: ArrayAttr
+    dtype: TypeAttribute
+    offset: ExprAttr
+
+    def __init__(
+        self,
+        size: Sequence[sympy.Expr | int],
+        stride: Sequence[sympy.Expr | int] | None,
+        dtype: Attribute,
+        offset: sympy.Expr | int = 0,
+    ):
+        stride = contiguous_strides(size) if stride is None else stride
+        super().__init__(_exprs(size), _exprs(stride), dtype, ExprAttr(sympy.Integer(offset) if isinstance(offset, int) else offset))
+
+    @property
+    def sizes(self) -> list[sympy.Expr]:
+        return exprs_of(self.size.data)
+
+    @property
+    def strides(self) -> list[sympy.Expr]:
+        return exprs_of(self.stride.data)
+
+    @property
+    def rank(self) -> int:
+        return len(self.size.data)
+
+    def flat_index(self, indices: Sequence[sympy.Expr]) -> sympy.Expr:
+        """The storage offset of the element at `indices`."""
+        return self.offset.expr + sum((i * s for i, s in zip(indices, self.strides)), sympy.Integer(0))
+
+    def verify(self) -> None:
+        if len(self.size.data) != len(self.stride.data):
+            raise VerifyException(
+                f"buffer.layout: {len(self.size.data)} sizes but {len(self.stride.data)} strides"
+            )
+        for a in (*self.size.data, *self.stride.data):
+            if not isinstance(a, ExprAttr):
+                raise VerifyException(f"buffer.layout: sizes and strides are expressions, got {a}")
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        print_expr_list(printer, self.sizes)
+        printer.print_string(", ")
+        print_expr_list(printer, self.strides)
+        printer.print_string(", ")
+        printer.print_attribute(self.dtype)
+        if self.offset.expr != 0:
+            printer.print_string(f", offset {expr_str(self.offset.expr)}")
+        printer.print_string(">")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            size = parse_expr_list(parser)
+            parser.parse_punctuation(",")
+            pos = parser.pos
+            stride = parse_expr_list(parser)
+            if len(size) != len(stride):
+                parser.raise_error(f"{len(size)} sizes but {len(stride)} strides", pos, parser.pos)
+            parser.parse_punctuation(",")
+            dtype = parser.parse_type()
+            offset: sympy.Expr = sympy.Integer(0)
+            if parser.parse_optional_punctuation(","):
+                parser.parse_keyword("offset")
+                offset = parse_expr(parser)
+        return [_exprs(size), _exprs(stride), dtype, ExprAttr(offset)]
+
+
+@irdl_attr_definition
+class MemoryDepAttr(ParametrizedAttribute):
+    """`#buffer.memory<"buf0", c0, {c0: 68640}>`: Inductor's MemoryDep (name, index, var ranges)."""
+
+    name = "buffer.memory"
+    buffer: StringAttr
+    index: ExprAttr
+    var_names: ArrayAttr
+    var_sizes: ArrayAttr
+
+    def __init__(self, buffer: str, index: sympy.Expr, ranges: Sequence[tuple[str, sympy.Expr | int]]):
+        super().__init__(
+            StringAttr(buffer),
+            ExprAttr(index),
+            ArrayAttr([StringAttr(n) for n, _ in ranges]),
+            _exprs([s for _, s in ranges]),
+        )
+
+    @property
+    def ranges(self) -> list[tuple[str, sympy.Expr]]:
+        return [(n.data, s) for n, s in zip(self.var_names.data, exprs_of(self.var_sizes.data))]
+
+    def print_parameters(self, printer: Printer) -> None:
+        ranges = ", ".join(f"{n}: {expr_str(s)}" for n, s in self.ranges)
+        printer.print_string("<")
+        printer.print_string_literal(self.buffer.data)
+        printer.print_string(f", {expr_str(self.index.expr)}, {{{ranges}}}>")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            name = parser.parse_str_literal()
+            parser.parse_punctuation(",")
+            index = parse_expr(parser)
+            parser.parse_punctuation(",")
+
+            def parse_range() -> tuple[str, sympy.Expr]:
+                var = parser.parse_identifier()
+                parser.parse_punctuation(":")
+                return var, parse_expr(parser)
+
+            ranges = parser.parse_comma_separated_list(parser.Delimiter.BRACES, parse_range)
+        return list(cls(name, index, ranges).parameters)
+
+
+@irdl_attr_definition
+class StarDepAttr(ParametrizedAttribute):
+    """`#buffer.star<"buf0">`: the whole buffer, at indices not known statically."""
+
+    name = "buffer.star"
+    buffer: StringAttr
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        printer.print_string_literal(self.buffer.data)
+        printer.print_string(">")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            return [StringAttr(parser.parse_str_literal())]
+
+
+@irdl_attr_definition
+class WeakDepAttr(ParametrizedAttribute):
+    """`#buffer.weak<"buf0", "buf3">`: ordering only -- read buf0 before buf3 mutates it."""
+
+    name = "buffer.weak"
+    buffer: StringAttr
+    mutating_buffer: StringAttr
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        printer.print_string_literal(self.buffer.data)
+        printer.print_string(", ")
+        printer.print_string_literal(self.mutating_buffer.data)
+        printer.print_string(">")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            name = parser.parse_str_literal()
+            parser.parse_punctuation(",")
+            return [StringAttr(name), StringAttr(parser.parse_str_literal())]
+
+
+# ---------------------------------------------------------------------------------------------
+# Graph-level ops
+
+
+class BufferNode(IRDLOperation):
+    """A node of a buffer.graph that defines named buffers."""
+
+    def defined_names(self) -> list[str]:
+        raise NotImplementedError  # every concrete node overrides it
+
+    def referenced_names(self) -> Iterator[str]:
+        """Buffers this node reads (from its body loads or its arguments)."""
+        return iter(())
+
+
+@irdl_op_definition
+class GraphOp(IRDLOperation):
+    """The realized program: nodes in execution order, ending with buffer.output."""
+
+    name = "buffer.graph"
+    sym_name = prop_def(StringAttr)
+    body = region_def("single_block")
+
+    def __init__(self, name: str, body: Region):
+        super().__init__(properties={"sym_name": StringAttr(name)}, regions=[body])
+
+    def nodes(self) -> Iterator[BufferNode]:
+        return (op for op in self.body.block.ops if isinstance(op, BufferNode))
+
+    def verify_(self) -> None:
+        defined: set[str] = set()
+        for op in self.body.block.ops:
+            if isinstance(op, BufferNode):
+                for ref in op.referenced_names():
+                    if ref not in defined:
+                        raise VerifyException(f"{op.name}: unknown buffer '{ref}'")
+                for name in op.defined_names():
+                    if name in defined:
+                        raise VerifyException(f"{op.name}: buffer '{name}' is defined twice")
+                    defined.add(name)
+            elif isinstance(op, OutputOp):
+                for ref in op.names:
+                    if ref not in defined:
+                        raise VerifyException(f"buffer.output: unknown buffer '{ref}'")
+            else:
+                raise VerifyException(f"buffer.graph may only hold buffer nodes, found {op.name}")
+        if not isinstance(self.body.block.last_op, OutputOp):
+            raise VerifyException("buffer.graph must end with buffer.output")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> GraphOp:
+        name = parser.parse_symbol_name().data
+        return cls(name, parser.parse_region())
+
+
+@irdl_op_definition
+class InputOp(BufferNode):
+    """A graph input (Inductor's InputBuffer), in argument order."""
+
+    name = "buffer.input"
+    buffer = prop_def(StringAttr)
+    layout = prop_def(LayoutAttr)
+    assembly_format = "$buffer qualified($layout) attr-dict"
+
+    def __init__(self, name: str, layout: LayoutAttr):
+        super().__init__(properties={"buffer": StringAttr(name), "layout": layout})
+
+    def defined_names(self) -> list[str]:
+        return [self.buffer.data]
+
+
+def _symbol_refs(attr: Attribute) -> Iterator[str]:
+    if isinstance(attr, SymbolRefAttr):
+        yield attr.root_reference.data
+    elif isinstance(attr, ArrayAttr):
+        for a in attr.data:
+            yield from _symbol_refs(a)
+    elif isinstance(attr, DictionaryAttr):
+        for a in attr.data.values():
+            yield from _symbol_refs(a)
+
+
+@irdl_op_definition
+class ComputedOp(BufferNode):
+    """A buffer computed by a loop nest (Inductor's ComputedBuffer).
+
+    The body runs once per point of `ranges` (x `reduction_ranges` for a reduction, in which
+    case a `buffer.reduce` combines the values over the reduction indices) and ends with the
+    store of this buffer."""
+
+    name = "buffer.computed"
+    buffer = prop_def(StringAttr)
+    layout = prop_def(LayoutAttr)
+    ranges = prop_def(ArrayAttr)
+    reduction_ranges = opt_prop_def(ArrayAttr)
+    origins = opt_prop_def(ArrayAttr)
+    body = region_def("single_block")
+
+    def __init__(
+        self,
+        name: str,
+        layout: LayoutAttr,
+        ranges: Sequence[sympy.Expr | int],
+        body: Region,
+        reduction_ranges: Sequence[sympy.Expr | int] = (),
+        origins: Sequence[str] = (),
+    ):
+        props: dict[str, Attribute] = {
+            "buffer": StringAttr(name),
+            "layout": layout,
+            "ranges": _exprs(ranges),
+        }
+        if reduction_ranges:
+            props["reduction_ranges"] = _exprs(reduction_ranges)
+        if origins:
+            props["origins"] = ArrayAttr([StringAttr(o) for o in sorted(set(origins))])
+        super().__init__(properties=props, regions=[body])
+
+    @property
+    def range_exprs(self) -> list[sympy.Expr]:
+        return exprs_of(self.ranges.data)
+
+    @property
+    def reduction_range_exprs(self) -> list[sympy.Expr]:
+        return exprs_of(self.reduction_ranges.data) if self.reduction_ranges is not None else []
+
+    @property
+    def is_reduction(self) -> bool:
+        return self.reduction_ranges is not None
+
+    @property
+    def origin_names(self) -> list[str]:
+        return [o.data for o in self.origins.data] if self.origins is not None else []
+
+    def index_symbols(self) -> set[str]:
+        return set(index_names(len(self.ranges))) | set(
+            reduction_index_names(len(self.reduction_range_exprs))
+        )
+
+    def defined_names(self) -> list[str]:
+        return [self.buffer.data]
+
+    def referenced_names(self) -> Iterator[str]:
+        for op in self.body.walk():
+            if isinstance(op, LoadOp):
+                yield op.buffer_name
+
+    def store_op(self) -> StoreOp:
+        last = self.body.block.last_op
+        assert isinstance(last, StoreOp)
+        return last
+
+    def verify_(self) -> None:
+        if self.layout.rank != len(self.ranges):
+            raise VerifyException(
+                f"buffer.computed '{self.buffer.data}': layout rank {self.layout.rank} differs "
+                f"from its {len(self.ranges)} ranges"
+            )
+        if self.body.block.args:
+            raise VerifyException("buffer.computed: the body takes no block arguments")
+        last = self.body.block.last_op
+        if not isinstance(last, StoreOp):
+            raise VerifyException(
+                f"buffer.computed '{self.buffer.data}': body must end with buffer.store"
+            )
+        if last.buffer_name != self.buffer.data:
+            raise VerifyException(
+                f"buffer.computed '{self.buffer.data}': body stores to '{last.buffer_name}'"
+            )
+        reduces = [op for op in self.body.walk() if isinstance(op, ReduceOp)]
+        if reduces and not self.is_reduction:
+            raise VerifyException("buffer.reduce needs a computed node with reduce ranges")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.buffer.data)
+        printer.print_string(" ")
+        printer.print_attribute(self.layout)
+        printer.print_string(" ranges ")
+        print_expr_list(printer, self.range_exprs)
+        if self.reduction_ranges is not None:
+            printer.print_string(" reduce ")
+            print_expr_list(printer, self.reduction_range_exprs)
+        if self.origins is not None and self.origins.data:
+            printer.print_string(" origins [")
+            printer.print_list(self.origins.data, printer.print_attribute)
+            printer.print_string("]")
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ComputedOp:
+        name = parser.parse_str_literal()
+        layout = parser.parse_attribute()
+        if not isinstance(layout, LayoutAttr):
+            parser.raise_error(f"expected a #buffer.layout, got {layout}")
+        parser.parse_keyword("ranges")
+        ranges = parse_expr_list(parser)
+        reduction_ranges = parse_expr_list(parser) if parser.parse_optional_keyword("reduce") else []
+        origins: list[str] = []
+        if parser.parse_optional_keyword("origins"):
+            origins = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_str_literal)
+        body = parser.parse_region()
+        op = cls(name, layout, ranges, body, reduction_ranges, origins)
+        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
+            op.attributes |= attrs.data
+        return op
+
+
+@irdl_op_definition
+class ExternOp(BufferNode):
+    """Buffers written by one aten call at run time (Inductor's ExternKernel / FallbackKernel).
+
+    `args`/`kwargs` are the call's Python arguments, with `@name` for a buffer."""
+
+    name = "buffer.extern"
+    buffers = prop_def(ArrayAttr)
+    layouts = prop_def(ArrayAttr)
+    overload = prop_def(StringAttr)
+    args = prop_def(ArrayAttr)
+    kwargs = opt_prop_def(DictionaryAttr)
+    origins = opt_prop_def(ArrayAttr)
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        layouts: Sequence[LayoutAttr],
+        overload: str,
+        args: Sequence[Attribute],
+        kwargs: dict[str, Attribute] | None = None,
+        origins: Sequence[str] = (),
+    ):
+        props: dict[str, Attribute] = {
+            "buffers": ArrayAttr([StringAttr(n) for n in names]),
+            "layouts": ArrayAttr(list(layouts)),
+            "overload": StringAttr(overload),
+            "args": ArrayAttr(list(args)),
+        }
+        if kwargs:
+            props["kwargs"] = DictionaryAttr(kwargs)
+        if origins:
+            props["origins"] = ArrayAttr([StringAttr(o) for o in sorted(set(origins))])
+        super().__init__(properties=props)
+
+    def defined_names(self) -> list[str]:
+        return [n.data for n in self.buffers.data]  # type: ignore[attr-defined]
+
+    def referenced_names(self) -> Iterator[str]:
+        yield from _symbol_refs(self.args)
+        if self.kwargs is not None:
+            yield from _symbol_refs(self.kwargs)
+
+    def verify_(self) -> None:
+        if len(self.buffers) != len(self.layouts) or not self.buffers.data:
+            raise VerifyException("buffer.extern: needs one layout per buffer name")
+        for layout in self.layouts.data:
+            if not isinstance(layout, LayoutAttr):
+                raise VerifyException(f"buffer.extern: {layout} is not a #buffer.layout")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.buffers.data, printer.print_attribute)
+        printer.print_string(" = ")
+        printer.print_string_literal(self.overload.data)
+        props: dict[str, Attribute] = {"args": self.args}
+        if self.kwargs is not None:
+            props["kwargs"] = self.kwargs
+        if self.origins is not None:
+            props["origins"] = self.origins
+        printer.print_string(" ")
+        printer.print_attr_dict(props)
+        printer.print_string(" : ")
+        printer.print_list(self.layouts.data, printer.print_attribute)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ExternOp:
+        names = [parser.parse_str_literal()]
+        while parser.parse_optional_punctuation(","):
+            names.append(parser.parse_str_literal())
+        parser.parse_punctuation("=")
+        overload = parser.parse_str_literal()
+        pos = parser.pos
+        props = parser.parse_optional_attr_dict()
+        if not isinstance(props.get("args"), ArrayAttr):
+            parser.raise_error("buffer.extern needs {args = [...]}", pos, parser.pos)
+        unknown = set(props) - {"args", "kwargs", "origins"}
+        if unknown:
+            parser.raise_error(f"buffer.extern: unknown property {sorted(unknown)[0]!r}", pos, parser.pos)
+        parser.parse_punctuation(":")
+        layouts = [parser.parse_attribute()]
+        while parser.parse_optional_punctuation(","):
+            layouts.append(parser.parse_attribute())
+        op = cls(names, layouts, overload, props["args"].data)  # type: ignore[arg-type]
+        for key in ("kwargs", "origins"):
+            if key in props:
+                op.properties[key] = props[key]
+        return op
+
+
+@irdl_op_definition
+class ViewOp(BufferNode):
+    """A buffer that aliases another's storage with its own layout (Inductor's ReinterpretView)."""
+
+    name = "buffer.view"
+    buffer = prop_def(StringAttr)
+    source = prop_def(SymbolRefAttr)
+    layout = prop_def(LayoutAttr)
+    assembly_format = "$buffer `=` $source qualified($layout) attr-dict"
+
+    def __init__(self, name: str, source: str, layout: LayoutAttr):
+        super().__init__(
+            properties={"buffer": StringAttr(name), "source": SymbolRefAttr(source), "layout": layout}
+        )
+
+    def defined_names(self) -> list[str]:
+        return [self.buffer.data]
+
+    def referenced_names(self) -> Iterator[str]:
+        yield self.source.root_reference.data
+
+
+@irdl_op_definition
+class FusedOp(BufferNode):
+    """Nodes that `--fuse` grouped into one kernel, in execution order."""
+
+    name = "buffer.fused"
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator())
+
+    def __init__(self, body: Region):
+        super().__init__(regions=[body])
+
+    def members(self) -> list[BufferNode]:
+        return [op for op in self.body.block.ops if isinstance(op, BufferNode)]
+
+    def defined_names(self) -> list[str]:
+        return [n for m in self.members() for n in m.defined_names()]
+
+    def referenced_names(self) -> Iterator[str]:
+        inside: set[str] = set()
+        for m in self.members():
+            for ref in m.referenced_names():
+                if ref not in inside:
+                    yield ref
+            inside.update(m.defined_names())
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FusedOp:
+        op = cls(parser.parse_region())
+        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
+            op.attributes |= attrs.data
+        return op
+
+
+@irdl_op_definition
+class OutputOp(IRDLOperation):
+    """The graph's results, in order."""
+
+    name = "buffer.output"
+    outputs = prop_def(ArrayAttr)
+    traits = traits_def(IsTerminator())
+
+    def __init__(self, names: Sequence[str]):
+        super().__init__(properties={"outputs": ArrayAttr([SymbolRefAttr(n) for n in names])})
+
+    @property
+    def names(self) -> list[str]:
+        return [r.root_reference.data for r in self.outputs.data]  # type: ignore[attr-defined]
+
+    def print(self, printer: Printer) -> None:
+        if self.outputs.data:
+            printer.print_string(" ")
+            printer.print_list(self.outputs.data, printer.print_attribute)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> OutputOp:
+        names: list[str] = []
+        if (first := parser.parse_optional_symbol_name()) is not None:
+            names.append(first.data)
+            while parser.parse_optional_punctuation(","):
+                names.append(parser.parse_symbol_name().data)
+        return cls(names)
+
+
+# ---------------------------------------------------------------------------------------------
+# Body ops
+
+
+def _enclosing_computed(op: Operation) -> ComputedOp | None:
+    parent = op.parent_op()
+    return parent if isinstance(parent, ComputedOp) else None
+
+
+def _verify_index(op: Operation, index: sympy.Expr) -> None:
+    owner = _enclosing_computed(op)
+    if owner is None:
+        raise VerifyException(f"{op.name} must be inside buffer.computed")
+    verify_index_symbols(op, [index], owner.index_symbols())
+
+
+@irdl_op_definition
+class LoadOp(IRDLOperation):
+    """Read a buffer at a flat index: `%0 = buffer.load @buf4[i1 + 64*i0] : f32`.
+
+    With `mask %m` (an i1), lanes where the mask is false read 0 and touch no memory."""
+
+    name = "buffer.load"
+    buffer = prop_def(SymbolRefAttr)
+    index = prop_def(ExprAttr)
+    mask = opt_operand_def()
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, buffer: str, index: sympy.Expr, result_type: Attribute, mask: SSAValue | None = None):
+        super().__init__(
+            operands=[[mask] if mask is not None else []],
+            properties={"buffer": SymbolRefAttr(buffer), "index": ExprAttr(index)},
+            result_types=[result_type],
+        )
+
+    @property
+    def buffer_name(self) -> str:
+        return self.buffer.root_reference.data
+
+    def verify_(self) -> None:
+        _verify_index(self, self.index.expr)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" @{self.buffer_name}[{expr_str(self.index.expr)}]")
+        if self.mask is not None:
+            printer.print_string(" mask ")
+            printer.print_ssa_value(self.mask)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadOp:
+        name = parser.parse_symbol_name().data
+        parser.parse_punctuation("[")
+        index = parse_expr(parser)
+        parser.parse_punctuation("]")
+        mask = parser.parse_operand() if parser.parse_optional_keyword("mask") else None
+        parser.parse_punctuation(":")
+        return cls(name, index, parser.parse_type(), mask)
+
+
+@irdl_op_definition
+class StoreOp(IRDLOperation):
+    """Write this node's value: `buffer.store @buf5[i1 + 64*i0], %9 : f32`; ends a body."""
+
+    name = "buffer.store"
+    buffer = prop_def(SymbolRefAttr)
+    index = prop_def(ExprAttr)
+    value = operand_def()
+    traits = traits_def(IsTerminator())
+
+    def __init__(self, buffer: str, index: sympy.Expr, value: SSAValue):
+        super().__init__(
+            operands=[value],
+            properties={"buffer": SymbolRefAttr(buffer), "index": ExprAttr(index)},
+        )
+
+    @property
+    def buffer_name(self) -> str:
+        return self.buffer.root_reference.data
+
+    def verify_(self) -> None:
+        _verify_index(self, self.index.expr)
+        owner = _enclosing_computed(self)
+        if owner is not None and owner.is_reduction:
+            reduction_vars = set(reduction_index_names(len(owner.reduction_range_exprs)))
+            used = {s.name for s in self.index.expr.free_symbols}
+            if used & reduction_vars:
+                raise VerifyException(
+                    "buffer.store: a reduction's store index cannot use reduction variables"
+                )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" @{self.buffer_name}[{expr_str(self.index.expr)}], ")
+        printer.print_ssa_value(self.value)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StoreOp:
+        name = parser.parse_symbol_name().data
+        parser.parse_punctuation("[")
+        index = parse_expr(parser)
+        parser.parse_punctuation("]")
+        parser.parse_punctuation(",")
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        return cls(name, index, parser.resolve_operand(value, parser.parse_type()))
+
+
+@irdl_op_definition
+class ReduceOp(IRDLOperation):
+    """Combine a value over all reduction indices: `%r = buffer.reduce sum %v : f32 -> f32`.
+
+    argmax/argmin give i64 positions in the flattened reduction ranges (first on ties);
+    welford gives (mean, m2, weight)."""
+
+    name = "buffer.reduce"
+    reduction_type = prop_def(StringAttr)
+    value = operand_def()
+    outputs = var_result_def()
+
+    def __init__(self, kind: str, value: SSAValue, result_types: Sequence[Attribute]):
+        super().__init__(
+            operands=[value],
+            properties={"reduction_type": StringAttr(kind)},
+            result_types=[list(result_types)],
+        )
+
+    @property
+    def kind(self) -> str:
+        return self.reduction_type.data
+
+    def verify_(self) -> None:
+        if self.kind not in REDUCTION_TYPES:
+            raise VerifyException(f"buffer.reduce: unknown reduction type '{self.kind}'")
+        expected = 3 if self.kind == "welford" else 1
+        if len(self.outputs) != expected:
+            raise VerifyException(
+                f"buffer.reduce: {self.kind} has {expected} result(s), got {len(self.outputs)}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind} ")
+        printer.print_ssa_value(self.value)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+        printer.print_string(" -> ")
+        types = [o.type for o in self.outputs]
+        if len(types) == 1:
+            printer.print_attribute(types[0])
+        else:
+            printer.print_string("(")
+            printer.print_list(types, printer.print_attribute)
+            printer.print_string(")")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReduceOp:
+        kind = parser.parse_identifier("reduction type")
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        value_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        if parser.parse_optional_punctuation("("):
+            types = [parser.parse_type()]
+            while parser.parse_optional_punctuation(","):
+                types.append(parser.parse_type())
+            parser.parse_punctuation(")")
+        else:
+            types = [parser.parse_type()]
+        return cls(kind, parser.resolve_operand(value, value_type), types)
+
+
+Buffer = Dialect(
+    "buffer",
+    [GraphOp, InputOp, ComputedOp, ExternOp, ViewOp, FusedOp, OutputOp, LoadOp, StoreOp, ReduceOp],
+    [LayoutAttr, MemoryDepAttr, StarDepAttr, WeakDepAttr],
+)
