@@ -1,0 +1,177 @@
+"""Source positions and error reports for mlc's tools.
+
+xDSL's parser does not remember where an op came from and its verifier reports no position,
+so `SourceParser` records each op's start while parsing and `verify_with_positions` re-walks
+the module, turning the first failure into a `Diagnostic` at `file:line:col`. The same
+diagnostics drive `--verify-diagnostics`, which checks MLIR-style annotations:
+
+    %0 = loops.load %x[i2] : tensor<8xf32>   // expected-error {{out of range}}
+    // expected-error@+1 {{unknown buffer 'buf9'}}
+"""
+
+from __future__ import annotations
+
+import re
+import traceback
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One error: where (line 0 when unknown) and what."""
+
+    file: str
+    line: int
+    col: int
+    message: str
+    source_line: str = ""
+
+    def format(self) -> str:
+        where = f"{self.file}:{self.line}:{self.col}" if self.line else self.file
+        text = f"{where}: error: {self.message}"
+        if self.source_line:
+            text += f"\n{self.source_line}\n{' ' * (self.col - 1)}^"
+        return text
+
+
+class SourceParser(Parser):
+    """An xDSL parser that remembers the (line, col) each operation starts at."""
+
+    def __init__(self, ctx: Context, text: str, name: str):
+        super().__init__(ctx, text, name)
+        self.positions: dict[int, tuple[int, int]] = {}
+        self.ops: list[Operation] = []  # keeps ops alive so their ids stay unique
+
+    def parse_operation(self) -> Operation:
+        loc = self._current_token.span.get_location()
+        op = super().parse_operation()
+        self.positions[id(op)] = (loc.line, loc.col)
+        self.ops.append(op)
+        return op
+
+
+@dataclass
+class Source:
+    """A text being compiled: its name, its lines, and the positions of parsed ops."""
+
+    name: str
+    text: str
+    positions: dict[int, tuple[int, int]] = field(default_factory=dict)
+
+    def line_text(self, line: int) -> str:
+        lines = self.text.split("\n")
+        return lines[line - 1] if 0 < line <= len(lines) else ""
+
+    def at(self, line: int, col: int, message: str) -> Diagnostic:
+        return Diagnostic(self.name, line, col, message, self.line_text(line))
+
+    def at_op(self, op: Operation | None, message: str) -> Diagnostic:
+        while op is not None and id(op) not in self.positions:
+            op = op.parent_op()  # ops made by a pass: point at the nearest parsed ancestor
+        if op is None:
+            return Diagnostic(self.name, 0, 0, message)
+        return self.at(*self.positions[id(op)], message)
+
+
+class CompileError(Exception):
+    """Raised by the tool helpers with a ready diagnostic."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        super().__init__(diagnostic.format())
+        self.diagnostic = diagnostic
+
+
+def parse_source(ctx: Context, source: Source) -> ModuleOp:
+    """Parse and verify `source`; failures raise CompileError with a position."""
+    parser = SourceParser(ctx, source.text, source.name)
+    try:
+        module = parser.parse_module()
+    except ParseError as e:
+        loc = e.span.get_location()
+        raise CompileError(source.at(loc.line, loc.col, e.msg)) from None
+    except (DiagnosticException, ValueError, TypeError, RecursionError) as e:
+        # Attribute verifiers run while parsing and raise without a position: use the parser's.
+        loc = parser._current_token.span.get_location()
+        raise CompileError(source.at(loc.line, loc.col, _message(e))) from None
+    source.positions = parser.positions
+    module.__dict__["_mlc_keepalive"] = parser.ops
+    verify_with_positions(module, source)
+    return module
+
+
+def verify_with_positions(module: ModuleOp, source: Source) -> None:
+    """Verify every op; the first failure raises CompileError at that op's position."""
+    for op in module.walk():
+        try:
+            op.verify(verify_nested_ops=False)
+        except DiagnosticException as e:
+            raise CompileError(source.at_op(op, _message(e))) from None
+        except Exception as e:  # a verifier that crashed is still a verification failure
+            raise CompileError(source.at_op(op, f"{op.name}: verifier failed: {_message(e)}")) from None
+
+
+def _message(e: BaseException) -> str:
+    text = str(e).split("\n")[0] if str(e) else type(e).__name__
+    return text.removeprefix("Operation does not verify: ")
+
+
+def internal_error(what: str, e: BaseException, debug: bool) -> str:
+    """A one-line summary of a crash; the traceback only when debugging."""
+    text = f"internal error in {what}: {type(e).__name__}: {_message(e)}"
+    if debug:
+        return "".join(traceback.format_exception(e)) + text
+    return text + " (run with --debug for the traceback)"
+
+
+# ---------------------------------------------------------------------------------------------
+# --verify-diagnostics
+
+_EXPECTED = re.compile(r"//\s*expected-error(@[+-]?\d+|@above|@below)?\s*\{\{(.*?)\}\}")
+
+
+@dataclass
+class Expectation:
+    line: int
+    message: str
+    seen: bool = False
+
+
+def expected_errors(text: str) -> list[Expectation]:
+    """The `// expected-error[@+N] {{...}}` annotations of a text, with their target lines."""
+    out = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        for m in _EXPECTED.finditer(line):
+            offset = m.group(1) or ""
+            target = number
+            if offset in ("@above", "@below"):
+                target += -1 if offset == "@above" else 1
+            elif offset:
+                target += int(offset[1:])
+            out.append(Expectation(target, m.group(2)))
+    return out
+
+
+def check_expected(
+    expectations: list[Expectation], diagnostics: list[Diagnostic], file: str
+) -> list[str]:
+    """Match diagnostics to expectations; returns the mismatches as messages."""
+    problems = []
+    for d in diagnostics:
+        match = next(
+            (e for e in expectations if not e.seen and (d.line in (0, e.line)) and e.message in d.message),
+            None,
+        )
+        if match is None:
+            problems.append(f"{d.format()}\n{file}:{d.line}: error: unexpected error")
+        else:
+            match.seen = True
+    for e in expectations:
+        if not e.seen:
+            problems.append(f"{file}:{e.line}: error: expected error \"{e.message}\" was not produced")
+    return problems

@@ -1,0 +1,218 @@
+"""mlc-opt: run mlc passes over IR, as mlir-opt does.
+
+    mlc-opt FILE --lower-aten --inline --realize
+    mlc-opt FILE -p 'lower-aten,inline{reads-threshold=1},realize'
+    mlc-opt FILE --realize="reads-threshold=1 opcount-threshold=10"
+
+Every registered pass is a flag; flags and `-p` pipelines run in the order given. Pass options
+follow MLIR's convention: `--pass="opt=value opt2=value"` on a flag, `pass{opt=value opt2=value}`
+inside `-p`; a bare option name means `=true` (`--fuse=explain`).
+
+Errors (malformed IR, verifier failures, bad flags, failing passes) print
+`file:line:col: error: message` and exit with status 1; an internal crash prints one line
+naming the pass, and the traceback only with `--debug`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+from collections.abc import Sequence
+from dataclasses import fields
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import DiagnosticException
+
+from mlc.tools.diagnostics import (
+    CompileError,
+    Diagnostic,
+    Source,
+    check_expected,
+    expected_errors,
+    internal_error,
+    parse_source,
+    verify_with_positions,
+)
+
+SPLIT_MARKER = "// -----"
+
+
+class _PassAction(argparse.Action):
+    """Appends (pass spec) to the shared, ordered pipeline list."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[override]
+        pipeline = getattr(namespace, "pipeline", None) or []
+        if self.const == "-p":
+            pipeline.append(values)
+        else:
+            pipeline.append(self.const + _options_in_braces(values))
+        namespace.pipeline = pipeline
+
+
+def _options_in_braces(values: str | None) -> str:
+    if not values:
+        return ""
+    items = [v if "=" in v else f"{v}=true" for v in values.replace(",", " ").split()]
+    return "{" + " ".join(items) + "}"
+
+
+def _pass_help() -> str:
+    from mlc.passes.registry import PASSES, pass_summary
+
+    lines = ["passes (run in the order given; options as --pass=\"opt=value ...\"):"]
+    for name, load in PASSES.items():
+        cls = load()
+        lines.append(f"  --{name:<20} {pass_summary(cls)}")
+        for f in fields(cls):
+            lines.append(f"      {f.name.replace('_', '-')}={f.default!r}")
+    return "\n".join(lines)
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str):  # type: ignore[override]
+        # Bad flags are user errors like any other: status 1, as the rest of the tool.
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n")
+
+
+def build_arg_parser() -> argparse.ArgumentParser:
+    from mlc.passes.registry import PASSES
+
+    ap = _ArgumentParser(
+        prog="mlc-opt",
+        description="Run mlc passes over IR.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_pass_help(),
+    )
+    ap.add_argument("input", nargs="?", default="-", help="input file (default: stdin)")
+    ap.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
+    ap.add_argument("-p", "--passes", action=_PassAction, const="-p", dest="pipeline",
+                    metavar="PIPELINE", help="comma-separated passes, e.g. 'lower-aten,inline'")
+    for name in PASSES:
+        ap.add_argument(f"--{name}", action=_PassAction, const=name, nargs="?", dest="pipeline",
+                        metavar="OPTIONS", help=argparse.SUPPRESS)
+    ap.add_argument("--print-ir-after-all", action="store_true",
+                    help="print the IR after every pass to stderr")
+    ap.add_argument("--split-input-file", action="store_true",
+                    help="process each '// -----' chunk separately")
+    ap.add_argument("--verify-diagnostics", action="store_true",
+                    help="check errors against '// expected-error {{...}}' annotations")
+    ap.add_argument("--print-op-generic", action="store_true", help="print ops in generic form")
+    ap.add_argument("--print-debuginfo", action="store_true", help="print op locations")
+    ap.add_argument("--debug", action="store_true", help="show Python tracebacks of crashes")
+    return ap
+
+
+def _load_pipeline(specs: Sequence[str]) -> list[ModulePass]:
+    from mlc.passes.registry import parse_pipeline
+
+    passes: list[ModulePass] = []
+    for spec in specs:
+        passes.extend(parse_pipeline(spec).passes)
+    return passes
+
+
+def _print_module(module: ModuleOp, args: argparse.Namespace) -> str:
+    out = io.StringIO()
+    Printer(stream=out, print_generic_format=args.print_op_generic,
+            print_debuginfo=args.print_debuginfo).print_op(module)
+    return out.getvalue() + "\n"
+
+
+def _run_chunk(source: Source, passes: list[ModulePass], args: argparse.Namespace) -> str:
+    """Parse, verify, run the passes over one chunk; returns the printed result."""
+    from mlc.dialects.registry import make_context
+
+    ctx = make_context()
+    module = parse_source(ctx, source)
+    for p in passes:
+        try:
+            p.apply(ctx, module)
+        except DiagnosticException as e:
+            op = getattr(e, "op", None)
+            raise CompileError(source.at_op(op, f"{p.name}: {str(e).splitlines()[0]}")) from None
+        except Exception as e:
+            raise CompileError(Diagnostic(source.name, 0, 0, internal_error(f"pass '{p.name}'", e, args.debug))) from None
+        try:
+            verify_with_positions(module, source)
+        except CompileError as e:
+            d = e.diagnostic
+            raise CompileError(Diagnostic(d.file, d.line, d.col, f"after pass '{p.name}': {d.message}", d.source_line)) from None
+        if args.print_ir_after_all:
+            sys.stderr.write(f"// -----// IR Dump After {p.name} //----- //\n{_print_module(module, args)}")
+    return _print_module(module, args)
+
+
+def _chunks(text: str) -> list[tuple[int, str]]:
+    """Split on `// -----` lines; each chunk keeps its line numbers by leading newlines."""
+    out, start, current = [], 0, []
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        if line.strip() == SPLIT_MARKER:
+            out.append((start, "\n" * start + "\n".join(current)))
+            start, current = number + 1, []
+        else:
+            current.append(line)
+    out.append((start, "\n" * start + "\n".join(current)))
+    return out
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    ap = build_arg_parser()
+    args = ap.parse_args(argv)
+    try:
+        passes = _load_pipeline(args.pipeline or [])
+    except Exception as e:  # unknown pass or bad option: xDSL raises ValueError and friends
+        message = str(e).strip().splitlines()[-1].strip("\"'") if str(e).strip() else repr(e)
+        sys.stderr.write(f"mlc-opt: error: {message}\n")
+        return 1
+    name = "<stdin>" if args.input == "-" else args.input
+    try:
+        text = sys.stdin.read() if args.input == "-" else open(args.input, encoding="utf-8").read()
+    except (OSError, UnicodeDecodeError) as e:
+        sys.stderr.write(f"mlc-opt: error: cannot read {name}: {e}\n")
+        return 1
+    chunks = _chunks(text) if args.split_input_file else [(0, text)]
+    outputs, problems, failed = [], [], False
+    for _, chunk in chunks:
+        source = Source(name, chunk)
+        try:
+            outputs.append(_run_chunk(source, passes, args))
+            diagnostics: list[Diagnostic] = []
+        except CompileError as e:
+            diagnostics = [e.diagnostic]
+            outputs.append("")
+        if args.verify_diagnostics:
+            problems += check_expected(expected_errors(chunk), diagnostics, name)
+        elif diagnostics:
+            sys.stderr.write(diagnostics[0].format() + "\n")
+            failed = True
+    if args.verify_diagnostics:
+        for p in problems:
+            sys.stderr.write(p + "\n")
+        return 1 if problems else 0
+    result = f"{SPLIT_MARKER}\n".join(o for o in outputs if o) if args.split_input_file else "".join(outputs)
+    if args.output == "-":
+        sys.stdout.write(result)
+    else:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(result)
+    return 1 if failed else 0
+
+
+def main() -> None:
+    try:
+        code = run()
+    except KeyboardInterrupt:
+        code = 130
+    except Exception as e:  # the last line of defence: never a traceback without --debug
+        sys.stderr.write("mlc-opt: " + internal_error("mlc-opt", e, "--debug" in sys.argv) + "\n")
+        code = 1
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
