@@ -247,6 +247,13 @@ class WeakDepAttr(ParametrizedAttribute):
 # Graph-level ops
 
 
+def _node_error(op: Operation, message: str) -> VerifyException:
+    """A graph-level failure that belongs to one node: tools report it at that node."""
+    error = VerifyException(message)
+    error.op = op  # type: ignore[attr-defined]
+    return error
+
+
 class BufferNode(IRDLOperation):
     """A node of a buffer.graph that defines named buffers."""
 
@@ -278,17 +285,17 @@ class GraphOp(IRDLOperation):
             if isinstance(op, BufferNode):
                 for ref in op.referenced_names():
                     if ref not in defined:
-                        raise VerifyException(f"{op.name}: unknown buffer '{ref}'")
+                        raise _node_error(op, f"{op.name}: unknown buffer '{ref}'")
                 for name in op.defined_names():
                     if name in defined:
-                        raise VerifyException(f"{op.name}: buffer '{name}' is defined twice")
+                        raise _node_error(op, f"{op.name}: buffer '{name}' is defined twice")
                     defined.add(name)
             elif isinstance(op, OutputOp):
                 for ref in op.names:
                     if ref not in defined:
-                        raise VerifyException(f"buffer.output: unknown buffer '{ref}'")
+                        raise _node_error(op, f"buffer.output: unknown buffer '{ref}'")
             else:
-                raise VerifyException(f"buffer.graph may only hold buffer nodes, found {op.name}")
+                raise _node_error(op, f"buffer.graph may only hold buffer nodes, found {op.name}")
         if not isinstance(self.body.block.last_op, OutputOp):
             raise VerifyException("buffer.graph must end with buffer.output")
 

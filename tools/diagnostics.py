@@ -111,7 +111,8 @@ def verify_with_positions(module: ModuleOp, source: Source) -> None:
         try:
             op.verify(verify_nested_ops=False)
         except DiagnosticException as e:
-            raise CompileError(source.at_op(op, _message(e))) from None
+            # A container's verifier may blame one of its children (e.op): point there.
+            raise CompileError(source.at_op(getattr(e, "op", op), _message(e))) from None
         except Exception as e:  # a verifier that crashed is still a verification failure
             raise CompileError(source.at_op(op, f"{op.name}: verifier failed: {_message(e)}")) from None
 

@@ -1,0 +1,30 @@
+# The two set-up commands of the README. Each creates (or reuses) .venv on its own.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lit pytest clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	# torch first and pinned: this takes the CPU build on disk instead of a multi-GB CUDA download.
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e '.[test]'
+	touch $(STAMP)
+
+# Run mlc on the built-in example: the seed's MLP + gelu, printing the IR after every pass.
+demo: $(STAMP)
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python docs/examples/demo.py
+
+# Every test: lit golden tests, then pytest (end-to-end tests run Triton's interpreter on CPU).
+test: $(STAMP)
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/lit -sv test/lit
+	PATH=$(CURDIR)/$(BIN):$$PATH TRITON_INTERPRET=1 $(BIN)/pytest
+
+lit: $(STAMP)
+	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/lit -sv test/lit
+
+clean:
+	rm -rf $(VENV) build *.egg-info

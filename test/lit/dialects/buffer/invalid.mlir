@@ -1,0 +1,104 @@
+// RUN: mlc-opt %s --split-input-file --verify-diagnostics
+
+buffer.graph @unknown_buffer {
+  // expected-error@+1 {{buffer.computed: unknown buffer 'buf9'}}
+  buffer.computed "buf0" #buffer.layout<[8], [1], f32> ranges [8] {
+    %0 = buffer.load @buf9[i0] : f32
+    buffer.store @buf0[i0], %0 : f32
+  }
+  buffer.output @buf0
+}
+
+// -----
+
+buffer.graph @layout_rank {
+  // expected-error@+1 {{layout rank 1 differs from its 2 ranges}}
+  buffer.computed "buf0" #buffer.layout<[8], [1], f32> ranges [8, 2] {
+    %0 = arith.constant 1.0 : f32
+    buffer.store @buf0[i0], %0 : f32
+  }
+  buffer.output @buf0
+}
+
+// -----
+
+buffer.graph @index_range {
+  buffer.input "x" #buffer.layout<[8], [1], f32>
+  buffer.computed "buf0" #buffer.layout<[8], [1], f32> ranges [8] {
+    // expected-error@+1 {{index variable 'i1' is out of range here}}
+    %0 = buffer.load @x[i1] : f32
+    buffer.store @buf0[i0], %0 : f32
+  }
+  buffer.output @buf0
+}
+
+// -----
+
+buffer.graph @stores_elsewhere {
+  buffer.input "x" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{body stores to 'x'}}
+  buffer.computed "buf0" #buffer.layout<[8], [1], f32> ranges [8] {
+    %0 = arith.constant 1.0 : f32
+    buffer.store @x[i0], %0 : f32
+  }
+  buffer.output @buf0
+}
+
+// -----
+
+buffer.graph @defined_twice {
+  buffer.input "x" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{buffer 'x' is defined twice}}
+  buffer.input "x" #buffer.layout<[8], [1], f32>
+  buffer.output @x
+}
+
+// -----
+
+buffer.graph @unknown_output {
+  buffer.input "x" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{buffer.output: unknown buffer 'y'}}
+  buffer.output @y
+}
+
+// -----
+
+buffer.graph @reduction_store_index {
+  buffer.input "x" #buffer.layout<[8, 4], [4, 1], f32>
+  buffer.computed "buf0" #buffer.layout<[8], [1], f32> ranges [8] reduce [4] {
+    %0 = buffer.load @x[r0_0 + 4*i0] : f32
+    %1 = buffer.reduce sum %0 : f32 -> f32
+    // expected-error@+1 {{a reduction's store index cannot use reduction variables}}
+    buffer.store @buf0[r0_0], %1 : f32
+  }
+  buffer.output @buf0
+}
+
+// -----
+
+buffer.graph @reduce_without_ranges {
+  buffer.input "x" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{buffer.reduce needs a computed node with reduce ranges}}
+  buffer.computed "buf0" #buffer.layout<[8], [1], f32> ranges [8] {
+    %0 = buffer.load @x[i0] : f32
+    %1 = buffer.reduce sum %0 : f32 -> f32
+    buffer.store @buf0[i0], %1 : f32
+  }
+  buffer.output @buf0
+}
+
+// -----
+
+buffer.graph @extern_layouts {
+  buffer.input "x" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{stride}}
+  buffer.extern "buf0" = "neg.default" {args = [@x]} : #buffer.layout<[8, 2], [1], f32>
+  buffer.output @buf0
+}
+
+// -----
+
+// expected-error@+1 {{buffer.graph must end with buffer.output}}
+buffer.graph @no_output {
+  buffer.input "x" #buffer.layout<[8], [1], f32>
+}

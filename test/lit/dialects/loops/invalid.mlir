@@ -1,0 +1,99 @@
+// RUN: mlc-opt %s --split-input-file --verify-diagnostics
+
+func.func @index_out_of_range(%x: tensor<8x64xf32>) {
+  %0 = loops.pointwise [8] -> tensor<8xf32> {
+    // expected-error@+1 {{index variable 'i1' is out of range here (available: i0)}}
+    %a = loops.load %x[i0, i1] : tensor<8x64xf32>
+    loops.yield %a : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @wrong_index_count(%x: tensor<8x64xf32>) {
+  %0 = loops.pointwise [8] -> tensor<8xf32> {
+    // expected-error@+1 {{1 indices for a rank-2 tensor}}
+    %a = loops.load %x[i0] : tensor<8x64xf32>
+    loops.yield %a : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @shape_mismatch(%x: tensor<8xf32>) {
+  // expected-error@+1 {{result shape [4] does not match ranges [8]}}
+  %0 = loops.pointwise [8] -> tensor<4xf32> {
+    %a = loops.load %x[i0] : tensor<8xf32>
+    loops.yield %a : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @dtype_mismatch(%x: tensor<8xf32>) {
+  // expected-error@+1 {{yielded f32 but the result element type is f16}}
+  %0 = loops.pointwise [8] -> tensor<8xf16> {
+    %a = loops.load %x[i0] : tensor<8xf32>
+    loops.yield %a : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @block_arguments(%x: tensor<8xf32>) {
+  // expected-error@+1 {{the body takes no block arguments}}
+  %0 = loops.pointwise [8] -> tensor<8xf32> {
+  ^bb0(%i: index):
+    %a = loops.load %x[i0] : tensor<8xf32>
+    loops.yield %a : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @reduction_kind(%x: tensor<8xf32>) {
+  // expected-error@+1 {{unknown reduction type 'mean'}}
+  %0 = loops.reduction mean [1] over [8] -> tensor<1xf32> {
+    %a = loops.load %x[r0_0] : tensor<8xf32>
+    loops.yield %a : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @welford_results(%x: tensor<8xf32>) {
+  // expected-error@+1 {{welford has 3 result(s), got 1}}
+  %0 = loops.reduction welford [1] over [8] -> tensor<1xf32> {
+    %a = loops.load %x[r0_0] : tensor<8xf32>
+    loops.yield %a : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @reduction_index_outside(%x: tensor<8xf32>) {
+  %0 = loops.pointwise [8] -> tensor<8xf32> {
+    // expected-error@+1 {{index variable 'r0_0' is out of range here}}
+    %a = loops.load %x[r0_0] : tensor<8xf32>
+    loops.yield %a : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @bad_expression(%x: tensor<8xf32>) {
+  %0 = loops.pointwise [8] -> tensor<8xf32> {
+    // expected-error@+1 {{unknown function 'Mod' in index expression}}
+    %a = loops.load %x[Mod(i0, 2)] : tensor<8xf32>
+    loops.yield %a : f32
+  }
+  func.return
+}

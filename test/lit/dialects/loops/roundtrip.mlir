@@ -1,0 +1,82 @@
+// RUN: mlc-opt %s | mlc-opt | filecheck %s
+// RUN: mlc-opt %s --print-op-generic | mlc-opt | filecheck %s
+
+// A pointwise body reads tensors at logical indices over the implicit i0, i1.
+// CHECK-LABEL: func.func @gelu_body
+func.func @gelu_body(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
+  // CHECK:      loops.pointwise [8, 64] origins ["gelu"] -> tensor<8x64xf32> {
+  // CHECK-NEXT:   %{{.*}} = loops.load %x[i0, i1] : tensor<8x64xf32>
+  // CHECK:        math.erf
+  // CHECK:        loops.yield %{{.*}} : f32
+  %0 = loops.pointwise [8, 64] origins ["gelu"] -> tensor<8x64xf32> {
+    %a = loops.load %x[i0, i1] : tensor<8x64xf32>
+    %h = arith.constant 0.5 : f32
+    %m = arith.mulf %a, %h : f32
+    %e = math.erf %m : f32
+    loops.yield %e : f32
+  }
+  func.return %0 : tensor<8x64xf32>
+}
+
+// Views are index maps: a reshape reads its source through FloorDiv/ModularIndexing.
+// CHECK-LABEL: func.func @reshape_view
+func.func @reshape_view(%x: tensor<8x64xf32>) -> tensor<512xf32> {
+  // CHECK: loops.load %x[FloorDiv(i0, 64), ModularIndexing(i0, 1, 64)] : tensor<8x64xf32>
+  %0 = loops.pointwise [512] -> tensor<512xf32> {
+    %a = loops.load %x[FloorDiv(i0, 64), ModularIndexing(i0, 1, 64)] : tensor<8x64xf32>
+    loops.yield %a : f32
+  }
+  func.return %0 : tensor<512xf32>
+}
+
+// A masked load reads 0 where the mask is false (cat without copies).
+// CHECK-LABEL: func.func @cat_masked
+func.func @cat_masked(%a: tensor<4x2xf32>, %b: tensor<4x3xf32>) -> tensor<4x5xf32> {
+  // CHECK: loops.load %b[i0, i1 - 2] mask %{{.*}} : tensor<4x3xf32>
+  %0 = loops.pointwise [4, 5] -> tensor<4x5xf32> {
+    %i = loops.index i1 : i64
+    %two = arith.constant 2 : i64
+    %lo = arith.cmpi slt, %i, %two : i64
+    %hi = arith.cmpi sge, %i, %two : i64
+    %va = loops.load %a[i0, i1] mask %lo : tensor<4x2xf32>
+    %vb = loops.load %b[i0, i1 - 2] mask %hi : tensor<4x3xf32>
+    %v = arith.select %lo, %va, %vb : f32
+    loops.yield %v : f32
+  }
+  func.return %0 : tensor<4x5xf32>
+}
+
+// Reductions name their reduction indices r0_0, r0_1, ...; welford has three results.
+// CHECK-LABEL: func.func @reductions
+func.func @reductions(%x: tensor<3x9xf32>) {
+  // CHECK: loops.reduction sum [3] over [9] -> tensor<3xf32>
+  // CHECK: loops.load %x[i0, r0_0] : tensor<3x9xf32>
+  %s = loops.reduction sum [3] over [9] -> tensor<3xf32> {
+    %a = loops.load %x[i0, r0_0] : tensor<3x9xf32>
+    loops.yield %a : f32
+  }
+  // CHECK: loops.reduction argmax [3] over [9] -> tensor<3xi64>
+  %i = loops.reduction argmax [3] over [9] -> tensor<3xi64> {
+    %a = loops.load %x[i0, r0_0] : tensor<3x9xf32>
+    loops.yield %a : f32
+  }
+  // CHECK: loops.reduction welford [1] over [3, 9] -> (tensor<1xf32>, tensor<1xf32>, tensor<1xf32>)
+  %m, %m2, %w = loops.reduction welford [1] over [3, 9] -> (tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) {
+    %a = loops.load %x[r0_0, r0_1] : tensor<3x9xf32>
+    loops.yield %a : f32
+  }
+  func.return
+}
+
+// Extern calls run aten at run time; index values for arange-like bodies.
+// CHECK-LABEL: func.func @extern_and_index
+func.func @extern_and_index(%a: tensor<8x32xf32>, %b: tensor<32x16xf32>) {
+  // CHECK: loops.extern "mm.default" (%a, %b) {args = [#aten.tensor, #aten.tensor]} : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>
+  %0 = loops.extern "mm.default" (%a, %b) {args = [#aten.tensor, #aten.tensor]} : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>
+  // CHECK: loops.index 1 + 2*i0 : i64
+  %1 = loops.pointwise [5] -> tensor<5xi64> {
+    %k = loops.index 1 + 2*i0 : i64
+    loops.yield %k : i64
+  }
+  func.return
+}
