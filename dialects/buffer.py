@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import sympy
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr, SymbolRefAttr, i1
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
@@ -705,7 +705,7 @@ class LoadOp(IRDLOperation):
         parser.parse_punctuation("[")
         index = parse_expr(parser)
         parser.parse_punctuation("]")
-        mask = parser.parse_operand() if parser.parse_optional_keyword("mask") else None
+        mask = parser.parse_operand(i1) if parser.parse_optional_keyword("mask") else None
         parser.parse_punctuation(":")
         return cls(name, index, parser.parse_type(), mask)
 

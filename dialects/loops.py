@@ -373,7 +373,7 @@ class LoadOp(IRDLOperation):
     def parse(cls, parser: Parser) -> LoadOp:
         source = parser.parse_unresolved_operand()
         indices = parse_expr_list(parser)
-        mask = parser.parse_operand() if parser.parse_optional_keyword("mask") else None
+        mask = parser.parse_operand(i1) if parser.parse_optional_keyword("mask") else None
         parser.parse_punctuation(":")
         typ = parser.parse_type()
         if not isinstance(typ, TensorType):

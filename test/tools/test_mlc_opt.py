@@ -1,0 +1,173 @@
+"""mlc-opt as a user meets it: round-trips, clean errors on bad input, flags, the embedding API."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+import mlc
+from mlc.tools.mlc_opt import SPLIT_MARKER, run
+
+LIT = Path(__file__).resolve().parents[1] / "lit"
+SAMPLE = LIT / "dialects" / "buffer" / "roundtrip.mlir"
+
+
+def mlc_opt(*argv: str, stdin: str = "") -> tuple[int, str, str]:
+    """Run mlc-opt in-process (fast); any exception escaping `run` fails the test."""
+    out, err = io.StringIO(), io.StringIO()
+    old_stdin = sys.stdin
+    sys.stdin = io.StringIO(stdin)
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            code = run(list(argv))
+    finally:
+        sys.stdin = old_stdin
+    return code, out.getvalue(), err.getvalue()
+
+
+def valid_chunks() -> list[tuple[str, str]]:
+    """Every `// -----` chunk of every lit test that is valid IR on its own."""
+    chunks = []
+    for path in sorted(LIT.rglob("*.mlir")):
+        for k, chunk in enumerate(path.read_text().split(SPLIT_MARKER)):
+            if "expected-error" in chunk or "op" not in chunk:
+                continue
+            chunks.append((f"{path.relative_to(LIT)}#{k}", chunk))
+    return chunks
+
+
+@pytest.mark.parametrize("name,text", valid_chunks(), ids=[n for n, _ in valid_chunks()])
+def test_every_lit_input_round_trips(name: str, text: str) -> None:
+    code, first, err = mlc_opt(stdin=text)
+    if code != 0:
+        pytest.skip(f"not valid IR on its own: {err.splitlines()[0] if err else ''}")
+    code, second, err = mlc_opt(stdin=first)
+    assert code == 0, err
+    assert second == first
+    code, generic, _ = mlc_opt("--print-op-generic", stdin=text)
+    code, from_generic, err = mlc_opt(stdin=generic)
+    assert from_generic == first, err
+
+
+def test_truncated_input_is_a_clean_error() -> None:
+    text = SAMPLE.read_text()
+    # Every cut point inside the IR (past the RUN/comment header) must give status 1 and a message.
+    start = text.index("buffer.graph")
+    for cut in range(start, len(text) - 2, 7):
+        code, _, err = mlc_opt(stdin=text[:cut])
+        assert code == 1, f"cut at {cut} was accepted"
+        assert "error:" in err and "internal error" not in err, err
+
+
+def test_corrupted_input_is_a_clean_error() -> None:
+    text = SAMPLE.read_text()
+    start = text.index("buffer.graph")
+    for pos in range(start, len(text), 13):
+        for junk in ("}", "%", "@", "[", "<<", "-", "0x", "\x00"):
+            code, _, err = mlc_opt(stdin=text[:pos] + junk + text[pos + 1 :])
+            assert "internal error" not in err, f"{junk!r} at {pos}: {err}"
+            assert code in (0, 1)
+            if code == 1:
+                assert "error:" in err
+
+
+def test_errors_name_file_line_col(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("func.func @f(%x: tensor<8xf32>) {\n  %0 = aten.neg %x : (tensor<8xf32>) -> tensor<9xf32>\n  func.return\n}\n")
+    code, _, err = mlc_opt(str(bad))
+    assert code == 1
+    assert err.startswith(f"{bad}:2:3: error: aten.neg: result shape [9]")
+
+
+def test_unknown_pass_and_flag_exit_1() -> None:
+    assert mlc_opt("-p", "no-such-pass", stdin="")[0] == 1
+    proc = subprocess.run([sys.executable, "-m", "mlc.tools.mlc_opt", "--no-such-flag"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+
+
+def test_missing_file() -> None:
+    code, _, err = mlc_opt("/no/such/file.mlir")
+    assert code == 1 and "cannot read" in err
+
+
+def test_split_input_file_keeps_line_numbers() -> None:
+    text = "func.func @a() {\n  func.return\n}\n// -----\nfunc.func @b() {\n  %0 = aten.neg : () -> ()\n}\n"
+    code, out, err = mlc_opt("--split-input-file", stdin=text)
+    assert code == 1
+    assert "<stdin>:6:" in err
+    assert "func.func @a()" in out
+
+
+def test_verify_diagnostics_reports_missing_and_unexpected() -> None:
+    good = "func.func @f(%x: tensor<8xf32>) {\n  // expected-error@+1 {{result shape}}\n  %0 = aten.neg %x : (tensor<8xf32>) -> tensor<9xf32>\n  func.return\n}\n"
+    assert mlc_opt("--verify-diagnostics", stdin=good)[0] == 0
+    wrong = good.replace("result shape", "something else")
+    code, _, err = mlc_opt("--verify-diagnostics", stdin=wrong)
+    assert code == 1 and "was not produced" in err and "unexpected error" in err
+
+
+def test_output_file(tmp_path: Path) -> None:
+    out = tmp_path / "out.mlir"
+    code, stdout, _ = mlc_opt(str(SAMPLE), "-o", str(out))
+    assert code == 0 and stdout == "" and "buffer.graph @forward" in out.read_text()
+
+
+def test_output_is_deterministic() -> None:
+    assert mlc_opt(str(SAMPLE))[1] == mlc_opt(str(SAMPLE))[1]
+
+
+def test_embedding_api_and_own_pass() -> None:
+    from dataclasses import dataclass
+
+    from xdsl.passes import ModulePass
+
+    from mlc.dialects.buffer import ComputedOp
+
+    @mlc.register_pass
+    @dataclass(frozen=True)
+    class TagComputed(ModulePass):
+        """Tag every computed buffer (a test pass)."""
+
+        name = "test-tag-computed"
+
+        def apply(self, ctx, op) -> None:  # type: ignore[no-untyped-def]
+            from xdsl.dialects.builtin import UnitAttr
+
+            for node in op.walk():
+                if isinstance(node, ComputedOp):
+                    node.attributes["tagged"] = UnitAttr()
+
+    module = mlc.parse_module(SAMPLE.read_text(), "sample.mlir")
+    mlc.run_passes(module, "test-tag-computed")
+    assert str(module).count("tagged") == 3
+    code, out, _ = mlc_opt(str(SAMPLE), "--test-tag-computed") if False else mlc_opt(str(SAMPLE), "-p", "test-tag-computed")
+    assert code == 0 and "tagged" in out
+
+
+def test_parse_error_from_api() -> None:
+    from mlc.tools.diagnostics import CompileError
+
+    with pytest.raises(CompileError) as info:
+        mlc.parse_module("func.func @f( {", "x.mlir")
+    assert info.value.diagnostic.line == 1 and info.value.diagnostic.file == "x.mlir"
+
+
+def test_startup_is_fast() -> None:
+    import time
+
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "mlc.tools.mlc_opt", "--help"], check=True, capture_output=True)
+    assert time.perf_counter() - start < 3.0  # well under a second on a quiet machine; CI is noisy
+    proc = subprocess.run(
+        [sys.executable, "-c", "import mlc.tools.mlc_opt, mlc.passes.registry as r, sys;"
+         "[r.PASSES[p]() for p in r.PASSES];"
+         "print(any(m in sys.modules for m in ('torch', 'triton')))"],
+        capture_output=True, text=True, check=True,
+    )
+    assert proc.stdout.strip() == "False", "mlc-opt must not import torch or triton"
