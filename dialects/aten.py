@@ -101,11 +101,12 @@ class Schema:
         raise KeyError(f"{self.overload} has no argument {name!r}")
 
 
-_ALIAS = re.compile(r"\([a-z!* \->]*\)")
+_ALIAS = re.compile(r"\([a-z][a-z!* \->|]*\)")  # alias annotations: (a), (a!), (a -> *)
 
 
 def parse_schema(text: str) -> Schema:
-    head, _, rets = text.partition(" -> ")
+    # Drop alias annotations first: `Tensor(a -> *) self` would otherwise split at its arrow.
+    head, _, rets = _ALIAS.sub("", text).partition(" -> ")
     name, _, arglist = head.partition("(")
     args: list[Arg] = []
     kwarg_only = False

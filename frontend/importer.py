@@ -1,0 +1,532 @@
+"""The FX importer: a `torch.fx.GraphModule` of aten ops → the `aten` dialect.
+
+Given the graph of `make_fx(lambda x, w: gelu(x * w), decomposition_table=...)(x, w)`:
+
+    def forward(self, x_1, w_1):
+        mul = torch.ops.aten.mul.Tensor(x_1, w_1)
+        mul_1 = torch.ops.aten.mul.Tensor(mul, 0.5)
+        ...
+        mul_3 = torch.ops.aten.mul.Tensor(mul_1, add)
+        return mul_3
+
+the importer builds one `func.func @forward` (printed here with locations):
+
+    func.func @forward(%x.1: tensor<8x32xf32> loc("x_1"), %w.1: tensor<32xf32> loc("w_1")) -> tensor<8x32xf32> {
+      %0 = aten.mul.Tensor %x.1, %w.1 : (tensor<8x32xf32>, tensor<32xf32>) -> tensor<8x32xf32> loc("mul")
+      %1 = aten.mul.Scalar %0 {other = 5.000000e-01 : f64} attributes {origin = "gelu"} : (tensor<8x32xf32>) -> tensor<8x32xf32> loc("mul_1")
+      ...
+      %5 = aten.mul.Tensor %1, %4 attributes {origin = "gelu"} : (tensor<8x32xf32>, tensor<8x32xf32>) -> tensor<8x32xf32> loc("mul_3")
+      func.return %5 : tensor<8x32xf32> loc("output")
+    }
+
+* Function arguments are the placeholders in order, then one argument per tensor the graph
+  reads through `get_attr` (`ImportedGraph.constants`, in argument order). An argument's
+  location is the FX name; its SSA name is the FX name too, except that a trailing `_N` is
+  written `.N` (`%primals.1`), because xDSL drops `_N` suffixes from name hints.
+* Each op's location is its FX node name. An op produced by a decomposition carries the
+  decomposed op's packet as `origin` (`origin = "gelu"` on the mul/erf/add of a gelu); kernel
+  names are built from these, as Inductor builds them from `original_aten`.
+* A Python number where the schema wants a tensor (`mul.Tensor(x, 0.5)`, `sub.Tensor(1, x)`)
+  selects the overload that takes a Scalar (`mul.Scalar`, `rsub.Scalar`), as eager's wrapped
+  numbers mean the same; with no such overload the op becomes an `aten.call`.
+* Graph outputs that are None are not function results: `ImportedGraph.output_spec` maps each
+  graph output to a function result index, or None.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+import torch.fx
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    FunctionType,
+    ModuleOp,
+    NameLoc,
+    NoneAttr,
+    StringAttr,
+    TensorType,
+    i64,
+)
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+
+from mlc.dialects.aten import AtenOp, CallOp, NoneArgAttr, TensorArgAttr, op_class
+from mlc.dialects.values import DTYPES, py_to_attr
+
+
+class UnsupportedGraph(Exception):
+    """The graph holds something the aten dialect cannot represent; the message names the node."""
+
+
+@dataclass
+class ImportedGraph:
+    module: ModuleOp
+    """One `func.func` of aten ops."""
+    constants: dict[str, torch.Tensor] = field(default_factory=dict)
+    """get_attr target -> tensor; these are the trailing function arguments, in this order."""
+    output_spec: list[int | None] = field(default_factory=list)
+    """Per graph output: the index of the function result holding it, or None for a None output."""
+    arg_names: list[str] = field(default_factory=list)
+    """FX names of the function arguments (placeholder names, then get_attr node names)."""
+    lifted: dict[str, torch.Tensor] = field(default_factory=dict)
+    """For exported programs: placeholder name -> the parameter, buffer or constant it receives."""
+
+    @property
+    def func(self) -> FuncOp:
+        op = self.module.body.block.first_op
+        assert isinstance(op, FuncOp)
+        return op
+
+
+def import_graph(gm: torch.fx.GraphModule, name: str = "forward") -> ImportedGraph:
+    """Import `gm` (aten ops with `meta["val"]` on every node) as `func.func @name`."""
+    return _Importer(gm).run(name)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def tensor_type(val: Any, node: torch.fx.Node) -> TensorType:
+    """The builtin tensor type of a FakeTensor (or real tensor) value."""
+    if not isinstance(val, torch.Tensor):
+        raise UnsupportedGraph(f"{_describe(node)}: value {val!r} is not a tensor")
+    shape = []
+    for d in val.shape:
+        if not isinstance(d, int):
+            raise UnsupportedGraph(f"{_describe(node)}: dynamic shapes are not supported yet")
+        shape.append(d)
+    return TensorType(_dtype(val.dtype, node), shape)
+
+
+def _dtype(dtype: torch.dtype, node: torch.fx.Node) -> Attribute:
+    element = DTYPES.get(str(dtype).removeprefix("torch."))
+    if element is None:
+        raise UnsupportedGraph(f"{_describe(node)}: dtype {dtype} is not supported")
+    return element
+
+
+def _describe(node: torch.fx.Node) -> str:
+    if node.op == "call_function":
+        kind = _target_name(node.target)  # "aten.mul.Tensor"
+    elif node.op in ("call_module", "call_method"):
+        kind = f"{node.op} {node.target}"
+    else:
+        kind = node.op  # placeholder, get_attr, output
+    return f"node '{node.name}' ({kind})"
+
+
+def _loc(name: str) -> NameLoc:
+    return NameLoc(StringAttr(name), NoneAttr())  # loc("mul_2")
+
+
+def _target_name(target: Any) -> str:
+    if isinstance(target, torch._ops.OpOverload):
+        return str(target)  # "aten.add.Tensor"
+    try:
+        name = torch.fx.node._get_qualified_name(target)  # "torch.relu", "_operator.getitem"
+    except Exception:  # noqa: BLE001 - only a label for a message
+        name = str(target)
+    return name.removeprefix("_operator.")
+
+
+def _packet(op: Any) -> str | None:
+    packet = getattr(op, "_overloadpacket", None)
+    return getattr(packet, "__name__", None)
+
+
+_TRAILING_NUMBER = re.compile(r"_(\d+)$")
+
+
+def _name_hint(name: str) -> str | None:
+    # xDSL strips a trailing `_N` from name hints (it uses such suffixes to unique names), so
+    # `primals_1` would print as `%primals`; `.N` survives printing and parsing.
+    hint = _TRAILING_NUMBER.sub(r".\1", name)
+    return hint if re.fullmatch(r"[A-Za-z_$.-][\w$.-]*", hint) else None
+
+
+Value = SSAValue | list[SSAValue]  # one result, or all results of a multi-result op
+
+
+class _Importer:
+    def __init__(self, gm: torch.fx.GraphModule):
+        self.gm = gm
+        self.block = Block()
+        self.values: dict[torch.fx.Node, Value] = {}
+        self.constants: dict[str, torch.Tensor] = {}
+        self.constant_args: dict[str, SSAValue] = {}
+        self.arg_names: list[str] = []
+
+    def run(self, name: str) -> ImportedGraph:
+        nodes = list(self.gm.graph.nodes)
+        # Placeholders first, so that the get_attr arguments come after all of them.
+        for node in nodes:
+            if node.op == "placeholder":
+                self.placeholder(node)
+        output_spec: list[int | None] = []
+        results: list[SSAValue] = []
+        for node in nodes:
+            if node.op == "placeholder":
+                continue
+            if node.op == "get_attr":
+                self.values[node] = self.get_attr(node)
+            elif node.op == "call_function":
+                value = self.call_function(node)
+                if value is not None:
+                    self.values[node] = value
+            elif node.op == "output":
+                results, output_spec = self.output(node)
+            else:
+                raise UnsupportedGraph(
+                    f"{_describe(node)}: not an aten op (trace to aten ops with make_fx or torch.export)"
+                )
+        ret = ReturnOp(*results)
+        ret.location = _loc("output")
+        self.block.add_op(ret)
+        ftype = FunctionType.from_lists(self.block.arg_types, [r.type for r in results])
+        func = FuncOp(name, ftype, Region(self.block))
+        module = ModuleOp([func])
+        module.verify()
+        return ImportedGraph(module, self.constants, output_spec, self.arg_names)
+
+    # -- node kinds -----------------------------------------------------------------------------
+
+    def _add_arg(self, node: torch.fx.Node, type: Attribute) -> SSAValue:
+        arg = self.block.insert_arg(type, len(self.block.args))
+        arg.name_hint = _name_hint(node.name)
+        arg.location = _loc(node.name)
+        self.arg_names.append(node.name)
+        return arg
+
+    def placeholder(self, node: torch.fx.Node) -> None:
+        if "val" not in node.meta:
+            raise UnsupportedGraph(
+                f"{_describe(node)}: no meta['val'] (trace with make_fx or torch.export)"
+            )
+        val = node.meta["val"]
+        if isinstance(val, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+            raise UnsupportedGraph(f"{_describe(node)}: dynamic shapes are not supported yet")
+        if not isinstance(val, torch.Tensor):
+            raise UnsupportedGraph(
+                f"{_describe(node)}: only tensor inputs are supported, got {type(val).__name__}"
+            )
+        self.values[node] = self._add_arg(node, tensor_type(val, node))
+
+    def get_attr(self, node: torch.fx.Node) -> SSAValue:
+        target = str(node.target)
+        if target not in self.constant_args:
+            tensor = _fetch_attr(self.gm, target)
+            if not isinstance(tensor, torch.Tensor):
+                raise UnsupportedGraph(
+                    f"{_describe(node)}: attribute '{target}' is a {type(tensor).__name__}, "
+                    "not a tensor"
+                )
+            self.constants[target] = tensor
+            self.constant_args[target] = self._add_arg(node, tensor_type(tensor, node))
+        return self.constant_args[target]
+
+    def output(self, node: torch.fx.Node) -> tuple[list[SSAValue], list[int | None]]:
+        results: list[SSAValue] = []
+        spec: list[int | None] = []
+        for out in _flatten(node.args[0]):
+            if out is None:
+                spec.append(None)
+                continue
+            if not isinstance(out, torch.fx.Node):
+                raise UnsupportedGraph(f"{_describe(node)}: cannot return {out!r}")
+            spec.append(len(results))
+            results.append(self._tensor(out, node))
+        return results, spec
+
+    def call_function(self, node: torch.fx.Node) -> Value | None:
+        target = node.target
+        if target is operator.getitem:
+            source, index = node.args
+            value = self.values.get(source) if isinstance(source, torch.fx.Node) else None
+            if not isinstance(value, list):
+                raise UnsupportedGraph(f"{_describe(node)}: getitem on a single value")
+            return value[index]  # type: ignore[index]
+        if not isinstance(target, torch._ops.OpOverload):
+            raise UnsupportedGraph(f"{_describe(node)}: only aten ops are supported")
+        if target == torch.ops.prims.convert_element_type.default:
+            source, dtype = node.args
+            cls = op_class("_to_copy")
+            assert cls is not None
+            op: Operation = cls(
+                [self._tensor(source, node)],
+                {"dtype": _dtype(dtype, node)},
+                [self._result_type(node)],
+            )
+        elif target.namespace != "aten":
+            raise UnsupportedGraph(f"{_describe(node)}: only aten ops are supported")
+        else:
+            if target._schema.is_mutable:
+                raise UnsupportedGraph(
+                    f"{_describe(node)}: in-place ops are not supported (functionalize the graph)"
+                )
+            if not target._schema.returns:
+                if not node.users:
+                    return None  # a trace-time check such as _assert_tensor_metadata
+                raise UnsupportedGraph(f"{_describe(node)}: op returns nothing")
+            op = self.aten_op(node, target)
+        op.location = _loc(node.name)
+        origin = _packet(node.meta.get("original_aten"))
+        if origin is not None and origin != _packet(target):
+            op.attributes["origin"] = StringAttr(origin)
+        self.block.add_op(op)
+        if len(op.results) == 1 and not _returns_list(target):
+            return op.results[0]
+        return list(op.results)
+
+    # -- aten ops -------------------------------------------------------------------------------
+
+    def aten_op(self, node: torch.fx.Node, target: torch._ops.OpOverload) -> Operation:
+        values = _bind(node, target._schema)
+        if any(
+            _is_number(values.get(a.name)) for a in target._schema.arguments if _tensor_kind(a.type)
+        ):
+            # Decompositions write `mul.Tensor(x, 0.5)` and `sub.Tensor(1, x)`; eager wraps the
+            # number, which is what `mul.Scalar(x, 0.5)` and `rsub.Scalar(x, 1)` spell out.
+            # Without such an overload the op stays an aten.call that passes the number through.
+            target, values = _number_first_swapped(target, values)
+            target = _scalar_overload(target, values) or target
+        schema = target._schema
+        overload = f"{schema.name.split('::')[1]}.{target._overloadname}"
+        result_types = self._result_types(node)
+        cls = _dedicated(overload, schema)
+        if cls is not None and self._fits_dedicated(schema, values):
+            tensors: list[Any] = []
+            args: dict[str, Attribute] = {}
+            for arg in schema.arguments:
+                value = values.get(arg.name)
+                kind = _tensor_kind(arg.type)
+                if kind == "list":
+                    tensors.append([self._tensor(v, node) for v in value])
+                elif kind is not None:
+                    tensors.append(None if value is None else self._tensor(value, node))
+                elif value is not None:
+                    args[arg.name] = self._attr(value, arg.type, node)
+            return cls(tensors, args, result_types)
+        operands: list[SSAValue] = []
+        positional: list[Attribute] = []
+        keywords: dict[str, Attribute] = {}
+        for arg in schema.arguments:
+            if arg.name not in values:
+                continue
+            value = values[arg.name]
+            if _tensor_kind(arg.type) is not None:
+                attr = self._tensor_marks(value, operands, node)
+            else:
+                attr = self._attr(value, arg.type, node)
+            if arg.kwarg_only:
+                keywords[arg.name] = attr
+            else:
+                positional.append(attr)
+        return CallOp(
+            overload.removesuffix(".default"), operands, positional, keywords, result_types
+        )
+
+    @staticmethod
+    def _fits_dedicated(schema: torch._C.FunctionSchema, values: dict[str, Any]) -> bool:
+        for arg in schema.arguments:
+            kind, value = _tensor_kind(arg.type), values.get(arg.name)
+            # A Tensor?[] holding None (index.Tensor's [None, idx]) has no place in the dedicated
+            # op's operand segments; aten.call keeps the None in its argument list.
+            if kind == "list" and None in value:
+                return False
+            if kind in ("one", "optional") and _is_number(value):
+                return False
+        return True
+
+    def _tensor_marks(self, value: Any, operands: list[SSAValue], node: torch.fx.Node) -> Attribute:
+        if value is None:
+            return NoneArgAttr()
+        if isinstance(value, (list, tuple)):
+            return ArrayAttr([self._tensor_marks(v, operands, node) for v in value])
+        if _is_number(value):
+            return py_to_attr(value)
+        operands.append(self._tensor(value, node))
+        return TensorArgAttr()
+
+    def _tensor(self, value: Any, node: torch.fx.Node) -> SSAValue:
+        if not isinstance(value, torch.fx.Node):
+            raise UnsupportedGraph(
+                f"{_describe(node)}: a Python {type(value).__name__} where a tensor is expected"
+            )
+        result = self.values[value]
+        if isinstance(result, list):
+            raise UnsupportedGraph(
+                f"{_describe(node)}: uses the results of '{value.name}' as one tensor"
+            )
+        return result
+
+    def _attr(self, value: Any, type: torch._C.JitType, node: torch.fx.Node) -> Attribute:
+        if isinstance(value, (list, tuple)):
+            if not value and _is_int_list(type):
+                return DenseArrayBase.from_list(i64, [])
+            return py_to_attr([self._scalar(v, node) for v in value])
+        return py_to_attr(self._scalar(value, node))
+
+    def _scalar(self, value: Any, node: torch.fx.Node) -> Any:
+        if isinstance(value, torch.fx.Node) or isinstance(value, (torch.SymInt, torch.SymFloat)):
+            raise UnsupportedGraph(
+                f"{_describe(node)}: symbolic arguments (dynamic shapes) are not supported yet"
+            )
+        if isinstance(value, torch.dtype):
+            return _dtype(value, node)
+        if isinstance(value, (torch.device, torch.layout, torch.memory_format)):
+            return str(value).removeprefix("torch.")  # "cuda:0", "strided", "contiguous_format"
+        if isinstance(value, (bool, int, float, str)) or value is None:
+            return value
+        raise UnsupportedGraph(f"{_describe(node)}: cannot represent argument {value!r}")
+
+    def _result_types(self, node: torch.fx.Node) -> list[Attribute]:
+        val = node.meta.get("val")
+        if isinstance(val, (list, tuple)):
+            return [tensor_type(v, node) for v in val]
+        return [self._result_type(node)]
+
+    def _result_type(self, node: torch.fx.Node) -> Attribute:
+        if "val" not in node.meta:
+            raise UnsupportedGraph(f"{_describe(node)}: no meta['val'] (trace with fake tensors)")
+        return tensor_type(node.meta["val"], node)
+
+
+# ---------------------------------------------------------------------------------------------
+# Schema binding
+
+
+def _bind(node: torch.fx.Node, schema: torch._C.FunctionSchema) -> dict[str, Any]:
+    """Schema argument name -> the value FX passed (arguments FX left out are absent)."""
+    names = {a.name for a in schema.arguments}
+    if len(node.args) > len(schema.arguments) or not set(node.kwargs) <= names:
+        raise UnsupportedGraph(f"{_describe(node)}: arguments do not match {schema}")
+    values = {}
+    for i, arg in enumerate(schema.arguments):
+        if not arg.kwarg_only and i < len(node.args):
+            values[arg.name] = node.args[i]
+        elif arg.name in node.kwargs:
+            values[arg.name] = node.kwargs[arg.name]
+    return values
+
+
+def _dedicated(overload: str, schema: torch._C.FunctionSchema) -> type[AtenOp] | None:
+    """The dedicated op for `overload` if its schema agrees with the running torch's."""
+    cls = op_class(overload)
+    if cls is None:
+        return None
+    # The dialect's schemas were copied from one torch version; another may differ, and an op
+    # whose arguments do not line up must not be built from this schema (aten.call is safe).
+    ours = [(a.name, a.tensor_kind) for a in cls.SCHEMA.args]
+    theirs = [(a.name, _tensor_kind(a.type)) for a in schema.arguments]
+    return cls if ours == theirs else None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, bool))
+
+
+# op(number, tensor) -> the overload computing the same as op'(tensor, number).
+_SWAPPED = {
+    "add.Tensor": "add.Scalar",  # only with alpha == 1
+    "sub.Tensor": "rsub.Scalar",  # s - alpha * x
+    "mul.Tensor": "mul.Scalar",
+    "eq.Tensor": "eq.Scalar",
+    "ne.Tensor": "ne.Scalar",
+    "lt.Tensor": "gt.Scalar",
+    "le.Tensor": "ge.Scalar",
+    "gt.Tensor": "lt.Scalar",
+    "ge.Tensor": "le.Scalar",
+    "bitwise_and.Tensor": "bitwise_and.Scalar",
+    "bitwise_or.Tensor": "bitwise_or.Scalar",
+    "bitwise_xor.Tensor": "bitwise_xor.Scalar",
+}
+
+
+def _number_first_swapped(
+    target: torch._ops.OpOverload, values: dict[str, Any]
+) -> tuple[torch._ops.OpOverload, dict[str, Any]]:
+    swapped = _SWAPPED.get(f"{target._overloadpacket.__name__}.{target._overloadname}")
+    if (
+        swapped is None
+        or not _is_number(values.get("self"))
+        or not isinstance(values.get("other"), torch.fx.Node)
+        or (swapped == "add.Scalar" and values.get("alpha", 1) != 1)
+    ):
+        return target, values
+    packet, _, overload = swapped.partition(".")
+    return getattr(getattr(torch.ops.aten, packet), overload), {
+        **values,
+        "self": values["other"],
+        "other": values["self"],
+    }
+
+
+def _scalar_overload(
+    target: torch._ops.OpOverload, values: dict[str, Any]
+) -> torch._ops.OpOverload | None:
+    """The overload of the same packet taking Scalar where `values` holds numbers for tensors."""
+    args = target._schema.arguments
+    numbers = {a.name for a in args if _tensor_kind(a.type) and _is_number(values.get(a.name))}
+    packet = target._overloadpacket
+    for name in packet.overloads():
+        candidate = getattr(packet, name)
+        cargs = candidate._schema.arguments
+        if candidate._schema.is_mutable or [a.name for a in cargs] != [a.name for a in args]:
+            continue
+        if all(
+            _is_scalar_type(b.type) if a.name in numbers else str(a.type) == str(b.type)
+            for a, b in zip(args, cargs, strict=True)
+        ):
+            return candidate
+    return None
+
+
+def _is_scalar_type(type: torch._C.JitType) -> bool:
+    if isinstance(type, torch.OptionalType):
+        type = type.getElementType()
+    return isinstance(type, (torch.NumberType, torch.FloatType, torch.IntType, torch.BoolType))
+
+
+def _tensor_kind(type: torch._C.JitType) -> str | None:
+    """'one', 'optional', 'list' or None, as mlc.dialects.aten.Arg.tensor_kind."""
+    if isinstance(type, torch.TensorType):
+        return "one"
+    if isinstance(type, torch.OptionalType) and isinstance(type.getElementType(), torch.TensorType):
+        return "optional"
+    if isinstance(type, torch.ListType):
+        elem = type.getElementType()
+        if isinstance(elem, torch.OptionalType):
+            elem = elem.getElementType()
+        if isinstance(elem, torch.TensorType):
+            return "list"
+    return None
+
+
+def _is_int_list(type: torch._C.JitType) -> bool:
+    if isinstance(type, torch.OptionalType):
+        type = type.getElementType()
+    return isinstance(type, torch.ListType) and isinstance(type.getElementType(), torch.IntType)
+
+
+def _returns_list(target: Any) -> bool:
+    returns = target._schema.returns
+    return len(returns) != 1 or isinstance(returns[0].type, torch.ListType)
+
+
+def _flatten(value: Any) -> list[Any]:
+    if isinstance(value, (list, tuple)):
+        return [x for v in value for x in _flatten(v)]
+    return [value]
+
+
+def _fetch_attr(gm: torch.fx.GraphModule, target: str) -> Any:
+    obj: Any = gm
+    for part in target.split("."):
+        obj = getattr(obj, part)
+    return obj

@@ -1,0 +1,335 @@
+"""The FX importer on graphs from make_fx (with mlc's decomposition table) and torch.export."""
+
+from __future__ import annotations
+
+import io
+import operator
+
+import pytest
+import torch
+import torch.fx.traceback as fx_traceback
+from torch import nn
+from torch.fx.experimental.proxy_tensor import make_fx
+from xdsl.dialects.builtin import ModuleOp, NameLoc, StringAttr, TensorType
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+
+from mlc.dialects.aten import AtenOp, CallOp
+from mlc.dialects.registry import make_context
+from mlc.frontend.decompositions import decomposition_table
+from mlc.frontend.export import import_exported
+from mlc.frontend.importer import ImportedGraph, UnsupportedGraph, import_graph
+
+aten = torch.ops.aten
+
+# torch.export's own deprecation notices (torch 2.13) are not about this code.
+pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning")
+
+
+def trace(fn, *args, table=None) -> torch.fx.GraphModule:
+    # preserve_node_meta makes make_fx record `original_aten`, as AOTAutograd does.
+    with fx_traceback.preserve_node_meta():
+        return make_fx(fn, decomposition_table=table or decomposition_table())(*args)
+
+
+def imported(fn, *args, **kw) -> ImportedGraph:
+    graph = import_graph(trace(fn, *args, **kw))
+    check_round_trip(graph.module)
+    return graph
+
+
+def check_round_trip(module: ModuleOp) -> None:
+    text = str(module)
+    assert str(Parser(make_context(), text).parse_module()) == text
+    with_locs = print_with_locations(module)
+    assert print_with_locations(Parser(make_context(), with_locs).parse_module()) == with_locs
+
+
+def print_with_locations(module: ModuleOp) -> str:
+    stream = io.StringIO()
+    Printer(stream=stream, print_debuginfo=True).print_op(module)
+    return stream.getvalue()
+
+
+def ops(graph: ImportedGraph) -> list:
+    return list(graph.func.body.block.ops)[:-1]  # without func.return
+
+
+def names(graph: ImportedGraph) -> list[str]:
+    return [op.overload.data if isinstance(op, CallOp) else op.name for op in ops(graph)]
+
+
+def loc(op) -> str:
+    assert isinstance(op.location, NameLoc)
+    return op.location.desc.data
+
+
+def shape(value) -> tuple[list[int], str]:
+    assert isinstance(value.type, TensorType)
+    return list(value.type.get_shape()), str(value.type.element_type)
+
+
+X = torch.randn(8, 32)
+
+
+# -- elementwise ops, arguments, types -------------------------------------------------------
+
+
+def test_elementwise_chain():
+    g = imported(lambda x, w: (x * w).erf().exp(), X, torch.randn(32))
+    assert names(g) == ["aten.mul.Tensor", "aten.erf", "aten.exp"]
+    assert [loc(op) for op in ops(g)] == ["mul", "erf", "exp"]
+    assert g.arg_names == ["x_1", "w_1"]
+    assert g.output_spec == [0]
+    func = g.func
+    assert [shape(a) for a in func.args] == [([8, 32], "f32"), ([32], "f32")]
+    assert [str(t) for t in func.function_type.outputs] == ["tensor<8x32xf32>"]
+    # xDSL drops a trailing _N from name hints; the importer writes it .N, the location keeps it.
+    assert "func.func @forward(%x.1: tensor<8x32xf32>, %w.1: tensor<32xf32>)" in str(g.module)
+    assert '%x.1: tensor<8x32xf32> loc("x_1")' in print_with_locations(g.module)
+    assert 'loc("mul")' in print_with_locations(g.module)
+
+
+def test_broadcasting_and_dtypes():
+    g = imported(
+        lambda x, b, i: ((x + b) > 0, x.sum(), i + 1),
+        X,
+        torch.randn(1, 32),
+        torch.ones(4, dtype=torch.int64),
+    )
+    assert names(g) == ["aten.add.Tensor", "aten.gt.Scalar", "aten.sum", "aten.add.Scalar"]
+    add, gt, total, iadd = ops(g)
+    assert shape(add.results[0]) == ([8, 32], "f32")
+    assert shape(gt.results[0]) == ([8, 32], "i1")
+    assert shape(total.results[0]) == ([], "f32")
+    assert shape(iadd.results[0]) == ([4], "i64")
+
+
+def test_python_scalars_use_the_scalar_overload():
+    g = imported(lambda x: (x * 2 + 1.5) ** 3, X)
+    assert names(g) == ["aten.mul.Scalar", "aten.add.Scalar", "aten.pow.Tensor_Scalar"]
+    mul, add, pow_ = ops(g)
+    assert mul.arg("other") == 2 and add.arg("other") == 1.5 and pow_.arg("exponent") == 3
+    assert "{other = 2 : i64}" in str(g.module)
+    # A number first: the overload that takes it second.
+    g = imported(lambda x: (1 - x, 2 * x, 0 < x), X)
+    assert names(g) == ["aten.rsub.Scalar", "aten.mul.Scalar", "aten.gt.Scalar"]
+
+
+def test_python_scalar_without_scalar_overload_stays_a_call():
+    # aten.maximum has no Scalar overload: aten.call passes the number through.
+    graph = torch.fx.Graph()
+    x = graph.placeholder("x")
+    x.meta["val"] = X
+    m = graph.call_function(aten.maximum.default, (x, 2.0))
+    m.meta["val"] = X
+    graph.output((m,))
+    g = import_graph(torch.fx.GraphModule({}, graph))
+    check_round_trip(g.module)
+    (call,) = ops(g)
+    assert isinstance(call, CallOp) and call.overload.data == "maximum"
+    assert 'aten.call "maximum" (%x) {args = [#aten.tensor, 2.000000e+00 : f64]}' in str(g.module)
+
+
+def test_dtype_device_and_memory_format_arguments():
+    g = imported(
+        lambda x: (x.to(torch.float16), torch.full((2,), 3.0, device="cpu"), x.t().contiguous()), X
+    )
+    assert names(g) == ["aten._to_copy", "aten.full", "aten.permute", "aten.clone"]
+    to_copy, full, _, clone = ops(g)
+    assert str(to_copy.args.data["dtype"]) == "f16"
+    assert shape(to_copy.results[0]) == ([8, 32], "f16")
+    assert full.arg("device") == "cpu" and full.arg("size") == [2]
+    assert clone.arg("memory_format") == "contiguous_format"
+
+
+def test_convert_element_type_becomes_to_copy():
+    table = decomposition_table()
+    table.update(torch._decomp.get_decompositions([aten._to_copy]))
+    gm = trace(lambda x: x.to(torch.bfloat16), X, table=table)
+    assert any(n.target == torch.ops.prims.convert_element_type.default for n in gm.graph.nodes)
+    g = import_graph(gm)
+    (op,) = ops(g)
+    assert op.name == "aten._to_copy" and str(op.args.data["dtype"]) == "bf16"
+    assert loc(op) == "convert_element_type"
+
+
+# -- views, multiple results -----------------------------------------------------------------
+
+
+def test_views():
+    def views(x):
+        a = x.permute(1, 0).reshape(-1)[2:10]
+        b = torch.cat([x, x[:, :1].expand(8, 3)], dim=1)
+        return a, b, x[None].squeeze(0), x[:, 3]
+
+    g = imported(views, X)
+    assert names(g) == [
+        "aten.permute", "aten.clone", "aten.view", "aten.slice.Tensor",  # reshape of a permute copies
+        "aten.slice.Tensor", "aten.expand", "aten.cat",
+        "aten.unsqueeze", "aten.squeeze.dim", "aten.select.int",
+    ]  # fmt: skip
+    permute, _, view, slc, _, expand, cat, *_ = ops(g)
+    assert permute.arg("dims") == [1, 0] and view.arg("size") == [256]
+    assert (slc.arg("start"), slc.arg("end"), slc.arg("step")) == (2, 10, 1)
+    assert expand.arg("size") == [8, 3]
+    assert len(cat.tensor_list("tensors")) == 2 and shape(cat.results[0]) == ([8, 35], "f32")
+    assert view.attributes["origin"] == StringAttr("_unsafe_view")
+
+
+def test_getitem_on_multi_result_ops():
+    g = imported(lambda x: (x.max(dim=1)[1], *x.split(16, dim=1)), X)
+    mx, split = ops(g)
+    assert isinstance(mx, AtenOp) and mx.name == "aten.max.dim" and len(mx.results) == 2
+    assert len(split.results) == 2  # Tensor[] results: as many as the traced value has
+    assert [shape(r) for r in split.results] == [([8, 16], "f32")] * 2
+    ret = g.func.body.block.last_op
+    assert list(ret.operands) == [mx.results[1], *split.results]
+
+
+def test_optional_tensor_list_with_none_is_a_call():
+    g = imported(lambda x, i: x[:, i], X, torch.tensor([1, 2]))
+    (index,) = ops(g)
+    assert isinstance(index, CallOp) and index.overload.data == "index.Tensor"
+    assert "{args = [#aten.tensor, [#aten.none, #aten.tensor]]}" in str(g.module)
+
+
+# -- outputs ---------------------------------------------------------------------------------
+
+
+def test_outputs_none_and_aliases():
+    g = imported(lambda x, y: (x + y, None, x, x + y), X, X.clone())
+    assert g.output_spec == [0, None, 1, 2]
+    ret = g.func.body.block.last_op
+    assert ret.operands[1] is g.func.args[0]  # returning an input is fine
+    assert len(g.func.function_type.outputs) == 3
+
+    same = imported(lambda x: (x.exp(),) * 2, X)
+    ret = same.func.body.block.last_op
+    assert same.output_spec == [0, 1] and ret.operands[0] is ret.operands[1]
+
+
+# -- constants, decompositions, models --------------------------------------------------------
+
+
+def test_get_attr_constant_is_a_trailing_argument():
+    c = torch.arange(32.0)
+    g = imported(lambda x: x * c + torch.ones(32) * 0, X)
+    assert g.arg_names[0] == "x_1" and g.arg_names[1:] == list(g.constants)
+    assert len(g.constants) >= 1
+    name, tensor = next(iter(g.constants.items()))
+    assert torch.equal(tensor, c) and name.startswith("_tensor_constant")
+    assert shape(g.func.args[1]) == ([32], "f32")
+
+
+def test_decomposed_ops_carry_their_origin():
+    g = imported(lambda x: nn.functional.gelu(x) + nn.functional.silu(x), X)
+    gelu_ops = [op for op in ops(g) if "origin" in op.attributes]
+    assert [op.name for op in gelu_ops] == [
+        "aten.mul.Scalar", "aten.mul.Scalar", "aten.erf", "aten.add.Scalar", "aten.mul.Tensor",
+    ]  # fmt: skip
+    assert {op.attributes["origin"] for op in gelu_ops} == {StringAttr("gelu")}
+    assert "aten.silu" in names(g)  # silu is lowered directly, not decomposed
+
+
+class MLP(nn.Module):
+    """Seed 000's model."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(32, 64)
+        self.fc2 = nn.Linear(64, 64)
+        self.fc3 = nn.Linear(64, 64)
+        self.fc4 = nn.Linear(64, 64)
+        self.fc5 = nn.Linear(64, 64)
+
+    def forward(self, x):
+        x = self.fc5(self.fc4(self.fc3(self.fc2(self.fc1(x)))))
+        return nn.functional.gelu(x)
+
+
+def test_mlp_through_export():
+    model = MLP()
+    x = torch.randn(8, 32)
+    g = import_exported(torch.export.export(model, (x,)))
+    check_round_trip(g.module)
+    assert g.arg_names == [f"p_fc{i}_{k}" for i in range(1, 6) for k in ("weight", "bias")] + ["x"]
+    assert torch.equal(g.lifted["p_fc1_weight"], model.fc1.weight)
+    assert "x" not in g.lifted and g.constants == {}
+    assert names(g)[:2] == ["aten.permute", "aten.addmm"]
+    assert names(g).count("aten.addmm") == 5
+    tail = ops(g)[-5:]
+    assert [op.name for op in tail] == [
+        "aten.mul.Scalar", "aten.mul.Scalar", "aten.erf", "aten.add.Scalar", "aten.mul.Tensor",
+    ]  # fmt: skip
+    assert all(op.attributes["origin"] == StringAttr("gelu") for op in tail)
+    assert loc(tail[-1]) == "mul_2"
+    assert shape(g.func.body.block.last_op.operands[0]) == ([8, 64], "f32")
+
+
+def test_mlp_through_make_fx():
+    # make_fx of a module reads the parameters through get_attr: they become trailing arguments.
+    model = MLP()
+    g = imported(model, torch.randn(8, 32))
+    assert g.arg_names[0] == "arg0_1" and len(g.constants) == 10
+    assert g.arg_names[1:] == list(g.constants) == [f"_param_constant{i}" for i in range(10)]
+    assert torch.equal(g.constants["_param_constant0"], model.fc1.weight)
+    assert sum(op.attributes.get("origin") == StringAttr("gelu") for op in ops(g)) == 5
+
+
+def test_export_buffers_and_tensor_constants():
+    class M(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("scale", torch.full((32,), 2.0))
+
+        def forward(self, x):
+            return x * self.scale + torch.tensor(1.0)
+
+    g = import_exported(torch.export.export(M(), (X,)))
+    check_round_trip(g.module)
+    assert g.arg_names[0] == "b_scale" and g.arg_names[-1] == "x"
+    assert set(g.lifted) == set(g.arg_names[:-1])
+
+
+# -- errors ----------------------------------------------------------------------------------
+
+
+def test_call_module_is_unsupported():
+    gm = torch.fx.symbolic_trace(nn.Sequential(nn.ReLU()))
+    for node in gm.graph.nodes:
+        node.meta["val"] = X
+    with pytest.raises(UnsupportedGraph, match=r"node '_0' \(call_module 0\): not an aten op"):
+        import_graph(gm)
+
+
+def test_non_aten_target_is_unsupported():
+    gm = torch.fx.symbolic_trace(lambda x: torch.relu(x))
+    for node in gm.graph.nodes:
+        node.meta["val"] = X
+    with pytest.raises(UnsupportedGraph, match=r"node 'relu' \(torch.relu\): only aten ops"):
+        import_graph(gm)
+
+
+def test_dynamic_shapes_are_unsupported():
+    with fx_traceback.preserve_node_meta():
+        gm = make_fx(lambda x: x * 2, tracing_mode="symbolic")(X)
+    with pytest.raises(UnsupportedGraph, match=r"node 'x_1' \(placeholder\): dynamic shapes"):
+        import_graph(gm)
+
+
+def test_in_place_ops_are_unsupported():
+    with pytest.raises(UnsupportedGraph, match=r"node 'add_' \(aten.add_.Tensor\): in-place"):
+        import_graph(trace(lambda x: x.add_(1), X.clone()))
+
+
+def test_getitem_on_a_tensor_is_unsupported():
+    graph = torch.fx.Graph()
+    x = graph.placeholder("x")
+    x.meta["val"] = X
+    item = graph.call_function(operator.getitem, (x, 0))
+    graph.output((item,))
+    with pytest.raises(
+        UnsupportedGraph, match=r"node 'getitem' \(getitem\): getitem on a single value"
+    ):
+        import_graph(torch.fx.GraphModule({}, graph))
