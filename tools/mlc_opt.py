@@ -41,14 +41,18 @@ SPLIT_MARKER = "// -----"
 
 
 class _PassAction(argparse.Action):
-    """Appends (pass spec) to the shared, ordered pipeline list."""
+    """Appends a pass spec to the shared, ordered pipeline list (`pass_name=None` for -p)."""
+
+    def __init__(self, *args, pass_name: str | None = None, **kwargs):  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.pass_name = pass_name
 
     def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[override]
         pipeline = getattr(namespace, "pipeline", None) or []
-        if self.const == "-p":
+        if self.pass_name is None:
             pipeline.append(values)
         else:
-            pipeline.append(self.const + _options_in_braces(values))
+            pipeline.append(self.pass_name + _options_in_braces(values))
         namespace.pipeline = pipeline
 
 
@@ -89,10 +93,10 @@ def build_arg_parser() -> argparse.ArgumentParser:
     )
     ap.add_argument("input", nargs="?", default="-", help="input file (default: stdin)")
     ap.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
-    ap.add_argument("-p", "--passes", action=_PassAction, const="-p", dest="pipeline",
+    ap.add_argument("-p", "--passes", action=_PassAction, dest="pipeline",
                     metavar="PIPELINE", help="comma-separated passes, e.g. 'lower-aten,inline'")
     for name in PASSES:
-        ap.add_argument(f"--{name}", action=_PassAction, const=name, nargs="?", dest="pipeline",
+        ap.add_argument(f"--{name}", action=_PassAction, pass_name=name, nargs="?", dest="pipeline",
                         metavar="OPTIONS", help=argparse.SUPPRESS)
     ap.add_argument("--print-ir-after-all", action="store_true",
                     help="print the IR after every pass to stderr")

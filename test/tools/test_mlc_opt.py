@@ -171,3 +171,14 @@ def test_startup_is_fast() -> None:
         capture_output=True, text=True, check=True,
     )
     assert proc.stdout.strip() == "False", "mlc-opt must not import torch or triton"
+
+
+def test_pass_flags_with_and_without_options() -> None:
+    from mlc.passes.registry import PASSES
+
+    name = next(iter(PASSES))
+    assert mlc_opt(str(SAMPLE), "-p", "") [0] == 0
+    code, _, err = mlc_opt(f"--{name}", stdin="builtin.module {\n}\n")
+    assert "not found in expected arguments" not in err, err
+    code, _, err = mlc_opt(f"--{name}=no-such-option=1", stdin="builtin.module {\n}\n")
+    assert code == 1 and "no_such_option" in err

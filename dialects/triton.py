@@ -1,0 +1,1011 @@
+"""The `triton` dialect: GPU kernels at the level of `triton.language`, and the host wrapper.
+
+Produced by `--convert-to-triton`, printed as a Python module by `mlc-translate --emit-python`.
+A module holds `triton.kernel`s (one per fused group; Inductor's `@triton.jit` functions) and one
+`triton.wrapper` (Inductor's `call(args)`): allocations, launches, extern calls, views, frees.
+
+    triton.kernel @triton_poi_fused_gelu_0 pointwise(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 512 origins ["gelu"] configs [#triton.config<XBLOCK = 256, num_warps = 4, num_stages = 1>, #triton.config<XBLOCK = 128, num_warps = 4, num_stages = 1>] {
+      triton.index x0 = ModularIndexing(xindex, 1, 64)
+      triton.index x1 = FloorDiv(xindex, 64)
+      %0 = triton.load %in_ptr0[x0 + 64*x1] mask xmask : f32
+      %1 = arith.constant 5.000000e-01 : f32
+      %2 = arith.mulf %0, %1 : f32
+      %3 = math.erf %2 : f32
+      triton.store %out_ptr0[x0 + 64*x1], %3 mask xmask : f32
+    }
+    triton.wrapper @call {
+      triton.input "arg0_1" #buffer.layout<[8, 64], [64, 1], f32>
+      triton.alloc "buf0" #buffer.layout<[8, 64], [64, 1], f32>
+      triton.launch @triton_poi_fused_gelu_0(@arg0_1, @buf0) xnumel 512
+      triton.extern "buf1" = "mm.default" {args = [@buf0, @buf2]} : #buffer.layout<[8, 8], [8, 1], f32>
+      triton.view "buf2" = @buf0 #buffer.layout<[64, 8], [1, 64], f32>
+      triton.free @buf0
+      triton.return @buf1
+    }
+
+Kernel bodies are tile programs written with scalar types. Every value is a block of its type
+whose shape the kernel kind implies -- `[XBLOCK]` for `pointwise` (`[XBLOCK, R0_BLOCK]` and
+`[XBLOCK, 1]` for the reduction kinds to come) -- so `arith`/`math` ops are reused unchanged:
+`%2 = arith.mulf %0, %1 : f32` is `tmp2 = tmp0 * tmp1`. The kernel defines, implicitly,
+`xoffset = program_id(0) * XBLOCK`, `xindex = xoffset + arange(0, XBLOCK)` and
+`xmask = xindex < xnumel` (later `r0_index`, `r0_mask`, with `r0_numel`). `triton.index` names
+derived index symbols (`x0 = xindex % 64`); loads, stores and `triton.expr` use sym expressions
+over them. Block sizes are not in the IR: `configs` are the launch configurations the runtime may
+autotune over; the grid is `(cdiv(xnumel, XBLOCK),)`.
+
+Invariants the verifier checks: kernel arguments are named `%<identifier>` pointers
+(`!triton.ptr<dtype>`), unique; the body holds only triton body ops, `arith` and `math`; an index
+symbol is defined once, from the implicit ones, size symbols (`s0`) or earlier index symbols, and
+used only after its definition; a load's result and a store's value have the pointer's element
+type; mask names exist for the kernel kind; `other` needs a mask. In the wrapper: every buffer
+name is defined once and referenced only after its definition and before it is freed; a launch
+names a kernel of the module with one buffer per pointer, of the pointer's dtype, and the
+kernel's numels; the wrapper ends with `triton.return`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Sequence
+
+import sympy
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FloatAttr,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    SymbolRefAttr,
+    AnyFloat,
+    i1,
+)
+from xdsl.ir import Attribute, Block, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import AttrParser, Parser
+from xdsl.printer import Printer
+from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, Pure, SymbolOpInterface
+from xdsl.utils.exceptions import VerifyException
+
+from mlc.dialects.buffer import LayoutAttr
+from mlc.dialects.loops import is_size_symbol
+from mlc.dialects.sym import ExprAttr, expr_str, free_symbol_names, parse_expr
+
+KERNEL_KINDS = ("pointwise", "reduction", "persistent_reduction")
+# Symbols and masks a kernel of each kind defines implicitly.
+_REDUCTION_INDICES, _REDUCTION_MASKS = ("xindex", "r0_index"), ("xmask", "r0_mask")
+IMPLICIT_INDICES = {"pointwise": ("xindex",), "reduction": _REDUCTION_INDICES, "persistent_reduction": _REDUCTION_INDICES}
+MASK_NAMES = {"pointwise": ("xmask",), "reduction": _REDUCTION_MASKS, "persistent_reduction": _REDUCTION_MASKS}
+# Names the emitted Python defines itself; an index symbol may not shadow them.
+RESERVED = {"xoffset", "xindex", "xmask", "xnumel", "XBLOCK"} | {
+    "r0_offset", "r0_index", "r0_mask", "r0_numel", "R0_BLOCK", "r0_base"}
+BLOCK_NAMES = ("XBLOCK", "YBLOCK", "R0_BLOCK")
+EVICTION_POLICIES = ("evict_first", "evict_last")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _blame(op: Operation, message: str) -> VerifyException:
+    """A verifier error about a child op; tools point at `e.op` (the container is reported otherwise)."""
+    error = VerifyException(message)
+    error.op = op  # type: ignore[attr-defined]
+    return error
+
+# ---------------------------------------------------------------------------------------------
+# Types and attributes
+
+
+@irdl_attr_definition
+class PtrType(ParametrizedAttribute, TypeAttribute):
+    """`!triton.ptr<f32>`: a kernel argument pointing at a buffer of that element type."""
+
+    name = "triton.ptr"
+    pointee: TypeAttribute
+
+    def verify(self) -> None:
+        if not isinstance(self.pointee, (IntegerType, AnyFloat)):
+            raise VerifyException(f"!triton.ptr: pointee must be an integer or float type, got {self.pointee}")
+
+
+@irdl_attr_definition
+class ConfigAttr(ParametrizedAttribute):
+    """`#triton.config<XBLOCK = 1024, num_warps = 4, num_stages = 1>`: one launch configuration
+    (triton.Config): block sizes (powers of two) then warps and pipeline stages."""
+
+    name = "triton.config"
+    blocks: DictionaryAttr
+    num_warps: IntAttr
+    num_stages: IntAttr
+
+    def __init__(self, blocks: dict[str, int], num_warps: int, num_stages: int = 1):
+        sizes = DictionaryAttr({k: IntAttr(v) for k, v in blocks.items()})
+        super().__init__(sizes, IntAttr(num_warps), IntAttr(num_stages))
+
+    @property
+    def block_sizes(self) -> dict[str, int]:
+        return {k: v.data for k, v in self.blocks.data.items()}  # type: ignore[attr-defined]
+
+    def verify(self) -> None:
+        for key, value in self.blocks.data.items():
+            if key not in BLOCK_NAMES:
+                raise VerifyException(
+                    f"#triton.config: unknown block size '{key}' (expected one of {', '.join(BLOCK_NAMES)})"
+                )
+            if not isinstance(value, IntAttr) or value.data < 1 or value.data & (value.data - 1):
+                raise VerifyException(f"#triton.config: {key} must be a power of two, got {value}")
+        warps = self.num_warps.data
+        if warps < 1 or warps & (warps - 1) or warps > 32:
+            raise VerifyException(f"#triton.config: num_warps must be a power of two <= 32, got {warps}")
+        if self.num_stages.data < 1:
+            raise VerifyException(f"#triton.config: num_stages must be positive, got {self.num_stages.data}")
+
+    def print_parameters(self, printer: Printer) -> None:
+        items = [f"{k} = {v}" for k, v in self.block_sizes.items()]
+        items += [f"num_warps = {self.num_warps.data}", f"num_stages = {self.num_stages.data}"]
+        printer.print_string("<" + ", ".join(items) + ">")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        def item() -> tuple[str, int]:
+            key = parser.parse_identifier("config key")
+            parser.parse_punctuation("=")
+            return key, parser.parse_integer(allow_boolean=False, allow_negative=False)
+
+        pos = parser.pos
+        items = parser.parse_comma_separated_list(parser.Delimiter.ANGLE, item)
+        values = dict(items)
+        if len(values) != len(items) or "num_warps" not in values or "num_stages" not in values:
+            parser.raise_error("#triton.config needs distinct keys, num_warps and num_stages", pos, parser.pos)
+        warps, stages = values.pop("num_warps"), values.pop("num_stages")
+        try:
+            return list(cls(values, warps, stages).parameters)
+        except VerifyException as e:  # report it at the attribute, with a position
+            parser.raise_error(str(e), pos, parser.pos)
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernels
+
+
+def _print_names(printer: Printer, names: Sequence[str]) -> None:
+    printer.print_string(", ".join(f"@{n}" for n in names))
+
+
+def _parse_ref_list(parser: Parser) -> list[str]:
+    """`@a, @b, ...` (possibly empty)."""
+    names: list[str] = []
+    if (first := parser.parse_optional_symbol_name()) is not None:
+        names.append(first.data)
+        while parser.parse_optional_punctuation(","):
+            names.append(parser.parse_symbol_name().data)
+    return names
+
+
+def _refs(names: Sequence[str]) -> ArrayAttr:
+    return ArrayAttr([SymbolRefAttr(n) for n in names])
+
+
+def _ref_names(refs: ArrayAttr) -> list[str]:
+    return [r.root_reference.data for r in refs.data]  # type: ignore[attr-defined]
+
+
+def _print_numels(printer: Printer, xnumel: ExprAttr, r0_numel: ExprAttr | None) -> None:
+    printer.print_string(f" xnumel {expr_str(xnumel.expr)}")
+    if r0_numel is not None:
+        printer.print_string(f" r0_numel {expr_str(r0_numel.expr)}")
+
+
+def _parse_numels(parser: Parser) -> tuple[ExprAttr, ExprAttr | None]:
+    parser.parse_keyword("xnumel")
+    xnumel = ExprAttr(parse_expr(parser))
+    r0_numel = ExprAttr(parse_expr(parser)) if parser.parse_optional_keyword("r0_numel") else None
+    return xnumel, r0_numel
+
+
+@irdl_op_definition
+class KernelOp(IRDLOperation):
+    """A `@triton.jit` kernel: name, kind, pointer arguments, numels, origins, launch configs.
+
+    The body is one block of tile ops (no terminator); the block arguments are the pointers,
+    named as the kernel's Python parameters (`%in_ptr0`, `%out_ptr0`)."""
+
+    name = "triton.kernel"
+    sym_name = prop_def(StringAttr)
+    kind = prop_def(StringAttr)
+    xnumel = prop_def(ExprAttr)
+    r0_numel = opt_prop_def(ExprAttr)
+    origins = opt_prop_def(ArrayAttr)
+    configs = opt_prop_def(ArrayAttr)
+    body = region_def("single_block")
+    traits = traits_def(IsolatedFromAbove(), NoTerminator(), SymbolOpInterface())
+
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        xnumel: sympy.Expr | int,
+        body: Region,
+        r0_numel: sympy.Expr | int | None = None,
+        origins: Sequence[str] = (),
+        configs: Sequence[ConfigAttr] = (),
+    ):
+        props: dict[str, Attribute] = {"sym_name": StringAttr(name), "kind": StringAttr(kind), "xnumel": ExprAttr(xnumel)}
+        if r0_numel is not None:
+            props["r0_numel"] = ExprAttr(r0_numel)
+        if origins:
+            props["origins"] = ArrayAttr([StringAttr(o) for o in origins])
+        if configs:
+            props["configs"] = ArrayAttr(list(configs))
+        super().__init__(properties=props, regions=[body])
+
+    @property
+    def kernel_kind(self) -> str:
+        return self.kind.data
+
+    @property
+    def arg_names(self) -> list[str]:
+        return [a.name_hint or f"arg{i}" for i, a in enumerate(self.body.block.args)]
+
+    @property
+    def origin_names(self) -> list[str]:
+        return [o.data for o in self.origins.data] if self.origins is not None else []  # type: ignore[attr-defined]
+
+    @property
+    def config_list(self) -> list[ConfigAttr]:
+        return list(self.configs.data) if self.configs is not None else []  # type: ignore[arg-type]
+
+    def verify_(self) -> None:
+        kind = self.kernel_kind
+        if kind not in KERNEL_KINDS:
+            raise VerifyException(f"triton.kernel: unknown kind '{kind}' (expected one of {', '.join(KERNEL_KINDS)})")
+        if (self.r0_numel is not None) != (kind != "pointwise"):
+            raise VerifyException(f"triton.kernel: a {kind} kernel {'needs' if kind != 'pointwise' else 'takes no'} r0_numel")
+        seen: set[str] = set()
+        for arg in self.body.block.args:
+            if not isinstance(arg.type, PtrType):
+                raise VerifyException(f"triton.kernel: arguments are !triton.ptr, got {arg.type}")
+            if arg.name_hint is None or not _IDENT.match(arg.name_hint) or arg.name_hint in RESERVED:
+                raise VerifyException("triton.kernel: arguments need a name usable in Python (%in_ptr0, %out_ptr0, ...)")
+            if arg.name_hint in seen:
+                raise VerifyException(f"triton.kernel: argument %{arg.name_hint} appears twice")
+            seen.add(arg.name_hint)
+        for c in self.config_list:
+            if not isinstance(c, ConfigAttr):
+                raise VerifyException(f"triton.kernel: configs are #triton.config, got {c}")
+        for op in self.body.block.ops:
+            dialect = op.name.split(".")[0]
+            if dialect == "triton" and not isinstance(op, KernelBodyOp) or dialect not in ("triton", "arith", "math"):
+                raise _blame(op, f"triton.kernel: {op.name} cannot appear in a kernel body")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(f" {self.kernel_kind}(")
+        for i, arg in enumerate(self.body.block.args):
+            if i:
+                printer.print_string(", ")
+            printer.print_ssa_value(arg)
+            printer.print_string(": ")
+            printer.print_attribute(arg.type)
+        printer.print_string(")")
+        _print_numels(printer, self.xnumel, self.r0_numel)
+        if self.origins is not None:
+            printer.print_string(" origins [")
+            printer.print_list(self.origins.data, printer.print_attribute)
+            printer.print_string("]")
+        if self.configs is not None:
+            printer.print_string(" configs [")
+            printer.print_list(self.configs.data, printer.print_attribute)
+            printer.print_string("]")
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> KernelOp:
+        name = parser.parse_symbol_name().data
+        kind = parser.parse_identifier("kernel kind")
+        args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
+        xnumel, r0_numel = _parse_numels(parser)
+        origins: list[str] = []
+        if parser.parse_optional_keyword("origins"):
+            origins = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_str_literal)
+        configs: list[Attribute] = []
+        if parser.parse_optional_keyword("configs"):
+            configs = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_attribute)
+        body = parser.parse_region(args)
+        if not body.blocks:
+            body.add_block(Block(arg_types=[a.type for a in args]))
+        r0 = None if r0_numel is None else r0_numel.expr
+        op = cls(name, kind, xnumel.expr, body, r0, origins, configs)  # type: ignore[arg-type]
+        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
+            op.attributes |= attrs.data
+        return op
+
+
+class KernelBodyOp(IRDLOperation):
+    """An op of a kernel body; its index expressions may use the kernel's index symbols."""
+
+    def kernel(self) -> KernelOp:
+        parent = self.parent_op()
+        while parent is not None and not isinstance(parent, KernelOp):
+            parent = parent.parent_op()  # reduction loops will nest body ops in regions
+        if parent is None:
+            raise VerifyException(f"{self.name} must be inside triton.kernel")
+        return parent
+
+    def _verify_symbols(self, exprs: Sequence[sympy.Expr]) -> KernelOp:
+        """Every symbol is implicit for the kernel kind, a size symbol, or an earlier triton.index."""
+        kernel = self.kernel()
+        allowed = set(IMPLICIT_INDICES.get(kernel.kernel_kind, ()))
+        for op in kernel.body.walk():
+            if op is self:
+                break
+            if isinstance(op, IndexOp):
+                allowed.add(op.var.data)
+        for e in exprs:
+            for name in sorted(free_symbol_names(e)):
+                if name not in allowed and not is_size_symbol(name):
+                    raise VerifyException(
+                        f"{self.name}: index symbol '{name}' is not defined here "
+                        f"(available: {', '.join(sorted(allowed))})"
+                    )
+        return kernel
+
+
+@irdl_op_definition
+class IndexOp(KernelBodyOp):
+    """Name an index symbol: `triton.index x0 = ModularIndexing(xindex, 1, 64)` (`x0 = xindex % 64`)."""
+
+    name = "triton.index"
+    var = prop_def(StringAttr)
+    expr = prop_def(ExprAttr)
+
+    def __init__(self, var: str, expr: sympy.Expr | int):
+        super().__init__(properties={"var": StringAttr(var), "expr": ExprAttr(expr)})
+
+    def verify_(self) -> None:
+        var = self.var.data
+        if not _IDENT.match(var) or var in RESERVED or is_size_symbol(var):
+            raise VerifyException(f"triton.index: '{var}' cannot name an index symbol")
+        kernel = self._verify_symbols([self.expr.expr])
+        for op in kernel.body.walk():
+            if op is self:
+                break
+            if isinstance(op, IndexOp) and op.var.data == var:
+                raise VerifyException(f"triton.index: '{var}' is defined twice")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.var.data} = {expr_str(self.expr.expr)}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IndexOp:
+        var = parser.parse_identifier("index symbol")
+        parser.parse_punctuation("=")
+        return cls(var, parse_expr(parser))
+
+
+def _print_mask(printer: Printer, names: ArrayAttr | None, value: SSAValue | None) -> None:
+    parts = [n.data for n in names.data] if names is not None else []  # type: ignore[attr-defined]
+    if not parts and value is None:
+        return
+    printer.print_string(" mask " + ", ".join(parts))
+    if value is not None:
+        printer.print_string(", " if parts else "")
+        printer.print_ssa_value(value)
+
+
+def _parse_mask(parser: Parser) -> tuple[list[str], SSAValue | None]:
+    """`mask xmask`, `mask %m`, `mask xmask, %m`: all must hold (Python `xmask & tmp3`)."""
+    names: list[str] = []
+    value: SSAValue | None = None
+    if not parser.parse_optional_keyword("mask"):
+        return names, value
+    while True:
+        if (operand := parser.parse_optional_unresolved_operand()) is not None:
+            value = parser.resolve_operand(operand, i1)
+            break  # the SSA mask comes last
+        names.append(parser.parse_identifier("mask name"))
+        if not parser.parse_optional_punctuation(","):
+            break
+    return names, value
+
+
+def _verify_mask(op: KernelBodyOp, kernel: KernelOp, names: ArrayAttr | None) -> None:
+    valid = MASK_NAMES.get(kernel.kernel_kind, ())
+    for n in names.data if names is not None else []:
+        if n.data not in valid:  # type: ignore[attr-defined]
+            raise VerifyException(
+                f"{op.name}: unknown mask '{n.data}' in a {kernel.kernel_kind} kernel "  # type: ignore[attr-defined]
+                f"(known: {', '.join(valid)})"
+            )
+
+
+def _verify_pointer(op: Operation, ptr: SSAValue, elem: Attribute, what: str) -> None:
+    if not isinstance(ptr.type, PtrType):
+        raise VerifyException(f"{op.name}: expected a !triton.ptr, got {ptr.type}")
+    if ptr.type.pointee != elem:
+        raise VerifyException(f"{op.name}: {what} {elem} does not match the pointer's {ptr.type.pointee}")
+
+
+def _mask_names_attr(names: Sequence[str]) -> dict[str, Attribute]:
+    return {"mask_names": ArrayAttr([StringAttr(n) for n in names])} if names else {}
+
+
+def _parse_other(parser: Parser) -> int | float:
+    """A number, or `inf`, `-inf`, `nan`."""
+    negative = parser.parse_optional_punctuation("-") is not None
+    if parser.parse_optional_keyword("inf"):
+        return -math.inf if negative else math.inf
+    if not negative and parser.parse_optional_keyword("nan"):
+        return math.nan
+    value = parser.parse_number()
+    return -value if negative else value
+
+
+@irdl_op_definition
+class LoadOp(KernelBodyOp):
+    """`%v = triton.load %in_ptr0[x0 + 64*x1] mask xmask, %m other 0.0 evict_last : f32`.
+
+    `tl.load(in_ptr0 + (x0 + 64*x1), xmask & tmp3, other=0.0, eviction_policy='evict_last')`:
+    lanes where a mask is false read `other` (undefined without it) and touch no memory."""
+
+    name = "triton.load"
+    ptr = operand_def(PtrType)
+    mask = opt_operand_def(i1)
+    index = prop_def(ExprAttr)
+    mask_names = opt_prop_def(ArrayAttr)
+    other = opt_prop_def(Attribute)
+    eviction_policy = opt_prop_def(StringAttr)
+    result = result_def()
+    traits = traits_def(Pure())
+
+    def __init__(
+        self,
+        ptr: SSAValue,
+        index: sympy.Expr | int,
+        mask_names: Sequence[str] = (),
+        mask: SSAValue | None = None,
+        other: Attribute | None = None,
+        eviction_policy: str | None = None,
+    ):
+        props: dict[str, Attribute] = {"index": ExprAttr(index), **_mask_names_attr(mask_names)}
+        if other is not None:
+            props["other"] = other
+        if eviction_policy is not None:
+            props["eviction_policy"] = StringAttr(eviction_policy)
+        elem = ptr.type.pointee if isinstance(ptr.type, PtrType) else ptr.type
+        super().__init__(operands=[ptr, [mask] if mask is not None else []], properties=props, result_types=[elem])
+
+    @property
+    def masks(self) -> list[str]:
+        return [n.data for n in self.mask_names.data] if self.mask_names is not None else []  # type: ignore[attr-defined]
+
+    def verify_(self) -> None:
+        kernel = self._verify_symbols([self.index.expr])
+        _verify_pointer(self, self.ptr, self.result.type, "result type")
+        _verify_mask(self, kernel, self.mask_names)
+        if self.other is not None:
+            if not self.masks and self.mask is None:
+                raise VerifyException("triton.load: 'other' needs a mask")
+            if not isinstance(self.other, (IntegerAttr, FloatAttr)) or self.other.type != self.result.type:
+                raise VerifyException(f"triton.load: 'other' must be a {self.result.type} constant")
+        if self.eviction_policy is not None and self.eviction_policy.data not in EVICTION_POLICIES:
+            raise VerifyException(f"triton.load: unknown eviction policy '{self.eviction_policy.data}'")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.ptr)
+        printer.print_string(f"[{expr_str(self.index.expr)}]")
+        _print_mask(printer, self.mask_names, self.mask)
+        if isinstance(self.other, IntegerAttr):
+            printer.print_string(f" other {self.other.value.data}")
+        elif isinstance(self.other, FloatAttr):
+            value = self.other.value.data
+            printer.print_string(" other ")
+            if math.isfinite(value):
+                printer.print_float(value, self.other.type)  # type: ignore[arg-type]
+            else:  # the Python spellings, not MLIR's hex bit patterns
+                printer.print_string("nan" if math.isnan(value) else ("-inf" if value < 0 else "inf"))
+        elif self.other is not None:
+            printer.print_string(" other ")
+            printer.print_attribute(self.other)
+        if self.eviction_policy is not None:
+            printer.print_string(f" {self.eviction_policy.data}")
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadOp:
+        ptr = parser.parse_unresolved_operand()
+        parser.parse_punctuation("[")
+        index = parse_expr(parser)
+        parser.parse_punctuation("]")
+        names, mask = _parse_mask(parser)
+        other: int | float | None = None
+        if parser.parse_optional_keyword("other"):
+            other = _parse_other(parser)
+        policy = next((p for p in EVICTION_POLICIES if parser.parse_optional_keyword(p)), None)
+        parser.parse_punctuation(":")
+        elem = parser.parse_type()
+        other_attr: Attribute | None = None
+        if other is not None:
+            if isinstance(elem, AnyFloat):
+                other_attr = FloatAttr(float(other), elem)
+            elif isinstance(elem, IntegerType) and isinstance(other, int):
+                other_attr = IntegerAttr(other, elem)
+            else:
+                parser.raise_error(f"'other' {other} is not a {elem} constant")
+        ptr_value = parser.resolve_operand(ptr, PtrType(elem))
+        return cls(ptr_value, index, names, mask, other_attr, policy)
+
+
+@irdl_op_definition
+class StoreOp(KernelBodyOp):
+    """`triton.store %out_ptr0[x0 + 64*x1], %v mask xmask : f32` (`tl.store(out_ptr0 + (...), tmp5, xmask)`)."""
+
+    name = "triton.store"
+    ptr = operand_def(PtrType)
+    value = operand_def()
+    mask = opt_operand_def(i1)
+    index = prop_def(ExprAttr)
+    mask_names = opt_prop_def(ArrayAttr)
+
+    def __init__(
+        self,
+        ptr: SSAValue,
+        index: sympy.Expr | int,
+        value: SSAValue,
+        mask_names: Sequence[str] = (),
+        mask: SSAValue | None = None,
+    ):
+        super().__init__(
+            operands=[ptr, value, [mask] if mask is not None else []],
+            properties={"index": ExprAttr(index), **_mask_names_attr(mask_names)},
+        )
+
+    @property
+    def masks(self) -> list[str]:
+        return [n.data for n in self.mask_names.data] if self.mask_names is not None else []  # type: ignore[attr-defined]
+
+    def verify_(self) -> None:
+        kernel = self._verify_symbols([self.index.expr])
+        _verify_pointer(self, self.ptr, self.value.type, "stored type")
+        _verify_mask(self, kernel, self.mask_names)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.ptr)
+        printer.print_string(f"[{expr_str(self.index.expr)}], ")
+        printer.print_ssa_value(self.value)
+        _print_mask(printer, self.mask_names, self.mask)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StoreOp:
+        ptr = parser.parse_unresolved_operand()
+        parser.parse_punctuation("[")
+        index = parse_expr(parser)
+        parser.parse_punctuation("]")
+        parser.parse_punctuation(",")
+        value = parser.parse_unresolved_operand()
+        names, mask = _parse_mask(parser)
+        parser.parse_punctuation(":")
+        elem = parser.parse_type()
+        return cls(parser.resolve_operand(ptr, PtrType(elem)), index, parser.resolve_operand(value, elem), names, mask)
+
+
+@irdl_op_definition
+class ExprOp(KernelBodyOp):
+    """An index as a tile value: `%i = triton.expr x0 + 64*x1 : i64` (Inductor's `index_expr`)."""
+
+    name = "triton.expr"
+    expr = prop_def(ExprAttr)
+    result = result_def(IntegerType)
+    traits = traits_def(Pure())
+
+    def __init__(self, expr: sympy.Expr | int, result_type: Attribute):
+        super().__init__(properties={"expr": ExprAttr(expr)}, result_types=[result_type])
+
+    def verify_(self) -> None:
+        self._verify_symbols([self.expr.expr])
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {expr_str(self.expr.expr)} : ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ExprOp:
+        expr = parse_expr(parser)
+        parser.parse_punctuation(":")
+        return cls(expr, parser.parse_type())
+
+
+# ---------------------------------------------------------------------------------------------
+# The host wrapper
+
+
+class WrapperBodyOp(IRDLOperation):
+    """An op of `triton.wrapper`'s body: defines, references and frees named buffers."""
+
+    def defined_names(self) -> list[str]:
+        return []
+
+    def referenced_names(self) -> list[str]:
+        return []
+
+    def layout_of(self, name: str) -> LayoutAttr | None:
+        return None
+
+
+class _NamedLayoutOp(WrapperBodyOp):
+    buffer = prop_def(StringAttr)
+    layout = prop_def(LayoutAttr)
+    assembly_format = "$buffer qualified($layout) attr-dict"
+
+    def __init__(self, name: str, layout: LayoutAttr):
+        super().__init__(properties={"buffer": StringAttr(name), "layout": layout})
+
+    def defined_names(self) -> list[str]:
+        return [self.buffer.data]
+
+    def layout_of(self, name: str) -> LayoutAttr | None:
+        return self.layout
+
+
+@irdl_op_definition
+class InputOp(_NamedLayoutOp):
+    """A graph input, in argument order: `triton.input "arg0_1" #buffer.layout<...>` (the
+    emitter unpacks `args` in this order and may `assert_size_stride` it)."""
+
+    name = "triton.input"
+
+
+@irdl_op_definition
+class AllocOp(_NamedLayoutOp):
+    """`triton.alloc "buf0" #buffer.layout<[8, 64], [64, 1], f32>`: `buf0 = empty_strided(...)`."""
+
+    name = "triton.alloc"
+
+
+@irdl_op_definition
+class LaunchOp(WrapperBodyOp):
+    """`triton.launch @triton_poi_fused_gelu_0(@arg0_1, @buf0) xnumel 512`: one buffer per
+    kernel pointer, in order; `kernel.run(arg0_1, buf0, 512, ...)`, grid `cdiv(xnumel, XBLOCK)`."""
+
+    name = "triton.launch"
+    kernel = prop_def(SymbolRefAttr)
+    args = prop_def(ArrayAttr)
+    xnumel = prop_def(ExprAttr)
+    r0_numel = opt_prop_def(ExprAttr)
+
+    def __init__(
+        self, kernel: str, args: Sequence[str], xnumel: sympy.Expr | int, r0_numel: sympy.Expr | int | None = None
+    ):
+        props: dict[str, Attribute] = {"kernel": SymbolRefAttr(kernel), "args": _refs(args), "xnumel": ExprAttr(xnumel)}
+        if r0_numel is not None:
+            props["r0_numel"] = ExprAttr(r0_numel)
+        super().__init__(properties=props)
+
+    @property
+    def kernel_name(self) -> str:
+        return self.kernel.root_reference.data
+
+    @property
+    def arg_names(self) -> list[str]:
+        return _ref_names(self.args)
+
+    def referenced_names(self) -> list[str]:
+        return self.arg_names
+
+    def lookup_kernel(self) -> KernelOp | None:
+        wrapper = self.parent_op()
+        module = wrapper.parent_op() if wrapper is not None else None
+        if module is None:
+            return None
+        for op in module.regions[0].block.ops:
+            if isinstance(op, KernelOp) and op.sym_name.data == self.kernel_name:
+                return op
+        return None
+
+    def verify_(self) -> None:
+        kernel = self.lookup_kernel()
+        if kernel is None:
+            raise VerifyException(f"triton.launch: no triton.kernel @{self.kernel_name} in this module")
+        ptrs = kernel.body.block.args
+        if len(ptrs) != len(self.args):
+            raise VerifyException(
+                f"triton.launch: @{self.kernel_name} takes {len(ptrs)} pointers, got {len(self.args)} buffers"
+            )
+        for mine, theirs, what in ((self.xnumel, kernel.xnumel, "xnumel"), (self.r0_numel, kernel.r0_numel, "r0_numel")):
+            if (mine is None) != (theirs is None) or (
+                mine is not None and theirs is not None and not theirs.expr.free_symbols and mine.expr != theirs.expr
+            ):
+                raise VerifyException(f"triton.launch: {what} does not match @{self.kernel_name}'s")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" @{self.kernel_name}(")
+        _print_names(printer, self.arg_names)
+        printer.print_string(")")
+        _print_numels(printer, self.xnumel, self.r0_numel)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LaunchOp:
+        kernel = parser.parse_symbol_name().data
+        parser.parse_punctuation("(")
+        args = _parse_ref_list(parser)
+        parser.parse_punctuation(")")
+        xnumel, r0_numel = _parse_numels(parser)
+        return cls(kernel, args, xnumel.expr, None if r0_numel is None else r0_numel.expr)
+
+
+def _symbol_refs(attr: Attribute) -> Iterator[str]:
+    if isinstance(attr, SymbolRefAttr):
+        yield attr.root_reference.data
+    elif isinstance(attr, ArrayAttr):
+        for a in attr.data:
+            yield from _symbol_refs(a)
+    elif isinstance(attr, DictionaryAttr):
+        for a in attr.data.values():
+            yield from _symbol_refs(a)
+
+
+@irdl_op_definition
+class ExternOp(WrapperBodyOp):
+    """`triton.extern "buf1" = "mm.default" {args = [@buf0, @arg1_1]} : #buffer.layout<...>`:
+    an aten call at run time (`@name` = a buffer) defining its result buffers with these layouts
+    (the emitter may call an `out=` variant into an `empty_strided`, or restride the result)."""
+
+    name = "triton.extern"
+    buffers = prop_def(ArrayAttr)
+    layouts = prop_def(ArrayAttr)
+    overload = prop_def(StringAttr)
+    args = prop_def(ArrayAttr)
+    kwargs = opt_prop_def(DictionaryAttr)
+
+    def __init__(
+        self,
+        names: Sequence[str],
+        layouts: Sequence[LayoutAttr],
+        overload: str,
+        args: Sequence[Attribute],
+        kwargs: dict[str, Attribute] | None = None,
+    ):
+        props: dict[str, Attribute] = {
+            "buffers": ArrayAttr([StringAttr(n) for n in names]),
+            "layouts": ArrayAttr(list(layouts)),
+            "overload": StringAttr(overload),
+            "args": ArrayAttr(list(args)),
+        }
+        if kwargs:
+            props["kwargs"] = DictionaryAttr(kwargs)
+        super().__init__(properties=props)
+
+    def defined_names(self) -> list[str]:
+        return [n.data for n in self.buffers.data]  # type: ignore[attr-defined]
+
+    def referenced_names(self) -> list[str]:
+        return [*_symbol_refs(self.args), *(_symbol_refs(self.kwargs) if self.kwargs is not None else ())]
+
+    def layout_of(self, name: str) -> LayoutAttr | None:
+        index = self.defined_names().index(name)
+        layout = self.layouts.data[index] if index < len(self.layouts) else None
+        return layout if isinstance(layout, LayoutAttr) else None  # verify_ reports a bad one
+
+    def verify_(self) -> None:
+        if not self.buffers.data or len(self.buffers) != len(self.layouts):
+            raise VerifyException("triton.extern: needs one layout per buffer name")
+        for layout in self.layouts.data:
+            if not isinstance(layout, LayoutAttr):
+                raise VerifyException(f"triton.extern: {layout} is not a #buffer.layout")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_list(self.buffers.data, printer.print_attribute)
+        printer.print_string(" = ")
+        printer.print_string_literal(self.overload.data)
+        props: dict[str, Attribute] = {"args": self.args}
+        if self.kwargs is not None:
+            props["kwargs"] = self.kwargs
+        printer.print_string(" ")
+        printer.print_attr_dict(props)
+        printer.print_string(" : ")
+        printer.print_list(self.layouts.data, printer.print_attribute)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ExternOp:
+        names = [parser.parse_str_literal()]
+        while parser.parse_optional_punctuation(","):
+            names.append(parser.parse_str_literal())
+        parser.parse_punctuation("=")
+        overload = parser.parse_str_literal()
+        pos = parser.pos
+        props = parser.parse_optional_attr_dict()
+        if not isinstance(props.get("args"), ArrayAttr) or set(props) - {"args", "kwargs"}:
+            parser.raise_error("triton.extern needs {args = [...]} and optionally kwargs", pos, parser.pos)
+        parser.parse_punctuation(":")
+        layouts = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_attribute)
+        kwargs = props.get("kwargs")
+        kwargs_data = kwargs.data if isinstance(kwargs, DictionaryAttr) else None
+        return cls(names, layouts, overload, props["args"].data, kwargs_data)  # type: ignore[arg-type]
+
+
+@irdl_op_definition
+class ViewOp(WrapperBodyOp):
+    """`triton.view "buf3" = @buf0 #buffer.layout<...>`: `reinterpret_tensor(buf0, size, stride, offset)`."""
+
+    name = "triton.view"
+    buffer = prop_def(StringAttr)
+    source = prop_def(SymbolRefAttr)
+    layout = prop_def(LayoutAttr)
+    assembly_format = "$buffer `=` $source qualified($layout) attr-dict"
+
+    def __init__(self, name: str, source: str, layout: LayoutAttr):
+        super().__init__(properties={"buffer": StringAttr(name), "source": SymbolRefAttr(source), "layout": layout})
+
+    def defined_names(self) -> list[str]:
+        return [self.buffer.data]
+
+    def referenced_names(self) -> list[str]:
+        return [self.source.root_reference.data]
+
+    def layout_of(self, name: str) -> LayoutAttr | None:
+        return self.layout
+
+
+@irdl_op_definition
+class FreeOp(WrapperBodyOp):
+    """`triton.free @buf0, @buf2`: `del buf0, buf2` after their last use."""
+
+    name = "triton.free"
+    names = prop_def(ArrayAttr)
+
+    def __init__(self, names: Sequence[str]):
+        super().__init__(properties={"names": _refs(names)})
+
+    @property
+    def freed(self) -> list[str]:
+        return _ref_names(self.names)
+
+    def referenced_names(self) -> list[str]:
+        return self.freed
+
+    def verify_(self) -> None:
+        if not self.names.data:
+            raise VerifyException("triton.free: nothing to free")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        _print_names(printer, self.freed)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FreeOp:
+        return cls(_parse_ref_list(parser))
+
+
+@irdl_op_definition
+class ReturnOp(WrapperBodyOp):
+    """`triton.return @buf5, @arg0_1`: the graph outputs, in order; ends the wrapper."""
+
+    name = "triton.return"
+    outputs = prop_def(ArrayAttr)
+    traits = traits_def(IsTerminator())
+
+    def __init__(self, names: Sequence[str]):
+        super().__init__(properties={"outputs": _refs(names)})
+
+    @property
+    def output_names(self) -> list[str]:
+        return _ref_names(self.outputs)
+
+    def referenced_names(self) -> list[str]:
+        return self.output_names
+
+    def print(self, printer: Printer) -> None:
+        if self.outputs.data:
+            printer.print_string(" ")
+            _print_names(printer, self.output_names)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReturnOp:
+        return cls(_parse_ref_list(parser))
+
+
+@irdl_op_definition
+class WrapperOp(IRDLOperation):
+    """The host function `call(args)`: inputs, allocations, launches, extern calls, views, frees,
+    in program order, ending with `triton.return`."""
+
+    name = "triton.wrapper"
+    sym_name = prop_def(StringAttr)
+    body = region_def("single_block")
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
+
+    def __init__(self, name: str, body: Region):
+        super().__init__(properties={"sym_name": StringAttr(name)}, regions=[body])
+
+    def input_names(self) -> list[str]:
+        return [op.buffer.data for op in self.body.block.ops if isinstance(op, InputOp)]
+
+    def output_names(self) -> list[str]:
+        last = self.body.block.last_op
+        return last.output_names if isinstance(last, ReturnOp) else []
+
+    def layouts(self) -> dict[str, LayoutAttr]:
+        """Every buffer name the wrapper defines, with its layout."""
+        out: dict[str, LayoutAttr] = {}
+        for op in self.body.block.ops:
+            if isinstance(op, WrapperBodyOp):
+                for name in op.defined_names():
+                    out[name] = op.layout_of(name)  # type: ignore[assignment]
+        return out
+
+    def verify_(self) -> None:
+        if self.body.block.args:
+            raise VerifyException("triton.wrapper: the body takes no block arguments")
+        if not isinstance(self.body.block.last_op, ReturnOp):
+            raise VerifyException("triton.wrapper must end with triton.return")
+        live: dict[str, LayoutAttr | None] = {}
+        dead: set[str] = set()
+        past_inputs = False
+        for op in self.body.block.ops:
+            if not isinstance(op, WrapperBodyOp):
+                raise _blame(op, f"triton.wrapper: {op.name} cannot appear in the wrapper")
+            if isinstance(op, InputOp) and past_inputs:
+                raise _blame(op, "triton.input: inputs come first in the wrapper")
+            past_inputs = past_inputs or not isinstance(op, InputOp)
+            for ref in op.referenced_names():
+                if ref not in live:
+                    why = "already freed" if ref in dead else "not defined before this use"
+                    raise _blame(op, f"{op.name}: buffer '{ref}' is {why}")
+            if isinstance(op, LaunchOp) and (kernel := op.lookup_kernel()) is not None:
+                for arg, ptr in zip(op.arg_names, kernel.body.block.args):
+                    layout = live[arg]
+                    dtype = layout.dtype if layout is not None else None
+                    if isinstance(ptr.type, PtrType) and dtype is not None and ptr.type.pointee != dtype:
+                        raise _blame(
+                            op,
+                            f"triton.launch: buffer '{arg}' holds {dtype} but %{ptr.name_hint} of "
+                            f"@{op.kernel_name} points to {ptr.type.pointee}",
+                        )
+            if isinstance(op, FreeOp):
+                for name in op.freed:
+                    dead.add(name)
+                    del live[name]
+            for name in op.defined_names():
+                if name in live or name in dead:
+                    raise _blame(op, f"{op.name}: buffer '{name}' is defined twice")
+                live[name] = op.layout_of(name)  # type: ignore[assignment]
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WrapperOp:
+        name = parser.parse_symbol_name().data
+        return cls(name, parser.parse_region())
+
+
+Triton = Dialect(
+    "triton",
+    [KernelOp, IndexOp, LoadOp, StoreOp, ExprOp]
+    + [WrapperOp, InputOp, AllocOp, LaunchOp, ExternOp, ViewOp, FreeOp, ReturnOp],
+    [PtrType, ConfigAttr],
+)

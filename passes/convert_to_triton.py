@@ -1,0 +1,435 @@
+"""Turn a buffer.graph into Triton kernels and the host wrapper that launches them.
+
+Each `buffer.fused` group, and each `buffer.computed` outside one, becomes one pointwise
+`triton.kernel` over `xnumel` = the product of its ranges; the graph becomes `triton.wrapper @call`
+(Inductor's `TritonScheduling.codegen_node` + `PythonWrapperCodegen`).
+
+Before:
+    buffer.graph @forward {
+      buffer.input "arg0_1" #buffer.layout<[8, 64], [64, 1], f32>
+      buffer.computed "buf0" #buffer.layout<[8, 64], [64, 1], f32> ranges [8, 64] origins ["gelu"] {
+        %0 = buffer.load @arg0_1[i1 + 64*i0] : f32
+        %1 = math.erf %0 : f32
+        buffer.store @buf0[i1 + 64*i0], %1 : f32 }
+      buffer.output @buf0 }
+After:
+    triton.kernel @triton_poi_fused_gelu_0 pointwise(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 512 origins ["gelu"] configs [...] {
+      triton.index x0 = ModularIndexing(xindex, 1, 64)
+      triton.index x1 = FloorDiv(xindex, 64)
+      %0 = triton.load %in_ptr0[x0 + 64*x1] mask xmask : f32
+      %1 = math.erf %0 : f32
+      triton.store %out_ptr0[x0 + 64*x1], %1 mask xmask : f32 }
+    triton.wrapper @call {
+      triton.input "arg0_1" #buffer.layout<[8, 64], [64, 1], f32>
+      triton.alloc "buf0" #buffer.layout<[8, 64], [64, 1], f32>
+      triton.launch @triton_poi_fused_gelu_0(@arg0_1, @buf0) xnumel 512
+      triton.return @buf0 }
+
+Rules (Inductor's, `reference/inductor-rules.md` section 6):
+- Index symbols: `xindex` is split into one symbol per dimension of size > 1, innermost first
+  (`x0 = xindex % 64`, `x1 = xindex // 64`; the outermost needs no modulo; one dimension is
+  `xindex` itself); a node's `i_k` is replaced by its dimension's symbol, size-1 dims by 0.
+- Masks: every load and store carries `xmask` unless xnumel is 1 or a multiple of the largest
+  XBLOCK (4096); a load with its own mask also gets `other=0`. Loads that broadcast (use fewer
+  elements than xnumel) or are not coalesced (no unit stride along xindex) get `evict_last`.
+- Pointers: `in_ptr0, in_ptr1, ...` for buffers read, `out_ptr0, ...` for buffers written, each in
+  order of first use; a view is read through its root storage (its index already has the offset).
+  A buffer written and read only inside one kernel, and not a graph output, is neither stored nor
+  allocated; a read of a value stored earlier in the same kernel reuses it.
+- Names: `triton_poi_fused_<sorted unique origins joined by _>_<n>`, n counting distinct kernels;
+  a kernel identical to an earlier one (all but name and origins) is not emitted again: its
+  launch names the earlier kernel (Inductor's `src_to_kernel`).
+- Configs: Inductor's `pointwise` heuristic: `bs = max(256, min(numel // 128, 1024))`, configs
+  (bs, 256 elements/warp) and (bs // 2, 64 elements/warp), adjusted by `triton_config`;
+  one config with `autotune-pointwise=false`.
+- Wrapper: inputs, then in graph order `triton.alloc` + `triton.launch` per kernel,
+  `triton.extern`, `triton.view`; `triton.free` after a buffer's last use (not inputs, not
+  outputs); `triton.return` the outputs.
+
+Reductions are not supported yet: a reduction node fails the pass, naming the node.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import sympy
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, ModuleOp, StringAttr
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.printer import Printer
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from mlc.dialects import buffer, loops, triton
+from mlc.dialects.sym import CeilDiv, FloorDiv, ModularIndexing, expr_str, symbol
+
+XINDEX = symbol("xindex")
+TRITON_MAX_XBLOCK = 4096  # runtime/hints.py: TRITON_MAX_BLOCK["X"]
+MAX_GRID_X = 2**31 - 1
+SYMBOLIC_SIZE_HINT = 8192  # size hint for a numel with symbols (no example value here)
+
+
+# ---------------------------------------------------------------------------------------------
+# Launch configurations (runtime/triton_heuristics.py: pointwise, triton_config)
+
+
+def next_power_of_2(n: int) -> int:
+    return 1 if n <= 0 else 1 << (n - 1).bit_length()
+
+
+def size_hint(numel: sympy.Expr) -> int:
+    return next_power_of_2(int(numel)) if numel.is_Integer else SYMBOLIC_SIZE_HINT
+
+
+def triton_config(hint: int, x: int, elements_per_warp: int) -> triton.ConfigAttr:
+    """A 1-D config: shrink XBLOCK to the size hint, grow it to the target, warps by elements."""
+    target = x // 8 if hint < x else x
+    x = min(x, hint)
+    while x < min(hint, TRITON_MAX_XBLOCK) and (x * MAX_GRID_X < hint or x < target):
+        x *= 2
+    num_warps = next_power_of_2(min(max(x // elements_per_warp, 1), 8))
+    if x >= 128:  # at least 4 warps when there is enough work (pytorch#97950)
+        num_warps = max(num_warps, 4)
+    return triton.ConfigAttr({"XBLOCK": x}, num_warps, 1)
+
+
+def pointwise_configs(numel: sympy.Expr, autotune: bool = True) -> list[triton.ConfigAttr]:
+    hint = size_hint(numel)
+    bs = max(256, min(hint // 128, 1024))
+    configs = [triton_config(hint, bs, 256)]
+    if autotune:
+        configs.append(triton_config(hint, bs // 2, 64))
+    return list(dict.fromkeys(configs))  # identical configs are benchmarked once
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernel names
+
+
+def kernel_base_name(kind: str, origins: Sequence[str]) -> str:
+    """`triton_poi_fused_add_mul` (the counter suffix is added by the caller)."""
+    category = {"pointwise": "poi", "reduction": "red", "persistent_reduction": "per"}[kind]
+    names = sorted({re.sub(r"\W", "_", o) for o in origins})
+    return "_".join([f"triton_{category}_fused", *names])
+
+
+# ---------------------------------------------------------------------------------------------
+# One kernel
+
+
+def dimension_indices(ranges: Sequence[sympy.Expr]) -> list[sympy.Expr]:
+    """Each dimension's index as a function of xindex (dims of size 1 get 0)."""
+    sized = [k for k, r in enumerate(ranges) if r != 1]
+    out: list[sympy.Expr] = [sympy.Integer(0)] * len(ranges)
+    divisor: sympy.Expr = sympy.Integer(1)
+    for k in reversed(sized):
+        if len(sized) == 1:
+            out[k] = XINDEX
+        elif k == sized[0]:
+            out[k] = FloorDiv(XINDEX, divisor)
+        else:
+            out[k] = ModularIndexing(XINDEX, divisor, ranges[k])
+        divisor = divisor * ranges[k]
+    return out
+
+
+def has_constant_mask(numel: sympy.Expr) -> bool:
+    """No xmask needed: every XBLOCK divides xnumel (TritonKernel._has_constant_mask)."""
+    return bool(numel.is_Integer and (int(numel) == 1 or int(numel) % TRITON_MAX_XBLOCK == 0))
+
+
+@dataclass
+class KernelBuilder:
+    """Builds one kernel body from the members of a group; records the pointers it needs."""
+
+    numel: sympy.Expr
+    layouts: dict[str, buffer.LayoutAttr]
+    roots: dict[str, str]  # view name -> root storage name
+    local: set[str]  # buffers written here that need no store
+    scratch: Block = field(default_factory=Block)  # holds the pointers until build() orders them
+    ops: list[Operation] = field(default_factory=list)
+    index_vars: dict[str, tuple[str, sympy.Expr]] = field(default_factory=dict)  # expr text -> (name, expr)
+    used_vars: set[str] = field(default_factory=set)
+    reads: list[str] = field(default_factory=list)
+    writes: list[str] = field(default_factory=list)
+    pointers: dict[tuple[str, str], SSAValue] = field(default_factory=dict)  # (role, buffer) -> arg
+    stored: dict[str, tuple[sympy.Expr, SSAValue]] = field(default_factory=dict)
+    cse: dict[tuple, Operation] = field(default_factory=dict)  # pure op's key -> first such op
+
+    @property
+    def masks(self) -> list[str]:
+        return [] if has_constant_mask(self.numel) else ["xmask"]
+
+    def add_member(self, node: buffer.ComputedOp) -> None:
+        if node.is_reduction:
+            raise PassFailedException(f"convert-to-triton: reduction '{node.buffer.data}' is not supported yet")
+        subst: dict[sympy.Symbol, sympy.Expr] = {}
+        # Name every dimension innermost first (x0 is the fastest-moving index), shared by members.
+        for k, expr in reversed(list(enumerate(dimension_indices(node.range_exprs)))):
+            if expr != 0:
+                key = expr_str(expr)
+                if key not in self.index_vars:
+                    self.index_vars[key] = (f"x{len(self.index_vars)}", expr)
+                subst[symbol(f"i{k}")] = symbol(self.index_vars[key][0])
+            else:
+                subst[symbol(f"i{k}")] = sympy.Integer(0)
+        values: dict[SSAValue, SSAValue] = {}
+        for op in node.body.block.ops:
+            self._convert(node, op, subst, values)
+
+    def _index(self, expr: sympy.Expr, subst: dict[sympy.Symbol, sympy.Expr]) -> sympy.Expr:
+        out = expr.xreplace(subst)
+        self.used_vars.update(s.name for s in out.free_symbols)
+        return out
+
+    def _pointer(self, role: str, name: str) -> SSAValue:
+        if (role, name) not in self.pointers:
+            names = self.reads if role == "in_ptr" else self.writes
+            names.append(name)
+            dtype = self.layouts[name].dtype
+            arg = self.scratch.insert_arg(triton.PtrType(dtype), len(self.scratch.args))  # type: ignore[arg-type]
+            arg.name_hint = f"{role}{len(names) - 1}"
+            self.pointers[(role, name)] = arg
+        return self.pointers[(role, name)]
+
+    def _convert(self, node: buffer.ComputedOp, op: Operation, subst: dict, values: dict[SSAValue, SSAValue]) -> None:
+        if isinstance(op, buffer.LoadOp):
+            name = self.roots.get(op.buffer_name, op.buffer_name)
+            index = self._index(op.index.expr, subst)
+            if name in self.stored:
+                stored_index, value = self.stored[name]
+                if sympy.simplify(stored_index - index) != 0:
+                    raise PassFailedException(
+                        f"convert-to-triton: '{node.buffer.data}' reads {name} at {expr_str(index)} but this kernel "
+                        f"writes it at {expr_str(stored_index)}"
+                    )
+                if op.mask is None:
+                    values[op.result] = value  # the value is already in registers
+                    return
+                zero = self._append(arith.ConstantOp(_zero(op.result.type)))  # masked off: reads 0
+                values[op.result] = self._append(arith.SelectOp(values[op.mask], value, zero.results[0])).results[0]
+                return
+            mask = values[op.mask] if op.mask is not None else None
+            other = _zero(op.result.type) if mask is not None else None
+            policy = "evict_last" if self._is_broadcast(index) or not self._is_coalesced(index) else None
+            new = triton.LoadOp(self._pointer("in_ptr", name), index, self.masks, mask, other, policy)
+        elif isinstance(op, buffer.StoreOp):
+            index = self._index(op.index.expr, subst)
+            self.stored[op.buffer_name] = (index, values[op.value])
+            if op.buffer_name in self.local:
+                return
+            new = triton.StoreOp(self._pointer("out_ptr", op.buffer_name), index, values[op.value], self.masks)
+        elif isinstance(op, loops.IndexOp):
+            new = triton.ExprOp(self._index(op.expr.expr, subst), op.result.type)
+        elif op.dialect_name() in ("arith", "math") and not op.regions:
+            new = op.clone(value_mapper=values)
+        else:
+            raise PassFailedException(f"convert-to-triton: '{node.buffer.data}': {op.name} has no Triton form")
+        kept = self._append(new)
+        for old, result in zip(op.results, kept.results):
+            values[old] = result
+
+    def _append(self, new: Operation) -> Operation:
+        """Add `new` to the body and return it, or the equal op already there (Inductor's CSE:
+        one tl.load / constant / expression per distinct computation)."""
+        if new.results:
+            key = (new.name, tuple(new.operands), tuple(sorted(new.properties.items())),
+                   tuple(sorted(new.attributes.items())), tuple(new.result_types))
+            if (first := self.cse.get(key)) is not None:
+                new.erase(safe_erase=False)
+                return first
+            self.cse[key] = new
+        self.ops.append(new)
+        return new
+
+    def _xindex_form(self, index: sympy.Expr) -> sympy.Expr:
+        defs = {symbol(name): expr for name, expr in self.index_vars.values()}
+        return index.xreplace(defs)
+
+    def _is_broadcast(self, index: sympy.Expr) -> bool:
+        """Fewer distinct elements than xnumel (Inductor's is_broadcasted)."""
+        used = set(self.index_vars.values())
+        lengths: sympy.Expr = sympy.Integer(1)
+        names = {s.name for s in index.free_symbols}
+        for name, expr in used:
+            if name in names:
+                lengths = lengths * _length(expr, self.numel)
+        return sympy.simplify(self.numel - lengths) != 0
+
+    def _is_coalesced(self, index: sympy.Expr) -> bool:
+        """Whether neighbouring lanes read neighbouring elements (unit stride along xindex)."""
+        full = self._xindex_form(index)
+        step = full.subs(XINDEX, 1) - full.subs(XINDEX, 0)
+        return not step.is_Integer or int(step) == 1
+
+    def build(self, name: str, origins: Sequence[str], configs: Sequence[triton.ConfigAttr]) -> triton.KernelOp:
+        # Pointers were made in first-use order; the signature lists inputs, then outputs.
+        order = [("in_ptr", n) for n in self.reads] + [("out_ptr", n) for n in self.writes]
+        block = Block(arg_types=[self.pointers[key].type for key in order])
+        for key, arg in zip(order, block.args):
+            arg.name_hint = self.pointers[key].name_hint
+            self.pointers[key].replace_all_uses_with(arg)
+        defs = sorted(self.index_vars.values(), key=lambda v: int(v[0][1:]))
+        block.add_ops(triton.IndexOp(var, expr) for var, expr in defs if var in self.used_vars)
+        block.add_ops(self.ops)
+        return triton.KernelOp(name, "pointwise", self.numel, Region(block), origins=origins, configs=configs)
+
+    def launch_args(self) -> list[str]:
+        return [*self.reads, *self.writes]
+
+
+def _length(expr: sympy.Expr, numel: sympy.Expr) -> sympy.Expr:
+    """How many values an index symbol's definition takes over xindex."""
+    if isinstance(expr, ModularIndexing):
+        return expr.args[2]
+    if isinstance(expr, FloorDiv):
+        return CeilDiv(numel, expr.args[1])
+    return numel
+
+
+def _zero(typ: Attribute) -> Attribute:
+    return IntegerAttr(0, typ) if isinstance(typ, IntegerType) else FloatAttr(0.0, typ)  # type: ignore[arg-type]
+
+
+def kernel_key(kernel: triton.KernelOp) -> str:
+    """The kernel's text without its name and origins: equal keys are the same kernel."""
+    clone = kernel.clone()
+    clone.properties["sym_name"] = StringAttr("kernel")
+    clone.properties.pop("origins", None)
+    out = io.StringIO()
+    Printer(stream=out).print_op(clone)
+    return out.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
+# The pass
+
+
+def _group_members(node: buffer.BufferNode) -> list[buffer.ComputedOp] | None:
+    """The computed nodes one kernel runs, or None for a node that is not a kernel."""
+    if isinstance(node, buffer.ComputedOp):
+        return [node]
+    if isinstance(node, buffer.FusedOp):
+        members = node.members()
+        for m in members:
+            if not isinstance(m, buffer.ComputedOp):
+                raise PassFailedException(
+                    f"convert-to-triton: buffer.fused holds {m.name}; only buffer.computed can fuse"
+                )
+        return members  # type: ignore[return-value]
+    return None
+
+
+def _readers(graph: buffer.GraphOp) -> dict[str, set[int]]:
+    """For each buffer, the top-level node positions that read it (the output counts as -1)."""
+    readers: dict[str, set[int]] = {}
+    for pos, op in enumerate(graph.body.block.ops):
+        if isinstance(op, buffer.BufferNode):
+            for name in op.referenced_names():
+                readers.setdefault(name, set()).add(pos)
+        elif isinstance(op, buffer.OutputOp):
+            for name in op.names:
+                readers.setdefault(name, set()).add(-1)
+    return readers
+
+
+@dataclass(frozen=True)
+class ConvertToTritonPass(ModulePass):
+    """Lower buffer.graph to triton.kernel (one per group) and the triton.wrapper that runs them."""
+
+    name = "convert-to-triton"
+
+    autotune_pointwise: bool = True  # two configs for the runtime to benchmark; one when false
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        graphs = [g for g in op.body.block.ops if isinstance(g, buffer.GraphOp)]
+        if len(graphs) > 1:
+            raise PassFailedException("convert-to-triton: expected one buffer.graph per module")
+        for graph in graphs:
+            kernels, wrapper = self.convert(graph)
+            Rewriter.insert_op([*kernels, wrapper], InsertPoint.before(graph))
+            Rewriter.erase_op(graph)
+
+    def convert(self, graph: buffer.GraphOp) -> tuple[list[triton.KernelOp], triton.WrapperOp]:
+        layouts: dict[str, buffer.LayoutAttr] = {}
+        roots: dict[str, str] = {}
+        readers = _readers(graph)
+        kernels: dict[str, triton.KernelOp] = {}  # key -> kernel, in emission order
+        body: list[triton.WrapperBodyOp] = []
+        for pos, node in enumerate(graph.body.block.ops):
+            if isinstance(node, buffer.InputOp):
+                layouts[node.buffer.data] = node.layout
+                body.append(triton.InputOp(node.buffer.data, node.layout))
+            elif isinstance(node, buffer.ExternOp):
+                for name, layout in zip(node.defined_names(), node.layouts.data):
+                    layouts[name] = layout  # type: ignore[assignment]
+                kwargs = node.kwargs.data if node.kwargs is not None else None
+                args = node.args.data
+                extern = triton.ExternOp(node.defined_names(), list(node.layouts.data), node.overload.data, args, kwargs)  # type: ignore[arg-type]
+                body.append(extern)
+            elif isinstance(node, buffer.ViewOp):
+                layouts[node.buffer.data] = node.layout
+                source = node.source.root_reference.data
+                roots[node.buffer.data] = roots.get(source, source)
+                body.append(triton.ViewOp(node.buffer.data, source, node.layout))
+            elif (members := _group_members(node)) is not None:
+                body.extend(self._kernel(node, members, pos, layouts, roots, readers, kernels))
+            elif isinstance(node, buffer.OutputOp):
+                body.append(triton.ReturnOp(node.names))
+        inputs = {o.buffer.data for o in body if isinstance(o, triton.InputOp)}
+        return list(kernels.values()), triton.WrapperOp("call", Region(Block(_with_frees(body, inputs))))
+
+    def _kernel(
+        self,
+        node: buffer.BufferNode,
+        members: list[buffer.ComputedOp],
+        pos: int,
+        layouts: dict[str, buffer.LayoutAttr],
+        roots: dict[str, str],
+        readers: dict[str, set[int]],
+        kernels: dict[str, triton.KernelOp],
+    ) -> list[triton.WrapperBodyOp]:
+        numels = [sympy.Mul(*m.range_exprs) for m in members]
+        if any(sympy.simplify(n - numels[0]) != 0 for n in numels[1:]):
+            names = ", ".join(f"{m.buffer.data} ({expr_str(n)})" for m, n in zip(members, numels))
+            raise PassFailedException(f"convert-to-triton: fused members iterate different numels: {names}")
+        for m in members:
+            layouts[m.buffer.data] = m.layout
+        written = {m.buffer.data for m in members}
+        # Written and read only inside this kernel (and not an output): keep it in registers.
+        local = {n for n in written if len(members) > 1 and readers.get(n, set()) <= {pos}}
+        builder = KernelBuilder(numels[0], layouts, roots, local)
+        for m in members:
+            builder.add_member(m)
+        origins = sorted({o for m in members for o in m.origin_names})
+        configs = pointwise_configs(builder.numel, self.autotune_pointwise)
+        kernel = builder.build("", origins, configs)
+        key = kernel_key(kernel)
+        if key not in kernels:
+            kernel.properties["sym_name"] = StringAttr(f"{kernel_base_name('pointwise', origins)}_{len(kernels)}")
+            kernels[key] = kernel
+        name = kernels[key].sym_name.data
+        allocs = [triton.AllocOp(m.buffer.data, m.layout) for m in members if m.buffer.data not in local]
+        return [*allocs, triton.LaunchOp(name, builder.launch_args(), builder.numel)]
+
+
+def _with_frees(body: list[triton.WrapperBodyOp], keep: set[str]) -> list[triton.WrapperBodyOp]:
+    """Insert `triton.free` after each buffer's last use (never inputs or outputs)."""
+    outputs = set(body[-1].referenced_names()) if isinstance(body[-1], triton.ReturnOp) else set()
+    last_use: dict[str, int] = {}
+    for pos, op in enumerate(body):
+        for name in [*op.defined_names(), *op.referenced_names()]:
+            last_use[name] = pos
+    out: list[triton.WrapperBodyOp] = []
+    for pos, op in enumerate(body):
+        out.append(op)
+        dying = [n for n, last in last_use.items() if last == pos and n not in keep and n not in outputs]
+        if dying and not isinstance(op, triton.ReturnOp):
+            out.append(triton.FreeOp(dying))
+    return out

@@ -1,0 +1,250 @@
+// RUN: mlc-opt %s --split-input-file --verify-diagnostics
+
+// expected-error@+1 {{unknown kind 'looped'}}
+triton.kernel @k looped(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
+}
+
+// -----
+
+// expected-error@+1 {{a pointwise kernel takes no r0_numel}}
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 4 {
+}
+
+// -----
+
+// expected-error@+1 {{a reduction kernel needs r0_numel}}
+triton.kernel @k reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
+}
+
+// -----
+
+// expected-error@+1 {{arguments are !triton.ptr, got f32}}
+triton.kernel @k pointwise(%in_ptr0: f32) xnumel 8 {
+}
+
+// -----
+
+// expected-error@+1 {{arguments need a name usable in Python}}
+triton.kernel @k pointwise(%0: !triton.ptr<f32>) xnumel 8 {
+}
+
+// -----
+
+// expected-error@+1 {{SSA value %in_ptr0 is already defined}}
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>, %in_ptr0: !triton.ptr<f32>) xnumel 8 {
+}
+
+// -----
+
+// expected-error@+1 {{pointee must be an integer or float type}}
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<index>) xnumel 8 {
+}
+
+// -----
+
+// expected-error@+1 {{XBLOCK must be a power of two}}
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 configs [#triton.config<XBLOCK = 100, num_warps = 4, num_stages = 1>] {
+}
+
+// -----
+
+// expected-error@+1 {{num_warps must be a power of two <= 32}}
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 configs [#triton.config<XBLOCK = 128, num_warps = 3, num_stages = 1>] {
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
+  // expected-error@+1 {{triton.alloc cannot appear in a kernel body}}
+  triton.alloc "buf0" #buffer.layout<[8], [1], f32>
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
+  // expected-error@+1 {{index symbol 'x0' is not defined here}}
+  %0 = triton.load %in_ptr0[x0] mask xmask : f32
+  triton.index x0 = xindex
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
+  // expected-error@+1 {{index symbol 'r0_index' is not defined here}}
+  triton.index x0 = r0_index
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
+  triton.index x0 = xindex
+  // expected-error@+1 {{'x0' is defined twice}}
+  triton.index x0 = FloorDiv(xindex, 2)
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
+  // expected-error@+1 {{'xmask' cannot name an index symbol}}
+  triton.index xmask = xindex
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
+  // expected-error@+1 {{unknown mask 'r0_mask' in a pointwise kernel}}
+  %0 = triton.load %in_ptr0[xindex] mask r0_mask : f32
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
+  // expected-error@+1 {{'other' needs a mask}}
+  %0 = triton.load %in_ptr0[xindex] other 0.0 : f32
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
+  // expected-error@+1 {{result type i32 does not match the pointer's f32}}
+  %0 = "triton.load"(%in_ptr0) <{index = #sym.expr<xindex>}> : (!triton.ptr<f32>) -> i32
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
+  // expected-error@+1 {{'other' must be a f32 constant}}
+  %0 = "triton.load"(%in_ptr0) <{index = #sym.expr<xindex>, mask_names = ["xmask"], other = 0 : i32}> : (!triton.ptr<f32>) -> f32
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
+  // expected-error@+1 {{unknown eviction policy 'evict_normal'}}
+  %0 = "triton.load"(%in_ptr0) <{index = #sym.expr<xindex>, eviction_policy = "evict_normal"}> : (!triton.ptr<f32>) -> f32
+}
+
+// -----
+
+triton.kernel @k pointwise(%out_ptr0: !triton.ptr<f32>) xnumel 8 {
+  %0 = arith.constant 1 : i32
+  // expected-error@+1 {{stored type i32 does not match the pointer's f32}}
+  "triton.store"(%out_ptr0, %0) <{index = #sym.expr<xindex>}> : (!triton.ptr<f32>, i32) -> ()
+}
+
+// -----
+
+triton.kernel @k pointwise(%out_ptr0: !triton.ptr<f32>) xnumel 8 {
+  // expected-error@+1 {{index symbol 'x3' is not defined here}}
+  %0 = triton.expr x3 : i32
+}
+
+// -----
+
+// expected-error@+1 {{triton.index must be inside triton.kernel}}
+triton.index x0 = xindex
+
+// -----
+
+triton.wrapper @call {
+  triton.alloc "buf0" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{no triton.kernel @nope in this module}}
+  triton.launch @nope(@buf0) xnumel 8
+  triton.return @buf0
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 8 {
+}
+triton.wrapper @call {
+  triton.alloc "buf0" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{@k takes 2 pointers, got 1 buffers}}
+  triton.launch @k(@buf0) xnumel 8
+  triton.return @buf0
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
+}
+triton.wrapper @call {
+  triton.alloc "buf0" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{xnumel does not match @k's}}
+  triton.launch @k(@buf0) xnumel 16
+  triton.return @buf0
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
+}
+triton.wrapper @call {
+  triton.alloc "buf0" #buffer.layout<[8], [1], i64>
+  // expected-error@+1 {{buffer 'buf0' holds i64 but %in_ptr0 of @k points to f32}}
+  triton.launch @k(@buf0) xnumel 8
+  triton.return @buf0
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
+}
+triton.wrapper @call {
+  // expected-error@+1 {{buffer 'buf0' is not defined before this use}}
+  triton.launch @k(@buf0) xnumel 8
+  triton.alloc "buf0" #buffer.layout<[8], [1], f32>
+  triton.return @buf0
+}
+
+// -----
+
+triton.wrapper @call {
+  triton.alloc "buf0" #buffer.layout<[8], [1], f32>
+  triton.free @buf0
+  // expected-error@+1 {{buffer 'buf0' is already freed}}
+  triton.return @buf0
+}
+
+// -----
+
+triton.wrapper @call {
+  triton.alloc "buf0" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{buffer 'buf0' is defined twice}}
+  triton.view "buf0" = @buf0 #buffer.layout<[8], [1], f32>
+  triton.return @buf0
+}
+
+// -----
+
+triton.wrapper @call {
+  triton.alloc "buf0" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{inputs come first in the wrapper}}
+  triton.input "arg0_1" #buffer.layout<[8], [1], f32>
+  triton.return @buf0
+}
+
+// -----
+
+// expected-error@+1 {{triton.wrapper must end with triton.return}}
+triton.wrapper @call {
+  triton.alloc "buf0" #buffer.layout<[8], [1], f32>
+}
+
+// -----
+
+triton.wrapper @call {
+  triton.input "arg0_1" #buffer.layout<[8, 8], [8, 1], f32>
+  // expected-error@+1 {{needs one layout per buffer name}}
+  "triton.extern"() <{buffers = ["buf0", "buf1"], layouts = [#buffer.layout<[8], [1], f32>], overload = "mm.default", args = [@arg0_1]}> : () -> ()
+  triton.return @arg0_1
+}
+
+// -----
+
+triton.wrapper @call {
+  triton.input "arg0_1" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{triton.free: nothing to free}}
+  triton.free
+  triton.return @arg0_1
+}
