@@ -59,8 +59,11 @@ from xdsl.traits import IsTerminator, NoTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from mlc.dialects.loops import (
-    REDUCTION_TYPES,
+    blame,
     index_names,
+    parse_reduce,
+    print_reduce,
+    verify_reduce,
     reduction_index_names,
     verify_index_symbols,
 )
@@ -247,13 +250,6 @@ class WeakDepAttr(ParametrizedAttribute):
 # Graph-level ops
 
 
-def _node_error(op: Operation, message: str) -> VerifyException:
-    """A graph-level failure that belongs to one node: tools report it at that node."""
-    error = VerifyException(message)
-    error.op = op  # type: ignore[attr-defined]
-    return error
-
-
 class BufferNode(IRDLOperation):
     """A node of a buffer.graph that defines named buffers."""
 
@@ -285,17 +281,17 @@ class GraphOp(IRDLOperation):
             if isinstance(op, BufferNode):
                 for ref in op.referenced_names():
                     if ref not in defined:
-                        raise _node_error(op, f"{op.name}: unknown buffer '{ref}'")
+                        raise blame(op, f"{op.name}: unknown buffer '{ref}'")
                 for name in op.defined_names():
                     if name in defined:
-                        raise _node_error(op, f"{op.name}: buffer '{name}' is defined twice")
+                        raise blame(op, f"{op.name}: buffer '{name}' is defined twice")
                     defined.add(name)
             elif isinstance(op, OutputOp):
                 for ref in op.names:
                     if ref not in defined:
-                        raise _node_error(op, f"buffer.output: unknown buffer '{ref}'")
+                        raise blame(op, f"buffer.output: unknown buffer '{ref}'")
             else:
-                raise _node_error(op, f"buffer.graph may only hold buffer nodes, found {op.name}")
+                raise blame(op, f"buffer.graph may only hold buffer nodes, found {op.name}")
         if not isinstance(self.body.block.last_op, OutputOp):
             raise VerifyException("buffer.graph must end with buffer.output")
 
@@ -783,43 +779,14 @@ class ReduceOp(IRDLOperation):
         return self.reduction_type.data
 
     def verify_(self) -> None:
-        if self.kind not in REDUCTION_TYPES:
-            raise VerifyException(f"buffer.reduce: unknown reduction type '{self.kind}'")
-        expected = 3 if self.kind == "welford" else 1
-        if len(self.outputs) != expected:
-            raise VerifyException(
-                f"buffer.reduce: {self.kind} has {expected} result(s), got {len(self.outputs)}"
-            )
+        verify_reduce(self)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.kind} ")
-        printer.print_ssa_value(self.value)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-        printer.print_string(" -> ")
-        types = [o.type for o in self.outputs]
-        if len(types) == 1:
-            printer.print_attribute(types[0])
-        else:
-            printer.print_string("(")
-            printer.print_list(types, printer.print_attribute)
-            printer.print_string(")")
+        print_reduce(self, printer)
 
     @classmethod
     def parse(cls, parser: Parser) -> ReduceOp:
-        kind = parser.parse_identifier("reduction type")
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        value_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        if parser.parse_optional_punctuation("("):
-            types = [parser.parse_type()]
-            while parser.parse_optional_punctuation(","):
-                types.append(parser.parse_type())
-            parser.parse_punctuation(")")
-        else:
-            types = [parser.parse_type()]
-        return cls(kind, parser.resolve_operand(value, value_type), types)
+        return cls(*parse_reduce(parser))
 
 
 Buffer = Dialect(

@@ -12,9 +12,12 @@ given as `sym` expressions, so views are re-indexing, never copies; scalar math 
       %2 = arith.mulf %0, %1 : f32
       loops.yield %2 : f32
     }
-    %s = loops.reduction sum [3] over [9] -> tensor<3xf32> {
+    %m = loops.reduction [3] over [9] -> tensor<3xf32> {
       %0 = loops.load %x[i0, r0_0] : tensor<3x9xf32>
-      loops.yield %0 : f32
+      %1 = loops.reduce sum %0 : f32 -> f32
+      %2 = arith.constant 9.0 : f32
+      %3 = arith.divf %1, %2 : f32          // epilogue: mean, in the same node
+      loops.yield %3 : f32
     }
 
 A `mask` on a load (an i1 value) reads 0 where it is false, so `cat` and padding need no copy:
@@ -58,6 +61,13 @@ from mlc.dialects.aten import ExternCallBase
 from mlc.dialects.sym import ExprAttr, exprs_of, expr_str, parse_expr, parse_expr_list, print_expr_list
 
 REDUCTION_TYPES = ("sum", "prod", "max", "min", "argmax", "argmin", "any", "welford")
+
+
+def blame(op: Operation, message: str) -> VerifyException:
+    """A container's verification failure that belongs to `op`: tools report it at `op`."""
+    error = VerifyException(message)
+    error.op = op  # type: ignore[attr-defined]
+    return error
 
 
 def index_names(rank: int) -> list[str]:
@@ -197,20 +207,19 @@ class PointwiseOp(LoopsBodyOp):
 
 @irdl_op_definition
 class ReductionOp(LoopsBodyOp):
-    """A reduction over `reduction_ranges` for each point of `ranges`.
+    """Reductions over `reduction_ranges` for each point of `ranges`.
 
-    The body yields one value per (i, r0_) point; the op's result at i is the reduction of
-    those values. argmax/argmin give i64 indices into the flattened reduction ranges; welford
-    gives three results (mean, m2, weight)."""
+    The body runs per (i, r0_) point up to its `loops.reduce` ops (the prologue), which combine
+    a value over all reduction indices; the ops after them (the epilogue: mean's division,
+    var's correction) see only reduced values. Each yielded value is one result, so max.dim
+    yields a max and an argmax of the same load, and var_mean a welford's mean and m2 / n."""
 
     name = "loops.reduction"
-    reduction_type = prop_def(StringAttr)
     reduction_ranges = prop_def(ArrayAttr)
     outputs = var_result_def(TensorType)
 
     def __init__(
         self,
-        reduction_type: str,
         ranges: Sequence[sympy.Expr | int],
         reduction_ranges: Sequence[sympy.Expr | int],
         result_types: Sequence[TensorType],
@@ -218,7 +227,6 @@ class ReductionOp(LoopsBodyOp):
         origins: Sequence[str] = (),
     ):
         props: dict[str, Attribute] = {
-            "reduction_type": StringAttr(reduction_type),
             "ranges": _exprs_attr(ranges),
             "reduction_ranges": _exprs_attr(reduction_ranges),
         }
@@ -227,43 +235,35 @@ class ReductionOp(LoopsBodyOp):
         super().__init__(result_types=[list(result_types)], properties=props, regions=[body])
 
     @property
-    def kind(self) -> str:
-        return self.reduction_type.data
-
-    @property
     def reduction_range_exprs(self) -> list[sympy.Expr]:
         return exprs_of(self.reduction_ranges.data)
+
+    def reduce_ops(self) -> list[ReduceOp]:
+        return [op for op in self.body.block.ops if isinstance(op, ReduceOp)]
 
     def index_symbols(self) -> set[str]:
         return super().index_symbols() | set(reduction_index_names(len(self.reduction_ranges)))
 
     def verify_(self) -> None:
-        if self.kind not in REDUCTION_TYPES:
-            raise VerifyException(
-                f"loops.reduction: unknown reduction type '{self.kind}' "
-                f"(expected one of {', '.join(REDUCTION_TYPES)})"
-            )
         self._verify_body()
-        expected = 3 if self.kind == "welford" else 1
-        if len(self.outputs) != expected:
+        if not self.reduce_ops():
+            raise VerifyException("loops.reduction: the body has no loops.reduce")
+        values = self.yield_op().values
+        if len(values) != len(self.outputs):
             raise VerifyException(
-                f"loops.reduction: {self.kind} has {expected} result(s), got {len(self.outputs)}"
+                f"loops.reduction: yields {len(values)} values for {len(self.outputs)} results"
             )
-        for out in self.outputs:
+        for out, value in zip(self.outputs, values):
             _verify_shape(self, self.range_exprs, out)
-        (value,) = self.yield_op().values
-        if self.kind in ("argmax", "argmin"):
-            if self.outputs[0].type.element_type != i64:  # type: ignore[attr-defined]
-                raise VerifyException(f"loops.reduction: {self.kind} results are i64 indices")
-        elif self.kind != "welford":
-            elem = self.outputs[0].type.element_type  # type: ignore[attr-defined]
-            if self.kind != "any" and value.type != elem:
+            elem = out.type.element_type  # type: ignore[attr-defined]
+            if value.type != elem:
                 raise VerifyException(
                     f"loops.reduction: yielded {value.type} but the result element type is {elem}"
                 )
+        _verify_epilogue(self)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.kind} ")
+        printer.print_string(" ")
         print_expr_list(printer, self.range_exprs)
         printer.print_string(" over ")
         print_expr_list(printer, self.reduction_range_exprs)
@@ -282,25 +282,142 @@ class ReductionOp(LoopsBodyOp):
 
     @classmethod
     def parse(cls, parser: Parser) -> ReductionOp:
-        kind = parser.parse_identifier("reduction type")
         ranges = parse_expr_list(parser)
         parser.parse_keyword("over")
         reduction_ranges = parse_expr_list(parser)
         origins = _parse_origins(parser)
         parser.parse_punctuation("->")
-        if parser.parse_optional_punctuation("("):
-            types = [parser.parse_type()]
-            while parser.parse_optional_punctuation(","):
-                types.append(parser.parse_type())
-            parser.parse_punctuation(")")
-        else:
-            types = [parser.parse_type()]
+        types = _parse_type_list(parser)
         body = parser.parse_region()
-        op = cls(kind, ranges, reduction_ranges, types, body)  # type: ignore[arg-type]
+        op = cls(ranges, reduction_ranges, types, body)  # type: ignore[arg-type]
         if origins is not None:
             op.properties["origins"] = origins
         op.attributes |= (a.data if (a := parser.parse_optional_attr_dict_with_keyword()) else {})
         return op
+
+
+def _parse_type_list(parser: Parser) -> list[Attribute]:
+    """`t` or `(t0, t1, ...)`."""
+    if parser.parse_optional_punctuation("("):
+        types = [parser.parse_type()]
+        while parser.parse_optional_punctuation(","):
+            types.append(parser.parse_type())
+        parser.parse_punctuation(")")
+        return types
+    return [parser.parse_type()]
+
+
+def _print_type_list(printer: Printer, types: Sequence[Attribute]) -> None:
+    if len(types) == 1:
+        printer.print_attribute(types[0])
+    else:
+        printer.print_string("(")
+        printer.print_list(types, printer.print_attribute)
+        printer.print_string(")")
+
+
+def _verify_epilogue(op: ReductionOp) -> None:
+    """After the first reduce, no op may use a value that varies with the reduction indices."""
+    reduction_vars = set(reduction_index_names(len(op.reduction_ranges)))
+    varying: set[SSAValue] = set()
+    after_reduce = False
+    for inner in op.body.block.ops:
+        if isinstance(inner, ReduceOp):
+            after_reduce = True  # its results are per-i: not varying
+            continue
+        uses_r = any(s.name in reduction_vars for e in _index_exprs_of(inner) for s in e.free_symbols)
+        if not (uses_r or any(o in varying for o in inner.operands)):
+            continue
+        if after_reduce:
+            raise blame(
+                inner,
+                f"loops.reduction: {inner.name} after the reduction uses a value that varies "
+                "with the reduction indices",
+            )
+        varying.update(inner.results)
+
+
+def _index_exprs_of(op: Operation) -> list[sympy.Expr]:
+    if isinstance(op, LoadOp):
+        return op.index_exprs
+    if isinstance(op, IndexOp):
+        return [op.expr.expr]
+    return []
+
+
+@irdl_op_definition
+class ReduceOp(IRDLOperation):
+    """Combine a value over all reduction indices: `%r = loops.reduce sum %v : f32 -> f32`.
+
+    argmax/argmin give i64 positions in the flattened reduction ranges (the first on ties,
+    as PyTorch); welford gives (mean, m2, weight); any gives i1."""
+
+    name = "loops.reduce"
+    reduction_type = prop_def(StringAttr)
+    value = operand_def()
+    outputs = var_result_def()
+
+    def __init__(self, kind: str, value: SSAValue, result_types: Sequence[Attribute]):
+        super().__init__(
+            operands=[value],
+            properties={"reduction_type": StringAttr(kind)},
+            result_types=[list(result_types)],
+        )
+
+    @property
+    def kind(self) -> str:
+        return self.reduction_type.data
+
+    def verify_(self) -> None:
+        verify_reduce(self)
+        if not isinstance(self.parent_op(), ReductionOp):
+            raise VerifyException("loops.reduce must be directly inside loops.reduction")
+
+    def print(self, printer: Printer) -> None:
+        print_reduce(self, printer)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReduceOp:
+        kind, value, types = parse_reduce(parser)
+        return cls(kind, value, types)
+
+
+def verify_reduce(op: ReduceOp | Operation) -> None:
+    """Shared by loops.reduce and buffer.reduce: a known kind with its number and types of results."""
+    kind = op.reduction_type.data  # type: ignore[attr-defined]
+    if kind not in REDUCTION_TYPES:
+        raise VerifyException(
+            f"{op.name}: unknown reduction type '{kind}' (expected one of {', '.join(REDUCTION_TYPES)})"
+        )
+    expected = 3 if kind == "welford" else 1
+    if len(op.results) != expected:
+        raise VerifyException(f"{op.name}: {kind} has {expected} result(s), got {len(op.results)}")
+    if kind in ("argmax", "argmin") and op.results[0].type != i64:
+        raise VerifyException(f"{op.name}: {kind} results are i64 indices")
+    if kind == "any" and op.results[0].type != i1:
+        raise VerifyException(f"{op.name}: any gives i1")
+    if kind in ("sum", "prod", "max", "min") and op.results[0].type != op.operands[0].type:
+        raise VerifyException(
+            f"{op.name}: {kind} of {op.operands[0].type} cannot give {op.results[0].type}"
+        )
+
+
+def print_reduce(op: Operation, printer: Printer) -> None:
+    printer.print_string(f" {op.reduction_type.data} ")  # type: ignore[attr-defined]
+    printer.print_ssa_value(op.operands[0])
+    printer.print_string(" : ")
+    printer.print_attribute(op.operands[0].type)
+    printer.print_string(" -> ")
+    _print_type_list(printer, [r.type for r in op.results])
+
+
+def parse_reduce(parser: Parser) -> tuple[str, SSAValue, list[Attribute]]:
+    kind = parser.parse_identifier("reduction type")
+    value = parser.parse_unresolved_operand()
+    parser.parse_punctuation(":")
+    value_type = parser.parse_type()
+    parser.parse_punctuation("->")
+    return kind, parser.resolve_operand(value, value_type), _parse_type_list(parser)
 
 
 def enclosing_loops(op: Operation) -> LoopsBodyOp | None:
@@ -433,8 +550,8 @@ class YieldOp(IRDLOperation):
         super().__init__(operands=[list(values)])
 
     def verify_(self) -> None:
-        if len(self.values) != 1:
-            raise VerifyException(f"loops.yield: expected one value, got {len(self.values)}")
+        if isinstance(self.parent_op(), PointwiseOp) and len(self.values) != 1:
+            raise VerifyException(f"loops.yield: a pointwise yields one value, got {len(self.values)}")
 
 
 @irdl_op_definition
@@ -451,6 +568,6 @@ class ExternOp(ExternCallBase):
 
 Loops = Dialect(
     "loops",
-    [PointwiseOp, ReductionOp, LoadOp, IndexOp, YieldOp, ExternOp],
+    [PointwiseOp, ReductionOp, ReduceOp, LoadOp, IndexOp, YieldOp, ExternOp],
     [],
 )

@@ -57,8 +57,20 @@ func.func @block_arguments(%x: tensor<8xf32>) {
 // -----
 
 func.func @reduction_kind(%x: tensor<8xf32>) {
-  // expected-error@+1 {{unknown reduction type 'mean'}}
-  %0 = loops.reduction mean [1] over [8] -> tensor<1xf32> {
+  %0 = loops.reduction [1] over [8] -> tensor<1xf32> {
+    %a = loops.load %x[r0_0] : tensor<8xf32>
+    // expected-error@+1 {{unknown reduction type 'mean'}}
+    %r = loops.reduce mean %a : f32 -> f32
+    loops.yield %r : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @no_reduce(%x: tensor<8xf32>) {
+  // expected-error@+1 {{the body has no loops.reduce}}
+  %0 = loops.reduction [1] over [8] -> tensor<1xf32> {
     %a = loops.load %x[r0_0] : tensor<8xf32>
     loops.yield %a : f32
   }
@@ -67,11 +79,37 @@ func.func @reduction_kind(%x: tensor<8xf32>) {
 
 // -----
 
-func.func @welford_results(%x: tensor<8xf32>) {
-  // expected-error@+1 {{welford has 3 result(s), got 1}}
-  %0 = loops.reduction welford [1] over [8] -> tensor<1xf32> {
+func.func @epilogue_uses_prologue(%x: tensor<8xf32>) {
+  %0 = loops.reduction [1] over [8] -> tensor<1xf32> {
     %a = loops.load %x[r0_0] : tensor<8xf32>
-    loops.yield %a : f32
+    %r = loops.reduce sum %a : f32 -> f32
+    // expected-error@+1 {{arith.addf after the reduction uses a value that varies with the reduction indices}}
+    %b = arith.addf %r, %a : f32
+    loops.yield %b : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @argmax_type(%x: tensor<8xf32>) {
+  %0 = loops.reduction [1] over [8] -> tensor<1xf32> {
+    %a = loops.load %x[r0_0] : tensor<8xf32>
+    // expected-error@+1 {{argmax results are i64 indices}}
+    %r = loops.reduce argmax %a : f32 -> f32
+    loops.yield %r : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @welford_results(%x: tensor<8xf32>) {
+  %0 = loops.reduction [1] over [8] -> tensor<1xf32> {
+    %a = loops.load %x[r0_0] : tensor<8xf32>
+    // expected-error@+1 {{welford has 3 result(s), got 1}}
+    %r = loops.reduce welford %a : f32 -> f32
+    loops.yield %r : f32
   }
   func.return
 }

@@ -46,24 +46,37 @@ func.func @cat_masked(%a: tensor<4x2xf32>, %b: tensor<4x3xf32>) -> tensor<4x5xf3
   func.return %0 : tensor<4x5xf32>
 }
 
-// Reductions name their reduction indices r0_0, r0_1, ...; welford has three results.
+// Reductions name their reduction indices r0_0, r0_1, ...; loops.reduce combines over them and
+// the ops after it (the epilogue) work on reduced values; each yielded value is one result.
 // CHECK-LABEL: func.func @reductions
 func.func @reductions(%x: tensor<3x9xf32>) {
-  // CHECK: loops.reduction sum [3] over [9] -> tensor<3xf32>
-  // CHECK: loops.load %x[i0, r0_0] : tensor<3x9xf32>
-  %s = loops.reduction sum [3] over [9] -> tensor<3xf32> {
+  // CHECK:      loops.reduction [3] over [9] -> tensor<3xf32> {
+  // CHECK-NEXT:   loops.load %x[i0, r0_0] : tensor<3x9xf32>
+  // CHECK-NEXT:   loops.reduce sum %{{.*}} : f32 -> f32
+  // CHECK:        arith.divf
+  %mean = loops.reduction [3] over [9] -> tensor<3xf32> {
     %a = loops.load %x[i0, r0_0] : tensor<3x9xf32>
-    loops.yield %a : f32
+    %s = loops.reduce sum %a : f32 -> f32
+    %n = arith.constant 9.0 : f32
+    %m = arith.divf %s, %n : f32
+    loops.yield %m : f32
   }
-  // CHECK: loops.reduction argmax [3] over [9] -> tensor<3xi64>
-  %i = loops.reduction argmax [3] over [9] -> tensor<3xi64> {
+  // CHECK: loops.reduction [3] over [9] -> (tensor<3xf32>, tensor<3xi64>)
+  // CHECK: loops.reduce max %{{.*}} : f32 -> f32
+  // CHECK: loops.reduce argmax %{{.*}} : f32 -> i64
+  %v, %i = loops.reduction [3] over [9] -> (tensor<3xf32>, tensor<3xi64>) {
     %a = loops.load %x[i0, r0_0] : tensor<3x9xf32>
-    loops.yield %a : f32
+    %mx = loops.reduce max %a : f32 -> f32
+    %am = loops.reduce argmax %a : f32 -> i64
+    loops.yield %mx, %am : f32, i64
   }
-  // CHECK: loops.reduction welford [1] over [3, 9] -> (tensor<1xf32>, tensor<1xf32>, tensor<1xf32>)
-  %m, %m2, %w = loops.reduction welford [1] over [3, 9] -> (tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) {
+  // CHECK: loops.reduction [1] over [3, 9] -> (tensor<1xf32>, tensor<1xf32>)
+  // CHECK: loops.reduce welford %{{.*}} : f32 -> (f32, f32, f32)
+  %wm, %wv = loops.reduction [1] over [3, 9] -> (tensor<1xf32>, tensor<1xf32>) {
     %a = loops.load %x[r0_0, r0_1] : tensor<3x9xf32>
-    loops.yield %a : f32
+    %mean1, %m2, %w = loops.reduce welford %a : f32 -> (f32, f32, f32)
+    %var = arith.divf %m2, %w : f32
+    loops.yield %mean1, %var : f32, f32
   }
   func.return
 }
