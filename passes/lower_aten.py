@@ -1,0 +1,113 @@
+"""The `lower-aten` pass: aten ops -> `loops.pointwise` bodies, views and extern calls."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from io import StringIO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.printer import Printer
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from mlc.dialects.aten import AtenOp, CallOp
+from mlc.passes.lowering import lower_op
+from mlc.passes.lowering.extern import extern
+from mlc.passes.lowering.registry import make_call
+
+
+@dataclass(frozen=True)
+class LowerAtenPass(ModulePass):
+    """Lower every aten op to loops: Inductor's `lowerings` table as a pass.
+
+    Each aten op becomes its own loops op; producers are never folded into consumers here
+    (that is `--inline`). Elementwise ops become a `loops.pointwise` over the result shape
+    whose body loads each operand with broadcasting and computes in torch's promoted dtype
+    (float16/bfloat16 in f32, narrowed once before `loops.yield`). Views (reshape, permute,
+    expand, slice, select, squeeze, ...) become a pointwise whose body is a single load at
+    the re-indexed position; `cat` and `constant_pad_nd` use masked loads and `arith.select`.
+    mm/addmm/bmm/baddbmm/convolution, reductions and every other op without a rule (so any
+    `aten.call` of an overload the aten dialect has no schema for) become `loops.extern`
+    calls of the same aten overload; an `aten.call` of a known overload (a number in a Tensor
+    slot, as in `maximum(x, 0.5)`) is lowered like the dedicated op.
+
+        %1 = aten.mul.Scalar %x {other = 5.000000e-01 : f64} : (tensor<8x64xf16>) -> tensor<8x64xf16>
+        %2 = aten.permute %1 {dims = array<i64: 1, 0>} : (tensor<8x64xf16>) -> tensor<64x8xf16>
+
+    becomes
+
+        %0 = loops.pointwise [8, 64] origins ["mul"] -> tensor<8x64xf16> {
+          %1 = loops.load %x[i0, i1] : tensor<8x64xf16>
+          %2 = arith.extf %1 : f16 to f32
+          %3 = arith.constant 5.000000e-01 : f32
+          %4 = arith.mulf %2, %3 : f32
+          %5 = arith.truncf %4 : f32 to f16
+          loops.yield %5 : f16
+        }
+        %6 = loops.pointwise [64, 8] origins ["permute"] -> tensor<64x8xf16> {
+          %7 = loops.load %0[i1, i0] : tensor<8x64xf16>
+          loops.yield %7 : f16
+        }
+
+    Each loops op's `origins` is the aten op's `origin` tag (set by the importer on the
+    pieces of a decomposed op, e.g. "gelu") or else its packet; its location is the aten
+    op's. Externs keep the aten op's discardable attributes.
+
+    Options:
+      fallback: overloads to leave as extern calls even though a rule exists, e.g.
+        `lower-aten{fallback=gelu,cat}` (spelled as the aten dialect does: "add.Tensor",
+        "cat"). Default: none.
+
+    Fails when an aten op has a tensor with a dynamic (`?`) dimension.
+    """
+
+    name = "lower-aten"
+
+    fallback: tuple[str, ...] = ()
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for aten_op in [o for o in op.walk() if isinstance(o, (AtenOp, CallOp))]:
+            _check_static(aten_op)
+            if _overload(aten_op) in self.fallback:
+                new_ops = extern(make_call(aten_op))
+            else:
+                new_ops = lower_op(aten_op)
+            results = [r for new in new_ops for r in new.results]
+            if len(results) != len(aten_op.results):
+                raise _failure(
+                    aten_op,
+                    f"{aten_op.name} has {len(aten_op.results)} results but its lowering gave {len(results)}",
+                )
+            Rewriter.replace_op(aten_op, new_ops, results)
+
+
+def _overload(op: Operation) -> str:
+    if isinstance(op, AtenOp):
+        return op.SCHEMA.overload
+    assert isinstance(op, CallOp)
+    return op.overload.data.removesuffix(".default")
+
+
+def _check_static(op: Operation) -> None:
+    for value in (*op.operands, *op.results):
+        typ = value.type
+        if isinstance(typ, TensorType) and any(d < 0 for d in typ.get_shape()):
+            raise _failure(
+                op, f"{op.name} at {_where(op)} has a dynamic shape ({typ}); dynamic shapes are not supported yet"
+            )
+
+
+def _failure(op: Operation, message: str) -> PassFailedException:
+    """A pass failure that names `op`; mlc-opt reads `.op` to point at its line."""
+    error = PassFailedException(message)
+    error.op = op  # type: ignore[attr-defined]
+    return error
+
+
+def _where(op: Operation) -> str:
+    out = StringIO()
+    Printer(stream=out).print_attribute(op.location)
+    return out.getvalue()

@@ -1,0 +1,44 @@
+"""Lowering rules of `--lower-aten`: one function per aten overload, in a table.
+
+    registry.py     Call (an aten op with arguments bound to schema names) and the table
+    dtypes.py       storage/compute types, torch's type promotion
+    indexing.py     index maps: broadcasting, reshape, flatten/unflatten
+    body.py         Body (builds one loops body), elementwise(), make_pointwise()
+    scalar.py       scalar math on body values: arith/math ops chosen by dtype
+    pointwise.py    arithmetic, comparisons, logic, float functions, pow
+    activations.py  relu, gelu, silu, elu, ... and simple backwards
+    creation.py     copies, casts, fills, arange, masked_fill
+    views.py        views as re-indexing; split/unbind; cat and padding by masked loads
+    extern.py       loops.extern for mm/conv and every op without a rule
+
+A new rule (a reduction, say) is a module with `@register("sum.dim_IntList")` functions
+imported below; `lower_op` tries the rule and falls back to an extern call when there is
+none or it returns None.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation
+
+from mlc.passes.lowering import activations, creation, pointwise, views  # noqa: F401 (register rules)
+from mlc.passes.lowering.dtypes import dtype_of
+from mlc.passes.lowering.extern import EXTERN_BY_DESIGN, extern
+from mlc.passes.lowering.registry import LOWERINGS, Call, make_call, register
+
+
+def lower_op(op: Operation) -> list[Operation]:
+    """The loops ops that replace aten op `op`; their results replace its results, in order."""
+    call = make_call(op)
+    rule = LOWERINGS.get(call.overload) if call.schema is not None and _known_dtypes(op) else None
+    new_ops = rule(call) if rule is not None else None
+    return new_ops if new_ops is not None else extern(call)
+
+
+def _known_dtypes(op: Operation) -> bool:
+    """Rules only see tensors of dtypes mlc computes in; complex, float8, ... stay aten calls."""
+    values = (*op.operands, *op.results)
+    return all(dtype_of(v.type) is not None for v in values if isinstance(v.type, TensorType))
+
+
+__all__ = ["EXTERN_BY_DESIGN", "LOWERINGS", "Call", "lower_op", "register"]

@@ -1,0 +1,249 @@
+"""Building a loops body: loads, constants, index values, casts, and the final narrowing.
+
+A `Value` is an SSA value in a body together with its torch dtype. It is in *compute* form
+(f32 for float16/bfloat16, signless i8 for uint8) once it has been widened, and may be in
+*storage* form right after a raw load (views and data movement never widen). The scalar math
+in `scalar.py` takes and returns compute-form values; `finish` casts and narrows the element a
+body yields to the result's storage type, so every fp16 op rounds exactly once, at its yield.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sympy
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, TensorType, i1, i64
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from mlc.dialects.loops import IndexOp, LoadOp, PointwiseOp, YieldOp
+from mlc.dialects.sym import symbol
+from mlc.passes.lowering.dtypes import (
+    Operand,
+    compute_type,
+    dtype_of,
+    int_bits,
+    int_to_float,
+    is_float,
+    is_unsigned,
+    result_type,
+    storage_type,
+)
+from mlc.passes.lowering.indexing import broadcast_index
+from mlc.passes.lowering.registry import Call, is_tensor, shape
+from mlc.passes.lowering.scalar import ScalarMath
+
+
+@dataclass(frozen=True)
+class Value:
+    ssa: SSAValue
+    dtype: str
+
+    @property
+    def is_float(self) -> bool:
+        return is_float(self.dtype)
+
+
+def index_vars(rank: int) -> list[sympy.Symbol]:
+    """The implicit loop indices i0, i1, ... of a body over `rank` ranges."""
+    return [symbol(f"i{k}") for k in range(rank)]
+
+
+class Body(ScalarMath):
+    """One loops body under construction; ops are appended in program order."""
+
+    def __init__(self, rank: int):
+        self.block = Block()
+        self.rank = rank
+        self._constants: dict[tuple[str, str, str], Value] = {}
+
+    @property
+    def vars(self) -> list[sympy.Symbol]:
+        return index_vars(self.rank)
+
+    def emit(self, op: Operation) -> SSAValue:
+        self.block.add_op(op)
+        return op.results[0]
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def load(
+        self,
+        tensor: SSAValue,
+        indices: Sequence[sympy.Expr | int],
+        mask: Value | None = None,
+        widen: bool = True,
+    ) -> Value:
+        """`loops.load`; widened to compute form unless the caller only moves data."""
+        dtype = dtype_of(tensor.type)
+        assert dtype is not None, f"cannot load {tensor.type}"
+        loaded = Value(self.emit(LoadOp(tensor, list(indices), mask.ssa if mask else None)), dtype)
+        return self.widen(loaded) if widen else loaded
+
+    def widen(self, v: Value) -> Value:
+        """Storage form -> compute form (f16/bf16 -> f32 by extf, ui8 -> i8 by bitcast)."""
+        target = compute_type(v.dtype)
+        if v.ssa.type == target:
+            return v
+        if is_float(v.dtype):
+            return Value(self.emit(arith.ExtFOp(v.ssa, target)), v.dtype)
+        return Value(self.emit(arith.BitcastOp(v.ssa, target)), v.dtype)
+
+    def index(self, expr: sympy.Expr | int) -> Value:
+        """An index expression as an int64 value (`loops.index`)."""
+        return Value(self.emit(IndexOp(sympy.Integer(expr) if isinstance(expr, int) else expr, i64)), "int64")
+
+    def constant(self, value: bool | int | float, dtype: str) -> Value:
+        """A compute-form constant, made once per body."""
+        key = (repr(value), type(value).__name__, dtype)  # repr keeps -0.0 apart from 0.0
+        if key not in self._constants:
+            typ = compute_type(dtype)
+            if is_float(dtype):
+                attr = FloatAttr(float(value), typ)
+            elif dtype == "bool":
+                attr = IntegerAttr(int(bool(value)), i1)
+            else:
+                assert isinstance(typ, IntegerType)
+                attr = IntegerAttr(int(value), typ, truncate_bits=True)
+            self._constants[key] = Value(self.emit(arith.ConstantOp(attr)), dtype)
+        return self._constants[key]
+
+    # -- converting ---------------------------------------------------------------------------
+
+    def cast(self, v: Value, dtype: str) -> Value:
+        """torch's `.to(dtype)` on one element: float->int truncates, anything->bool is `!= 0`."""
+        if v.dtype == dtype:
+            return v
+        v = self.widen(v)
+        src, dst = compute_type(v.dtype), compute_type(dtype)
+        if dtype == "bool":
+            zero = self.constant(0, v.dtype)
+            return self.compare("ne", v, zero)
+        if is_float(dtype):
+            if v.is_float:
+                ssa = v.ssa if src == dst else self._float_resize(v.ssa, dst)
+            elif is_unsigned(v.dtype):
+                ssa = self.emit(arith.UIToFPOp(v.ssa, dst))  # type: ignore[arg-type]
+            else:
+                ssa = self.emit(arith.SIToFPOp(v.ssa, dst))  # type: ignore[arg-type]
+            return Value(ssa, dtype)
+        assert isinstance(dst, IntegerType)
+        if v.is_float:
+            # Truncate towards zero; go through 64 bits so that narrow targets wrap as torch's
+            # CPU conversion does instead of saturating or being undefined.
+            wide = self.emit(arith.FPToSIOp(v.ssa, i64))
+            return Value(wide if dst == i64 else self.emit(arith.TruncIOp(wide, dst)), dtype)
+        return Value(self._int_resize(v, dst), dtype)
+
+    def _float_resize(self, ssa: SSAValue, dst: object) -> SSAValue:
+        src_width = ssa.type.bitwidth  # type: ignore[attr-defined]
+        dst_width = dst.bitwidth  # type: ignore[attr-defined]
+        if dst_width > src_width:
+            return self.emit(arith.ExtFOp(ssa, dst))  # type: ignore[arg-type]
+        return self.emit(arith.TruncFOp(ssa, dst))  # type: ignore[arg-type]
+
+    def _int_resize(self, v: Value, dst: IntegerType) -> SSAValue:
+        src_bits, dst_bits = int_bits(v.dtype), dst.width.data
+        if dst_bits == src_bits:
+            return v.ssa
+        if dst_bits < src_bits:
+            return self.emit(arith.TruncIOp(v.ssa, dst))
+        if is_unsigned(v.dtype):
+            return self.emit(arith.ExtUIOp(v.ssa, dst))
+        return self.emit(arith.ExtSIOp(v.ssa, dst))
+
+    def finish(self, v: Value, dtype: str) -> None:
+        """Yield `v` as an element of a `dtype` tensor (cast, then narrow to storage)."""
+        v = self.cast(v, dtype)
+        ssa, target = v.ssa, storage_type(dtype)
+        if ssa.type != target:
+            if is_float(dtype):
+                ssa = self.emit(arith.TruncFOp(ssa, target))
+            else:
+                ssa = self.emit(arith.BitcastOp(ssa, target))
+        self.block.add_op(YieldOp(ssa))
+
+
+def make_pointwise(
+    call: Call,
+    result_type: TensorType,
+    fn: Callable[[Body], Value],
+) -> PointwiseOp:
+    """A `loops.pointwise` over the result's shape whose body is built by `fn`."""
+    ranges = list(result_type.get_shape())
+    body = Body(len(ranges))
+    dtype = dtype_of(result_type)
+    assert dtype is not None
+    body.finish(fn(body), dtype)
+    op = PointwiseOp(ranges, result_type, Region(body.block), origins=[call.origin])
+    # The FX node name follows every op the aten op became, for diagnostics and kernel names.
+    for new in (op, *body.block.ops):
+        new.location = call.op.location
+    return op
+
+
+# ---------------------------------------------------------------------------------------------
+# Elementwise ops: promotion, broadcasting loads, one body per op.
+
+Arg = Any  # a tensor SSAValue, a Python scalar, or None for an absent optional argument
+
+
+def promote(*args: Arg, kind: str = "default") -> str | None:
+    """torch's result dtype for an elementwise op over `args` (Python scalars are weak).
+
+    kind: "default", or "int_to_float" (div, exp, sqrt, ...: integers compute in float32).
+    None when some tensor has a dtype mlc does not compute in (complex, float8, ...)."""
+    operands = []
+    for a in args:
+        if a is None:
+            continue
+        if is_tensor(a):
+            dtype = dtype_of(a.type)
+            if dtype is None:
+                return None
+            operands.append(Operand(dtype, len(a.type.get_shape())))
+        else:
+            operands.append(Operand.of_scalar(a))
+    result = result_type(operands)
+    return int_to_float(result) if kind == "int_to_float" else result
+
+
+def elementwise(
+    call: Call,
+    args: Sequence[Arg],
+    dtypes: str | Sequence[str | None],
+    fn: Callable[..., Value],
+) -> list[Operation]:
+    """One pointwise over the result shape: each tensor arg loaded with broadcasting and cast
+    to its dtype in `dtypes` (one dtype for all, or per arg; None keeps the arg's own), each
+    scalar made a constant of it; `fn(body, *values)` computes the element."""
+    out_type = call.result_type
+    out_shape = list(out_type.get_shape())
+    per_arg = [dtypes] * len(args) if isinstance(dtypes, str) else list(dtypes)
+
+    def body(b: Body) -> Value:
+        values = []
+        for a, dtype in zip(args, per_arg):
+            if a is None:
+                values.append(None)
+                continue
+            if is_tensor(a):
+                v = b.load(a, broadcast_index(b.vars, shape(a), out_shape))
+            else:
+                v = b.constant(a, dtype or Operand.of_scalar(a).dtype)
+            values.append(b.cast(v, dtype) if dtype else v)
+        return fn(b, *values)
+
+    return [make_pointwise(call, out_type, body)]
+
+
+IndexFn = Callable[[list[sympy.Expr]], Sequence[sympy.Expr]]
+
+
+def load_as_is(call: Call, source: SSAValue, index_fn: IndexFn, result: int = 0) -> PointwiseOp:
+    """A view or copy: one raw load of `source` at `index_fn(i0, i1, ...)`, yielded unchanged."""
+    out_type = call.results[result].type
+    assert isinstance(out_type, TensorType)
+    return make_pointwise(call, out_type, lambda b: b.load(source, index_fn(b.vars), widen=False))

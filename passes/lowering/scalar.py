@@ -1,0 +1,218 @@
+"""Scalar math on compute-form values, as arith/math ops chosen by dtype.
+
+Inductor's `ops.*` handler, for mlc: each method takes `Value`s of one dtype (the caller has
+promoted them) and picks the float, signed or unsigned variant. Ops that arith/math lack are
+composed here (sigmoid = 1 / (1 + exp(-x))), so no new scalar ops are needed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from xdsl.dialects import arith, math
+from xdsl.ir import Operation, SSAValue
+
+from mlc.passes.lowering.dtypes import is_float, is_unsigned
+
+if TYPE_CHECKING:
+    from mlc.passes.lowering.body import Value
+
+# torch comparison -> (arith.cmpf predicate, signed cmpi, unsigned cmpi). `ne` is unordered so
+# that NaN != x holds, as in torch; the others are ordered so NaN compares false.
+_PREDICATES = {
+    "eq": ("oeq", "eq", "eq"),
+    "ne": ("une", "ne", "ne"),
+    "lt": ("olt", "slt", "ult"),
+    "le": ("ole", "sle", "ule"),
+    "gt": ("ogt", "sgt", "ugt"),
+    "ge": ("oge", "sge", "uge"),
+}
+
+# Float unary functions with a direct math op.
+UNARY_FLOAT: dict[str, type[Operation]] = {
+    "exp": math.ExpOp,
+    "exp2": math.Exp2Op,
+    "expm1": math.ExpM1Op,
+    "log": math.LogOp,
+    "log1p": math.Log1pOp,
+    "log2": math.Log2Op,
+    "log10": math.Log10Op,
+    "sqrt": math.SqrtOp,
+    "rsqrt": math.RsqrtOp,
+    "sin": math.SinOp,
+    "cos": math.CosOp,
+    "tan": math.TanOp,
+    "tanh": math.TanhOp,
+    "erf": math.ErfOp,
+    "floor": math.FloorOp,
+    "ceil": math.CeilOp,
+    "trunc": math.TruncOp,
+    "round": math.RoundEvenOp,  # torch.round rounds half to even
+}
+
+
+class ScalarMath:
+    """Mixed into `Body`: needs `emit`, `constant` and `cast` from it."""
+
+    def emit(self, op: Operation) -> SSAValue:
+        raise NotImplementedError
+
+    def constant(self, value: bool | int | float, dtype: str) -> Value:
+        raise NotImplementedError
+
+    def _v(self, op: Operation, dtype: str) -> Value:
+        from mlc.passes.lowering.body import Value
+
+        return Value(self.emit(op), dtype)
+
+    def _same(self, x: Value, y: Value) -> str:
+        assert x.dtype == y.dtype, f"operands of {x.dtype} and {y.dtype}: promote first"
+        return x.dtype
+
+    def const_like(self, value: bool | int | float, like: Value) -> Value:
+        return self.constant(value, like.dtype)
+
+    # -- arithmetic -----------------------------------------------------------------------------
+
+    def add(self, x: Value, y: Value) -> Value:
+        d = self._same(x, y)
+        if d == "bool":  # True + True is True: addition saturates to logical or
+            return self._v(arith.OrIOp(x.ssa, y.ssa), d)
+        return self._v(arith.AddfOp(x.ssa, y.ssa) if is_float(d) else arith.AddiOp(x.ssa, y.ssa), d)
+
+    def sub(self, x: Value, y: Value) -> Value:
+        d = self._same(x, y)
+        return self._v(arith.SubfOp(x.ssa, y.ssa) if is_float(d) else arith.SubiOp(x.ssa, y.ssa), d)
+
+    def mul(self, x: Value, y: Value) -> Value:
+        d = self._same(x, y)
+        if d == "bool":
+            return self._v(arith.AndIOp(x.ssa, y.ssa), d)
+        return self._v(arith.MulfOp(x.ssa, y.ssa) if is_float(d) else arith.MuliOp(x.ssa, y.ssa), d)
+
+    def truediv(self, x: Value, y: Value) -> Value:
+        assert is_float(self._same(x, y)), "true division is on floats (promote int to float)"
+        return self._v(arith.DivfOp(x.ssa, y.ssa), x.dtype)
+
+    def floordiv(self, x: Value, y: Value) -> Value:
+        d = self._same(x, y)
+        if is_float(d):
+            return self.unary("floor", self.truediv(x, y))
+        op = arith.DivUIOp(x.ssa, y.ssa) if is_unsigned(d) else arith.FloorDivSIOp(x.ssa, y.ssa)
+        return self._v(op, d)
+
+    def truncdiv(self, x: Value, y: Value) -> Value:
+        d = self._same(x, y)
+        if is_float(d):
+            return self.unary("trunc", self.truediv(x, y))
+        op = arith.DivUIOp(x.ssa, y.ssa) if is_unsigned(d) else arith.DivSIOp(x.ssa, y.ssa)
+        return self._v(op, d)
+
+    def int_fmod(self, x: Value, y: Value) -> Value:
+        """C's `%` on integers: the sign of the dividend."""
+        d = self._same(x, y)
+        return self._v(arith.RemUIOp(x.ssa, y.ssa) if is_unsigned(d) else arith.RemSIOp(x.ssa, y.ssa), d)
+
+    def int_remainder(self, x: Value, y: Value) -> Value:
+        """Python's `%` on integers: the sign of the divisor (fmod, then shift by y if needed)."""
+        r = self.int_fmod(x, y)
+        if is_unsigned(x.dtype):
+            return r
+        zero = self.const_like(0, r)
+        differ = self.logical_xor(self.compare("lt", r, zero), self.compare("lt", y, zero))
+        fix = self.logical_and(self.compare("ne", r, zero), differ)
+        return self.select(fix, self.add(r, y), r)
+
+    def neg(self, x: Value) -> Value:
+        if x.is_float:
+            return self._v(arith.NegfOp(x.ssa), x.dtype)
+        return self.sub(self.const_like(0, x), x)
+
+    def abs(self, x: Value) -> Value:
+        if x.is_float:
+            return self._v(math.AbsFOp(x.ssa), x.dtype)
+        if is_unsigned(x.dtype):
+            return x
+        return self._v(math.AbsIOp(x.ssa), x.dtype)
+
+    def maximum(self, x: Value, y: Value) -> Value:
+        """NaN-propagating, like torch.maximum (arith.maximumf propagates NaN)."""
+        d = self._same(x, y)
+        if is_float(d):
+            return self._v(arith.MaximumfOp(x.ssa, y.ssa), d)
+        return self._v(arith.MaxUIOp(x.ssa, y.ssa) if is_unsigned(d) else arith.MaxSIOp(x.ssa, y.ssa), d)
+
+    def minimum(self, x: Value, y: Value) -> Value:
+        d = self._same(x, y)
+        if is_float(d):
+            return self._v(arith.MinimumfOp(x.ssa, y.ssa), d)
+        return self._v(arith.MinUIOp(x.ssa, y.ssa) if is_unsigned(d) else arith.MinSIOp(x.ssa, y.ssa), d)
+
+    # -- comparisons and selection ------------------------------------------------------------
+
+    def compare(self, how: str, x: Value, y: Value) -> Value:
+        """`how` is torch's name (eq, ne, lt, le, gt, ge); the result is a bool value."""
+        d = self._same(x, y)
+        fpred, spred, upred = _PREDICATES[how]
+        if is_float(d):
+            return self._v(arith.CmpfOp(x.ssa, y.ssa, fpred), "bool")
+        return self._v(arith.CmpiOp(x.ssa, y.ssa, upred if is_unsigned(d) else spred), "bool")
+
+    def isnan(self, x: Value) -> Value:
+        return self._v(arith.CmpfOp(x.ssa, x.ssa, "uno"), "bool")
+
+    def select(self, cond: Value, x: Value, y: Value) -> Value:
+        assert cond.dtype == "bool"
+        return self._v(arith.SelectOp(cond.ssa, x.ssa, y.ssa), self._same(x, y))
+
+    # -- logic ----------------------------------------------------------------------------------
+
+    def truth(self, x: Value) -> Value:
+        """x != 0 as bool (identity for bools)."""
+        return x if x.dtype == "bool" else self.compare("ne", x, self.const_like(0, x))
+
+    def logical_and(self, x: Value, y: Value) -> Value:
+        return self._v(arith.AndIOp(self.truth(x).ssa, self.truth(y).ssa), "bool")
+
+    def logical_or(self, x: Value, y: Value) -> Value:
+        return self._v(arith.OrIOp(self.truth(x).ssa, self.truth(y).ssa), "bool")
+
+    def logical_xor(self, x: Value, y: Value) -> Value:
+        return self._v(arith.XOrIOp(self.truth(x).ssa, self.truth(y).ssa), "bool")
+
+    def logical_not(self, x: Value) -> Value:
+        return self._v(arith.XOrIOp(self.truth(x).ssa, self.constant(True, "bool").ssa), "bool")
+
+    def bitwise(self, how: str, x: Value, y: Value) -> Value:
+        d = self._same(x, y)
+        assert not is_float(d), "bitwise ops are on integers and bools"
+        cls = {"and": arith.AndIOp, "or": arith.OrIOp, "xor": arith.XOrIOp}[how]
+        return self._v(cls(x.ssa, y.ssa), d)
+
+    def bitwise_not(self, x: Value) -> Value:
+        ones = self.const_like(True if x.dtype == "bool" else -1, x)
+        return self._v(arith.XOrIOp(x.ssa, ones.ssa), x.dtype)
+
+    # -- float functions ------------------------------------------------------------------------
+
+    def unary(self, name: str, x: Value) -> Value:
+        assert x.is_float, f"{name} is computed on floats"
+        return self._v(UNARY_FLOAT[name](x.ssa), x.dtype)
+
+    def powf(self, x: Value, y: Value) -> Value:
+        return self._v(math.PowFOp(x.ssa, y.ssa), self._same(x, y))
+
+    def reciprocal(self, x: Value) -> Value:
+        return self.truediv(self.const_like(1.0, x), x)
+
+    def sigmoid(self, x: Value) -> Value:
+        """1 / (1 + exp(-x)): no sigmoid op in arith/math."""
+        one = self.const_like(1.0, x)
+        return self.truediv(one, self.add(one, self.unary("exp", self.neg(x))))
+
+    def sign(self, x: Value) -> Value:
+        """(0 < x) - (x < 0) in x's dtype; 0 for NaN, as torch.sign on CPU."""
+        zero = self.const_like(0, x)
+        pos = self.cast(self.compare("gt", x, zero), x.dtype)  # type: ignore[attr-defined]
+        neg = self.cast(self.compare("lt", x, zero), x.dtype)  # type: ignore[attr-defined]
+        return self.sub(pos, neg)

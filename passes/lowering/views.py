@@ -1,0 +1,205 @@
+"""Views as re-indexing, and the data-movement ops built on masked loads (cat, padding).
+
+A view becomes a `loops.pointwise` whose body is one raw `loops.load` of its source at the
+re-indexed position (never a copy: `--inline` folds it into its consumers). Multi-result
+splits give one such pointwise per piece. `cat` and `constant_pad_nd` read their inputs with
+masked loads and pick the element with `arith.select`, as Inductor's pointwise_cat does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import sympy
+from xdsl.ir import Operation
+
+from mlc.passes.lowering.body import Body, IndexFn, Value, load_as_is, make_pointwise
+from mlc.passes.lowering.dtypes import dtype_of
+from mlc.passes.lowering.indexing import Index, broadcast_index, reshape_index
+from mlc.passes.lowering.registry import Call, register, shape
+
+def _dim(dim: int, rank: int) -> int:
+    """A dim argument, negative ones counted from the end (rank 0 tensors accept 0 and -1)."""
+    return dim + max(rank, 1) if dim < 0 else dim
+
+
+def _view(call: Call, fn: IndexFn) -> list[Operation]:
+    return [load_as_is(call, call["self"], fn)]
+
+
+def _replace(index: Sequence[sympy.Expr], dim: int, expr: sympy.Expr) -> Index:
+    out = list(index)
+    out[dim] = expr
+    return out
+
+
+@register("view", "reshape", "_unsafe_view", "squeeze", "squeeze.dim", "squeeze.dims", "unsqueeze")
+def reshape(call: Call) -> list[Operation] | None:
+    """Reshapes, and squeeze/unsqueeze (which only drop or insert size-1 dims)."""
+    in_shape, out_shape = shape(call["self"]), shape(call.results[0])
+    if in_shape == out_shape:
+        return _view(call, lambda index: index)
+    return _view(call, lambda index: reshape_index(index, in_shape, out_shape))
+
+
+@register("permute")
+def permute(call: Call) -> list[Operation] | None:
+    rank = len(shape(call["self"]))
+    dims = [_dim(d, rank) for d in call["dims"]]
+
+    def fn(index: list[sympy.Expr]) -> Index:
+        source: Index = [sympy.Integer(0)] * rank
+        for out_dim, in_dim in enumerate(dims):
+            source[in_dim] = index[out_dim]  # output dim k walks input dim dims[k]
+        return source
+
+    return _view(call, fn)
+
+
+def _swap(index: Sequence[sympy.Expr], a: int, b: int) -> Index:
+    out = list(index)
+    out[a], out[b] = out[b], out[a]
+    return out
+
+
+@register("transpose.int", "t")
+def transpose(call: Call) -> list[Operation] | None:
+    rank = len(shape(call["self"]))
+    if rank < 2:
+        return _view(call, lambda index: index)  # t() of 0-d and 1-d tensors is the identity
+    a, b = (0, 1) if call.packet == "t" else (_dim(call["dim0"], rank), _dim(call["dim1"], rank))
+    return _view(call, lambda index: _swap(index, a, b))
+
+
+@register("expand")
+def expand(call: Call) -> list[Operation] | None:
+    in_shape, out_shape = shape(call["self"]), shape(call.results[0])
+    return _view(call, lambda index: broadcast_index(index, in_shape, out_shape))
+
+
+def _slice_start(size: int, start: int | None) -> int:
+    """torch's normalization of a slice start: negative from the end, clamped into range."""
+    start = 0 if start is None else start + size if start < 0 else start
+    return min(max(start, 0), size)
+
+
+@register("slice.Tensor")
+def slice_(call: Call) -> list[Operation] | None:
+    in_shape = shape(call["self"])
+    dim = _dim(call["dim"], len(in_shape))
+    # The end only decides the output size, which the result type already records.
+    start, step = _slice_start(in_shape[dim], call["start"]), call["step"]
+    return _view(call, lambda index: _replace(index, dim, start + step * index[dim]))
+
+
+@register("select.int")
+def select(call: Call) -> list[Operation] | None:
+    in_shape = shape(call["self"])
+    dim = _dim(call["dim"], len(in_shape))
+    pos = call["index"] + in_shape[dim] if call["index"] < 0 else call["index"]
+    return _view(call, lambda index: [*index[:dim], sympy.Integer(pos), *index[dim:]])
+
+
+@register("flip")
+def flip(call: Call) -> list[Operation] | None:
+    in_shape = shape(call["self"])
+    dims = {_dim(d, len(in_shape)) for d in call["dims"]}
+    return _view(call, lambda index: [in_shape[d] - 1 - i if d in dims else i for d, i in enumerate(index)])
+
+
+# -- multi-result splits ------------------------------------------------------------------------
+
+
+def _pieces(call: Call, dim: int, fn: Callable[[int, int], IndexFn]) -> list[Operation]:
+    """One view per result; `fn(k, offset)` gives the index map of piece k starting at offset."""
+    ops, offset = [], 0
+    for k, result in enumerate(call.results):
+        ops.append(load_as_is(call, call["self"], fn(k, offset), result=k))
+        offset += shape(result)[dim] if call.packet != "unbind" else 1
+    return ops
+
+
+@register("split.Tensor", "split_with_sizes")
+def split(call: Call) -> list[Operation] | None:
+    dim = _dim(call["dim"], len(shape(call["self"])))
+    return _pieces(call, dim, lambda k, offset: lambda index: _replace(index, dim, index[dim] + offset))
+
+
+@register("unbind.int")
+def unbind(call: Call) -> list[Operation] | None:
+    dim = _dim(call["dim"], len(shape(call["self"])))
+    return _pieces(call, dim, lambda k, _: lambda index: [*index[:dim], sympy.Integer(k), *index[dim:]])
+
+
+# -- masked loads: cat and constant padding -------------------------------------------------------
+
+
+def _in_range(b: Body, pos: Value, low: int | None, high: int | None) -> Value | None:
+    """low <= pos < high as an i1 value, leaving out bounds that are None."""
+    checks = []
+    if low is not None:
+        checks.append(b.compare("ge", pos, b.constant(low, "int64")))
+    if high is not None:
+        checks.append(b.compare("lt", pos, b.constant(high, "int64")))
+    if not checks:
+        return None
+    return checks[0] if len(checks) == 1 else b.logical_and(checks[0], checks[1])
+
+
+@register("cat")
+def cat(call: Call) -> list[Operation] | None:
+    out_type = call.result_type
+    out_dtype = dtype_of(out_type)
+    dim = _dim(call["dim"], out_type.get_num_dims())
+    # Legacy empty inputs (shape [0]) and empty slices contribute nothing.
+    inputs = [t for t in call["tensors"] if t.type.get_num_dims() == out_type.get_num_dims() and shape(t)[dim] != 0]
+    if out_dtype is None or any(dtype_of(t.type) is None for t in inputs) or not inputs:
+        return None
+    starts = [0]
+    for t in inputs:
+        starts.append(starts[-1] + shape(t)[dim])
+    raw = all(dtype_of(t.type) == out_dtype for t in inputs)  # pure data movement: no widening
+
+    def body(b: Body) -> Value:
+        pos = b.index(b.vars[dim]) if len(inputs) > 1 else None
+        loads: list[tuple[Value | None, Value]] = []
+        for k, t in enumerate(inputs):
+            low = starts[k] if k > 0 else None
+            high = starts[k + 1] if k < len(inputs) - 1 else None
+            mask = _in_range(b, pos, low, high) if pos is not None else None
+            index = _replace(b.vars, dim, b.vars[dim] - starts[k])
+            v = b.load(t, index, mask=mask, widen=not raw)
+            loads.append((mask, v if raw else b.cast(v, out_dtype)))
+        value = loads[-1][1]
+        for mask, v in reversed(loads[:-1]):
+            value = b.select(mask, v, value)  # type: ignore[arg-type]
+        return value
+
+    return [make_pointwise(call, out_type, body)]
+
+
+@register("constant_pad_nd")
+def constant_pad_nd(call: Call) -> list[Operation] | None:
+    """Pads are (low, high) pairs from the last dim backwards; negative pads crop."""
+    x, pad, fill = call["self"], call["pad"], call["value"]
+    in_shape, dtype = shape(x), dtype_of(x.type)
+    if dtype is None or len(pad) % 2 or len(pad) // 2 > len(in_shape):
+        return None
+    bounds = {len(in_shape) - 1 - k: (pad[2 * k], pad[2 * k + 1]) for k in range(len(pad) // 2)}
+
+    def body(b: Body) -> Value:
+        index, masks = list(b.vars), []
+        for d, (low, high) in sorted(bounds.items()):
+            index[d] = b.vars[d] - low
+            # Only a positive pad can step outside the input on that side.
+            lo, hi = (low if low > 0 else None), (low + in_shape[d] if high > 0 else None)
+            if lo is not None or hi is not None:
+                masks.append(_in_range(b, b.index(b.vars[d]), lo, hi))
+        mask = None
+        for m in masks:
+            mask = m if mask is None else b.logical_and(mask, m)
+        v = b.load(x, index, mask=mask, widen=mask is not None)
+        return v if mask is None else b.select(mask, v, b.constant(fill, dtype))
+
+    return [make_pointwise(call, call.result_type, body)]
+

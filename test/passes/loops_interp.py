@@ -1,0 +1,282 @@
+"""A small reference interpreter for aten and loops IR, on torch tensors (tests only).
+
+`run(module, inputs)` executes the first `func.func`: aten ops and `loops.extern` call
+`torch.ops.aten` (aten ops through the arguments `--lower-aten` would give their extern, so
+the unlowered module is its own reference); a `loops.pointwise` evaluates its body once for
+all points at the same time: the index variables are integer tensors over the ranges, every
+scalar value is a tensor of the ranges' shape.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import sympy
+import torch
+from xdsl.dialects import arith, func, math
+from xdsl.dialects.arith import CMPF_COMPARISON_OPERATIONS, CMPI_COMPARISON_OPERATIONS
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FloatAttr,
+    IntegerAttr,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from mlc.dialects.aten import AtenOp, CallOp, NoneArgAttr, TensorArgAttr
+from mlc.dialects.loops import ExternOp, IndexOp, LoadOp, PointwiseOp, YieldOp
+from mlc.dialects.sym import FloorDiv, ModularIndexing
+from mlc.dialects.values import DTYPE_NAMES, attr_to_py
+from mlc.passes.lowering.extern import extern
+from mlc.passes.lowering.registry import make_call
+
+
+def torch_dtype(t: Attribute) -> torch.dtype:
+    elem = t.element_type if isinstance(t, TensorType) else t
+    return getattr(torch, DTYPE_NAMES[elem])
+
+
+def _scalar_dtype(t: Attribute) -> torch.dtype:
+    """Body values: signless i8 is int8 (uint8 data is bitcast into it)."""
+    return torch_dtype(t)
+
+
+
+# ---------------------------------------------------------------------------------------------
+# Index expressions
+
+
+def eval_expr(expr: sympy.Expr, env: dict[str, torch.Tensor]) -> torch.Tensor | int:
+    if isinstance(expr, sympy.Integer):
+        return int(expr)
+    if isinstance(expr, sympy.Symbol):
+        return env[expr.name]
+    args = [eval_expr(a, env) for a in expr.args]
+    if isinstance(expr, sympy.Add):
+        return _fold(operator.add, args)
+    if isinstance(expr, sympy.Mul):
+        return _fold(operator.mul, args)
+    if isinstance(expr, FloorDiv):
+        return args[0] // args[1]
+    if isinstance(expr, ModularIndexing):
+        return (args[0] // args[1]) % args[2]
+    if isinstance(expr, (sympy.Min, sympy.Max)):
+        pick = torch.minimum if isinstance(expr, sympy.Min) else torch.maximum
+        return _fold(lambda a, b: pick(torch.as_tensor(a), torch.as_tensor(b)), args)
+    raise NotImplementedError(f"index expression {expr}")
+
+
+def _fold(fn: Callable[[Any, Any], Any], args: Sequence[Any]) -> Any:
+    out = args[0]
+    for a in args[1:]:
+        out = fn(out, a)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Scalar ops (on tensors of the ranges' shape)
+
+
+def _unsigned(x: torch.Tensor) -> torch.Tensor:
+    if x.dtype == torch.bool:
+        return x.to(torch.uint8)
+    if x.dtype == torch.int8:
+        return x.view(torch.uint8)
+    return x
+
+
+def _from_unsigned(x: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    if dtype == torch.int8:
+        return x.to(torch.uint8).view(torch.int8)
+    return x.to(dtype)
+
+
+_CMP = {
+    "eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge,
+}
+
+_UNARY: dict[type[Operation], Callable[[torch.Tensor], torch.Tensor]] = {
+    math.ExpOp: torch.exp, math.Exp2Op: torch.exp2, math.ExpM1Op: torch.expm1, math.LogOp: torch.log,
+    math.Log1pOp: torch.log1p, math.Log2Op: torch.log2, math.Log10Op: torch.log10, math.SqrtOp: torch.sqrt,
+    math.RsqrtOp: torch.rsqrt, math.SinOp: torch.sin, math.CosOp: torch.cos, math.TanOp: torch.tan,
+    math.TanhOp: torch.tanh, math.ErfOp: torch.erf, math.AbsFOp: torch.abs, math.AbsIOp: torch.abs,
+    math.FloorOp: torch.floor, math.CeilOp: torch.ceil, math.RoundEvenOp: torch.round, math.TruncOp: torch.trunc,
+    arith.NegfOp: torch.neg,
+}
+
+_BINARY: dict[type[Operation], Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = {
+    arith.AddfOp: torch.add, arith.SubfOp: torch.sub, arith.MulfOp: torch.mul, arith.DivfOp: torch.div,
+    arith.MaximumfOp: torch.maximum, arith.MinimumfOp: torch.minimum, math.PowFOp: torch.pow,
+    arith.AddiOp: torch.add, arith.SubiOp: torch.sub, arith.MuliOp: torch.mul,
+    arith.DivSIOp: lambda a, b: torch.div(a, b, rounding_mode="trunc"),
+    arith.FloorDivSIOp: lambda a, b: torch.div(a, b, rounding_mode="floor"),
+    arith.RemSIOp: torch.fmod,
+    arith.MaxSIOp: torch.maximum, arith.MinSIOp: torch.minimum,
+    arith.AndIOp: operator.and_, arith.OrIOp: operator.or_, arith.XOrIOp: operator.xor,
+}
+
+_UNSIGNED_BINARY: dict[type[Operation], Callable[[torch.Tensor, torch.Tensor], torch.Tensor]] = {
+    arith.DivUIOp: lambda a, b: torch.div(a, b, rounding_mode="trunc"),
+    arith.RemUIOp: torch.fmod,
+    arith.MaxUIOp: torch.maximum,
+    arith.MinUIOp: torch.minimum,
+}
+
+
+def eval_scalar_op(op: Operation, vals: list[torch.Tensor], shape: list[int]) -> torch.Tensor:
+    out_type = op.results[0].type
+    if isinstance(op, arith.ConstantOp):
+        value = op.value
+        assert isinstance(value, (IntegerAttr, FloatAttr))
+        return torch.full(shape, value.value.data, dtype=_scalar_dtype(out_type))
+    if type(op) in _UNARY:
+        return _UNARY[type(op)](vals[0])
+    if type(op) in _BINARY:
+        return _BINARY[type(op)](vals[0], vals[1]).to(vals[0].dtype)
+    if type(op) in _UNSIGNED_BINARY:
+        out = _UNSIGNED_BINARY[type(op)](_unsigned(vals[0]), _unsigned(vals[1]))
+        return _from_unsigned(out, vals[0].dtype)
+    if isinstance(op, arith.CmpfOp):
+        pred = CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+        a, b = vals
+        nan = torch.isnan(a) | torch.isnan(b)
+        if pred == "uno":
+            return nan
+        ordered = _CMP[{"oeq": "eq", "une": "ne"}.get(pred, pred[1:])](a, b)
+        return ordered | nan if pred.startswith("u") else ordered & ~nan
+    if isinstance(op, arith.CmpiOp):
+        pred = CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+        a, b = vals
+        if pred[0] == "u":
+            a, b, pred = _unsigned(a), _unsigned(b), pred[1:]
+        elif pred[0] == "s":
+            pred = pred[1:]
+        return _CMP[pred](a, b)
+    if isinstance(op, arith.SelectOp):
+        return torch.where(vals[0], vals[1], vals[2])
+    return _eval_cast(op, vals[0])
+
+
+def _eval_cast(op: Operation, x: torch.Tensor) -> torch.Tensor:
+    target = _scalar_dtype(op.results[0].type)
+    if isinstance(op, arith.BitcastOp):
+        return x.view(target)
+    if isinstance(op, (arith.ExtFOp, arith.TruncFOp, arith.SIToFPOp, arith.FPToSIOp, arith.ExtSIOp)):
+        return x.to(target)
+    if isinstance(op, arith.UIToFPOp):
+        return _unsigned(x).to(target)
+    if isinstance(op, arith.ExtUIOp):
+        return _unsigned(x).to(target)
+    if isinstance(op, arith.TruncIOp):
+        if target == torch.bool:
+            return (x & 1).to(torch.bool)
+        return x.to(target)  # C conversion: wraps
+    raise NotImplementedError(f"interpreter: {op.name}")
+
+
+# ---------------------------------------------------------------------------------------------
+# loops ops
+
+
+def eval_pointwise(op: PointwiseOp, env: dict[SSAValue, torch.Tensor]) -> torch.Tensor:
+    shape = [int(r) for r in op.range_exprs]
+    grids = torch.meshgrid(*[torch.arange(s) for s in shape], indexing="ij") if shape else []
+    index_env = {f"i{k}": g for k, g in enumerate(grids)}
+    local: dict[SSAValue, torch.Tensor] = {}
+
+    def value(v: SSAValue) -> torch.Tensor:
+        return local[v] if v in local else env[v]
+
+    for inner in op.body.block.ops:
+        if isinstance(inner, YieldOp):
+            out = value(inner.values[0])
+            return out.to(torch_dtype(op.result.type)).expand(shape).clone()
+        if isinstance(inner, LoadOp):
+            local[inner.result] = _eval_load(inner, value, index_env, shape)
+        elif isinstance(inner, IndexOp):
+            idx = torch.as_tensor(eval_expr(inner.expr.expr, index_env))
+            local[inner.result] = idx.to(_scalar_dtype(inner.result.type)).expand(shape).clone()
+        else:
+            local[inner.results[0]] = eval_scalar_op(inner, [value(o) for o in inner.operands], shape)
+    raise AssertionError("pointwise body without yield")
+
+
+def _eval_load(
+    op: LoadOp, value: Callable[[SSAValue], torch.Tensor], index_env: dict[str, torch.Tensor], shape: list[int]
+) -> torch.Tensor:
+    src = value(op.source)
+    mask = value(op.mask).expand(shape) if op.mask is not None else torch.ones(shape, dtype=torch.bool)
+    indices = []
+    for dim, expr in enumerate(op.index_exprs):
+        idx = torch.as_tensor(eval_expr(expr, index_env)).expand(shape)
+        inside = (idx >= 0) & (idx < src.shape[dim])
+        assert bool((inside | ~mask).all()), f"load out of bounds in dim {dim}: {expr}"
+        indices.append(torch.where(mask, idx, 0))
+    loaded = src[tuple(indices)] if indices else src.expand(shape)
+    return torch.where(mask, loaded, torch.zeros((), dtype=src.dtype))
+
+
+# ---------------------------------------------------------------------------------------------
+# Calls
+
+
+def _py_args(attr: Attribute, operands: Iterator[torch.Tensor]) -> Any:
+    if isinstance(attr, TensorArgAttr):
+        return next(operands)
+    if isinstance(attr, NoneArgAttr):
+        return None
+    if isinstance(attr, ArrayAttr):
+        return [_py_args(a, operands) for a in attr.data]
+    if isinstance(attr, DictionaryAttr):
+        return {k: _py_args(v, operands) for k, v in attr.data.items()}
+    if attr in DTYPE_NAMES:
+        return getattr(torch, DTYPE_NAMES[attr])
+    value = attr_to_py(attr)
+    if isinstance(value, str) and (value == "strided" or value.endswith("_format")):
+        return getattr(torch, value)  # layouts and memory formats travel as their names
+    return value
+
+
+def call_aten(op: ExternOp, operands: list[torch.Tensor]) -> list[torch.Tensor]:
+    packet, overload = op.overload.data.split(".")
+    fn = getattr(getattr(torch.ops.aten, packet), overload)
+    it = iter(operands)
+    args = _py_args(op.args, it)
+    kwargs = _py_args(op.kwargs, it) if op.kwargs is not None else {}
+    out = fn(*args, **kwargs)
+    return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def run(module: ModuleOp, inputs: Sequence[torch.Tensor]) -> list[torch.Tensor]:
+    fn = next(o for o in module.walk() if isinstance(o, func.FuncOp))
+    env: dict[SSAValue, torch.Tensor] = dict(zip(fn.body.block.args, inputs))
+    for op in fn.body.block.ops:
+        if isinstance(op, func.ReturnOp):
+            return [env[v] for v in op.arguments]
+        if isinstance(op, PointwiseOp):
+            env[op.result] = eval_pointwise(op, env)
+            continue
+        if isinstance(op, ExternOp):
+            outs = call_aten(op, [env[o] for o in op.operands])
+        elif isinstance(op, (AtenOp, CallOp)):
+            ext = extern(make_call(op))[0]
+            ext.drop_all_references()  # a detached helper: leave no uses behind in the IR
+            outs = call_aten(ext, [env[o] for o in op.operands])
+        else:
+            raise NotImplementedError(f"interpreter: {op.name}")
+        for result, out in zip(op.results, outs):
+            _check_type(op, result, out)
+            env[result] = out.contiguous()
+    raise AssertionError("function without return")
+
+
+def _check_type(op: Operation, result: SSAValue, out: torch.Tensor) -> None:
+    """The IR's declared type must be what torch computes (catches bad hand-written tests)."""
+    typ = result.type
+    assert isinstance(typ, TensorType)
+    assert list(out.shape) == list(typ.get_shape()), f"{op.name}: torch gives shape {list(out.shape)}, IR says {typ}"
+    assert out.dtype == torch_dtype(typ), f"{op.name}: torch gives {out.dtype}, IR says {typ}"
