@@ -13,6 +13,10 @@ from xdsl.passes import ModulePass, PassPipeline
 
 # name -> "module:Class", in pipeline order (the order `--help` lists them).
 _BUILTIN: dict[str, str] = {
+    "lower-aten": "mlc.passes.lower_aten:LowerAtenPass",
+    "inline": "mlc.passes.inline:InlinePass",
+    "realize": "mlc.passes.realize:RealizePass",
+    "convert-to-triton": "mlc.passes.convert_to_triton:ConvertToTritonPass",
 }
 
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {}

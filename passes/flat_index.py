@@ -1,0 +1,101 @@
+"""Flat index expressions: simplification over known ranges, and strided-view recognition.
+
+`--realize` flattens logical indices through layouts; a reshape's index map then reads
+`64*FloorDiv(i0, 64) + ModularIndexing(i0, 1, 64)`, which is just `i0`. These are the few
+rewrites of Inductor's `simplify_index` that such maps need; all are exact on non-negative
+integers:
+
+    ModularIndexing(x, d, m) -> FloorDiv(x, d)   when x < d*m over the ranges
+    FloorDiv(x, d)           -> 0                when x < d over the ranges
+    c*m*FloorDiv(x, d*m) + c*ModularIndexing(x, d, m) -> c*FloorDiv(x, d)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import sympy
+
+from mlc.dialects.sym import FloorDiv, ModularIndexing
+
+Ranges = Mapping[sympy.Symbol, sympy.Expr]
+
+
+def _linear_terms(
+    expr: sympy.Expr, variables: Sequence[sympy.Symbol]
+) -> tuple[sympy.Expr, list[sympy.Expr]] | None:
+    """(constant, coefficients) when `expr` is constant + sum(c_k * v_k) with integer c_k."""
+    expanded = sympy.expand(expr)
+    coeffs = [expanded.coeff(v) for v in variables]
+    rest = sympy.expand(expanded - sum((c * v for c, v in zip(coeffs, variables)), sympy.Integer(0)))
+    if not rest.is_Integer or not all(c.is_Integer for c in coeffs):
+        return None
+    return rest, coeffs
+
+
+def upper_bound(expr: sympy.Expr, ranges: Ranges) -> int | None:
+    """An exclusive bound on a non-negative affine `expr` over `ranges`, else None."""
+    variables = sorted(expr.free_symbols, key=lambda s: s.name)
+    if any(v not in ranges or not ranges[v].is_Integer for v in variables):
+        return None
+    terms = _linear_terms(expr, variables)  # type: ignore[arg-type]
+    if terms is None:
+        return None
+    const, coeffs = terms
+    if const < 0 or any(c < 0 for c in coeffs):
+        return None
+    return int(const) + sum(int(c) * (int(ranges[v]) - 1) for c, v in zip(coeffs, variables)) + 1
+
+
+def _drop_by_range(expr: sympy.Expr, ranges: Ranges) -> sympy.Expr:
+    """Apply the two range rules everywhere in `expr`."""
+
+    def modular(x: sympy.Expr, d: sympy.Expr, m: sympy.Expr) -> sympy.Expr:
+        bound = upper_bound(x, ranges)
+        if bound is not None and d.is_Integer and m.is_Integer and bound <= int(d) * int(m):
+            return FloorDiv(x, d)
+        return ModularIndexing(x, d, m)
+
+    def floordiv(x: sympy.Expr, d: sympy.Expr) -> sympy.Expr:
+        bound = upper_bound(x, ranges)
+        if bound is not None and d.is_Integer and bound <= int(d):
+            return sympy.Integer(0)
+        return FloorDiv(x, d)
+
+    return expr.replace(ModularIndexing, modular).replace(FloorDiv, floordiv)
+
+
+def _merge_div_mod(expr: sympy.Expr) -> sympy.Expr:
+    """Fold one pair c*m*FloorDiv(x, d*m) + c*ModularIndexing(x, d, m) into c*FloorDiv(x, d)."""
+    if not isinstance(expr, sympy.Add):
+        return expr
+    terms = [t.as_coeff_Mul() for t in expr.args]
+    for coeff, mod in terms:
+        if not isinstance(mod, ModularIndexing):
+            continue
+        x, d, m = mod.args
+        for coeff2, div in terms:
+            if isinstance(div, FloorDiv) and div.args == (x, d * m) and coeff2 == coeff * m:
+                return expr - coeff * mod - coeff2 * div + coeff * FloorDiv(x, d)
+    return expr
+
+
+def simplify_index(expr: sympy.Expr, ranges: Ranges) -> sympy.Expr:
+    """Simplify a flat index over index variables with the given extents, to a fixed point."""
+    while True:
+        new = _merge_div_mod(_drop_by_range(expr, ranges))
+        if new == expr:
+            return expr
+        expr = new
+
+
+def affine_strides(
+    expr: sympy.Expr, variables: Sequence[sympy.Symbol]
+) -> tuple[sympy.Expr, list[sympy.Expr]] | None:
+    """(offset, strides) when `expr` = offset + sum(stride_k * v_k), all non-negative integers."""
+    if expr.free_symbols - set(variables):
+        return None
+    terms = _linear_terms(expr, variables)
+    if terms is None or terms[0] < 0 or any(c < 0 for c in terms[1]):
+        return None
+    return terms

@@ -1,0 +1,196 @@
+"""Which loops values are materialized: the one decision `--inline` and `--realize` share.
+
+Inductor decides this as side effects spread over lowering (`StorageBox.realize`,
+`mark_reuse`, `has_exceeded_max_reads`, `GraphLowering.run_node`); here it is one function,
+`realize_reason(op, uses, options)`, that returns why `op` must be stored, or None. Rules, in
+the order they are tried (Inductor's GPU defaults):
+
+  extern result                     always ("extern kernel 'addmm'")
+  reduction                         always ("reduction")
+  graph output                      a func.return operand ("graph output")
+  read by an extern kernel          extern inputs are tensors ("read by extern 'mm.default'")
+  -- a pointwise with no loads (full, arange) or that is a single load (a view) is never
+     realized by the rules below: consumers recompute it for free --
+  body too large                    ops > max(100, opcount-threshold) ("body has 120 > 100 ops")
+  reused and large                  > 1 consumer, ops > opcount-threshold (30)
+  reused and read-heavy             > 1 consumer, reads > reads-threshold (4)
+  read-heavy (has_exceeded_max_reads, applied through realize_hint, so only with more than
+  one non-constant read)            reads > acc-reads-threshold (8), or ops > opcount-threshold
+
+`uses` are the distinct ops that consume `op` (a consumer loading it twice counts once, as an
+FX node's users do), taken from the graph *before* inlining. The body is counted after its own
+unrealized producers were inlined into it, as Inductor counts `inner_fn` through its loaders.
+
+Counting follows Inductor's OpCounterCSE: the body is value-numbered, so ops = distinct
+values among loads (by tensor, index and mask), constants (by value and type), `loops.index`
+expressions and scalar ops (by name, operands and attributes); reads = distinct loads, and a
+read is nontrivial when its index is not constant. Index variables of size-1 dims count as 0,
+as in `Loops._index`. The seed-000 gelu body is 9 ops (1 load, 3 constants, 5 math) and 1 read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sympy
+from xdsl.dialects import func
+from xdsl.ir import Block, Operation
+
+from mlc.dialects.loops import ExternOp, LoadOp, LoopsBodyOp, PointwiseOp, ReductionOp, YieldOp
+from mlc.dialects.sym import symbol
+
+# Inductor's recursion guard in run_node: a pointwise this large is stored whatever its uses.
+MAX_INLINE_OPCOUNT = 100
+
+
+@dataclass(frozen=True)
+class RealizeOptions:
+    """The thresholds of the decision (Inductor's `realize_*_threshold` GPU defaults)."""
+
+    reads_threshold: int = 4
+    acc_reads_threshold: int = 8
+    opcount_threshold: int = 30
+
+    def __post_init__(self) -> None:
+        for name in ("reads_threshold", "acc_reads_threshold", "opcount_threshold"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name.replace('_', '-')} must be >= 0, got {getattr(self, name)}")
+
+
+@dataclass(frozen=True)
+class OpCount:
+    """Inductor's OpCountResult: distinct values, distinct loads, loads at non-constant indices."""
+
+    num_ops: int
+    num_reads: int
+    nontrivial_reads: int
+
+
+def _size_one_vars(op: LoopsBodyOp) -> dict[sympy.Symbol, sympy.Expr]:
+    """Index variables of size-1 dims, which Inductor's `_index` replaces by 0."""
+    out: dict[sympy.Symbol, sympy.Expr] = {}
+    for k, size in enumerate(op.range_exprs):
+        if size == 1:
+            out[symbol(f"i{k}")] = sympy.Integer(0)
+    if isinstance(op, ReductionOp):
+        for k, size in enumerate(op.reduction_range_exprs):
+            if size == 1:
+                out[symbol(f"r0_{k}")] = sympy.Integer(0)
+    return out
+
+
+def count_ops(op: LoopsBodyOp) -> OpCount:
+    """Value-number the body once, as OpCounterCSE does over one trace of inner_fn."""
+    zeros = _size_one_vars(op)
+    number: dict[object, int] = {}  # structural key -> value number
+    value_number: dict[object, int] = {}  # SSAValue -> value number
+    distinct_loads: set[object] = set()
+    nontrivial = 0
+    for body_op in op.body.block.ops:
+        if isinstance(body_op, YieldOp):
+            continue
+        operands = tuple(value_number.get(v, -1) for v in body_op.operands)
+        if isinstance(body_op, LoadOp):
+            index = tuple(e.xreplace(zeros) for e in body_op.index_exprs)
+            key: object = ("load", id(body_op.source), index, operands[1:])
+            if key not in distinct_loads:
+                distinct_loads.add(key)
+                nontrivial += any(e.free_symbols for e in index)
+        else:
+            props = tuple(sorted((k, str(v)) for k, v in body_op.properties.items()))
+            attrs = tuple(sorted((k, str(v)) for k, v in body_op.attributes.items()))
+            key = (body_op.name, operands, props, attrs, tuple(str(r.type) for r in body_op.results))
+        n = number.setdefault(key, len(number))
+        for k, result in enumerate(body_op.results):
+            value_number[result] = n if k == 0 else number.setdefault((key, k), len(number))
+    return OpCount(len(number), len(distinct_loads), nontrivial)
+
+
+def loads(op: LoopsBodyOp) -> list[LoadOp]:
+    """The body's loads, in program order."""
+    return [o for o in op.body.walk() if isinstance(o, LoadOp)]
+
+
+def is_view(op: Operation) -> bool:
+    """A pointwise that only moves data: one unmasked load, yielded as is (Inductor's View)."""
+    if not isinstance(op, PointwiseOp):
+        return False
+    body = list(op.body.block.ops)
+    return (
+        len(body) == 2
+        and isinstance(body[0], LoadOp)
+        and body[0].mask is None
+        and body[1].operands[0] is body[0].result
+    )
+
+
+def is_free_to_recompute(op: Operation) -> bool:
+    """No loads (full, arange, constants) or a view: consumers always recompute it."""
+    return isinstance(op, PointwiseOp) and (not loads(op) or is_view(op))
+
+
+def realize_reason(op: Operation, uses: Sequence[Operation], options: RealizeOptions) -> str | None:
+    """Why `op` must be stored in a buffer, or None when consumers may recompute it."""
+    if isinstance(op, ExternOp):
+        return f"extern kernel '{op.overload.data}'"
+    if isinstance(op, ReductionOp):
+        return "reduction"
+    if any(isinstance(u, func.ReturnOp) for u in uses):
+        return "graph output"
+    externs = [u for u in uses if isinstance(u, ExternOp)]
+    if externs:
+        return f"read by extern '{externs[0].overload.data}'"
+    if not isinstance(op, PointwiseOp) or is_free_to_recompute(op):
+        return None
+    count = count_ops(op)
+    ops_limit = max(MAX_INLINE_OPCOUNT, options.opcount_threshold)
+    if count.num_ops > ops_limit:
+        return f"body has {count.num_ops} > {ops_limit} ops"
+    if len(uses) > 1:
+        if count.num_ops > options.opcount_threshold:
+            return (
+                f"reused by {len(uses)} consumers and body has "
+                f"{count.num_ops} > {options.opcount_threshold} ops"
+            )
+        if count.num_reads > options.reads_threshold:
+            return (
+                f"reused by {len(uses)} consumers and reads "
+                f"{count.num_reads} > {options.reads_threshold} times"
+            )
+    if count.nontrivial_reads > 1:
+        if count.num_reads > options.acc_reads_threshold:
+            return f"reads {count.num_reads} > {options.acc_reads_threshold} times"
+        if count.num_ops > options.opcount_threshold:
+            return f"body has {count.num_ops} > {options.opcount_threshold} ops"
+    return None
+
+
+def should_inline(op: Operation, uses: Sequence[Operation], options: RealizeOptions) -> bool:
+    """Whether loads of `op` are replaced by its body: not realized, or free to recompute.
+
+    A free op that is realized (a graph output, an extern's input) is still recomputed by its
+    pointwise consumers, as Inductor's ComputedBuffer.make_loader does for zero-read buffers."""
+    if not isinstance(op, PointwiseOp):
+        return False
+    return is_free_to_recompute(op) or realize_reason(op, uses, options) is None
+
+
+def top_level_op(op: Operation, block: Block) -> Operation:
+    """The ancestor of `op` that sits directly in `block`."""
+    while op.parent_block() is not block:
+        parent = op.parent_op()
+        assert parent is not None, f"{op.name} is not inside the block"
+        op = parent
+    return op
+
+
+def consumers(block: Block) -> dict[Operation, list[Operation]]:
+    """For each op of `block`, the distinct ops of `block` that use one of its results, in order."""
+    position = {op: k for k, op in enumerate(block.ops)}
+    out: dict[Operation, list[Operation]] = {}
+    for op in block.ops:
+        users = {top_level_op(use.operation, block) for r in op.results for use in r.uses}
+        out[op] = sorted(users, key=position.__getitem__)
+    return out
+

@@ -1,0 +1,304 @@
+"""Store what `--inline` left: each func of loops ops becomes a buffer.graph of named buffers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import sympy
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    ModuleOp,
+    NameLoc,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import PassFailedException
+
+from mlc.dialects import buffer, loops
+from mlc.dialects.aten import TensorArgAttr
+from mlc.dialects.buffer import LayoutAttr
+from mlc.dialects.sym import expr_str, symbol
+from mlc.passes.flat_index import affine_strides, simplify_index
+from mlc.passes.realization import RealizeOptions, consumers, is_view, realize_reason
+
+# What `explain` says of an op that no rule stores: only seen when --inline did not run.
+NOT_INLINED = "no rule realizes it: --inline would recompute it in its consumers"
+
+
+@dataclass(frozen=True)
+class Storage:
+    """Where a tensor value lives: a named buffer (the root storage, for views) and a layout."""
+
+    name: str
+    layout: LayoutAttr
+
+
+def _describe(op: Operation) -> str:
+    """`loops.pointwise "mul_2"`, `func.func @forward`: an op as error messages name it."""
+    if isinstance(op, func.FuncOp):
+        return f"{op.name} @{op.sym_name.data}"
+    loc = op.location
+    return f'{op.name} "{loc.desc.data}"' if isinstance(loc, NameLoc) else op.name
+
+
+def _fail(op: Operation, message: str) -> PassFailedException:
+    """A pass failure that tools can point at `op`'s position."""
+    error = PassFailedException(f"{_describe(op)}: {message}")
+    error.op = op  # type: ignore[attr-defined]
+    return error
+
+
+def _contiguous(typ: Attribute, op: Operation) -> LayoutAttr:
+    """A row-major layout (Inductor's FlexibleLayout, decided contiguous); static shapes only."""
+    if not isinstance(typ, TensorType):
+        raise _fail(op, f"expected a tensor, got {typ}")
+    if any(d < 0 for d in typ.get_shape()):
+        raise _fail(op, f"dynamic shape {typ} is not supported")
+    return LayoutAttr(list(typ.get_shape()), None, typ.element_type)
+
+
+def _check_ranges(op: loops.LoopsBodyOp) -> None:
+    """Symbolic sizes (s0) would need symbolic layouts, which mlc does not build yet."""
+    ranges = op.range_exprs + (op.reduction_range_exprs if isinstance(op, loops.ReductionOp) else [])
+    if not all(r.is_Integer for r in ranges):
+        raise _fail(op, f"symbolic ranges [{', '.join(expr_str(r) for r in ranges)}] are not supported")
+
+
+def _arg_name(arg: SSAValue, k: int, taken: set[str]) -> str:
+    """An input's name: its `loc("primals_1")`, else its name hint, else `arg{k}`.
+
+    The loc comes first because xDSL drops the `_1` of `%primals_1` from the name hint."""
+    loc = getattr(arg, "location", None)
+    for name in (loc.desc.data if isinstance(loc, NameLoc) else None, arg.name_hint, f"arg{k}"):
+        if name and name not in taken and not re.fullmatch(r"(buf|view)\d+", name):
+            return name
+    return f"arg{k}_{len(taken)}"
+
+
+def _index_vars(rank: int, prefix: str = "i") -> list[sympy.Symbol]:
+    return [symbol(f"{prefix}{k}") for k in range(rank)]
+
+
+def _var_ranges(op: loops.LoopsBodyOp) -> dict[sympy.Symbol, sympy.Expr]:
+    """Each index variable's extent, for simplifying flat indices."""
+    out = dict(zip(_index_vars(len(op.ranges)), op.range_exprs))
+    if isinstance(op, loops.ReductionOp):
+        out |= dict(zip(_index_vars(len(op.reduction_ranges), "r0_"), op.reduction_range_exprs))
+    return out
+
+
+def _origins(op: loops.ExternOp) -> list[str]:
+    """As lower-aten names a loops op's origins: the importer's `origin` tag, else the packet."""
+    tag = op.attributes.get("origin")
+    return [tag.data] if isinstance(tag, StringAttr) else [op.overload.data.split(".")[0]]
+
+
+def _fill_marks(attr: Attribute, refs: Iterator[SymbolRefAttr]) -> Attribute:
+    """Replace each `#aten.tensor` (depth first, in order) by the next buffer reference."""
+    if isinstance(attr, TensorArgAttr):
+        return next(refs)
+    if isinstance(attr, ArrayAttr):
+        return ArrayAttr([_fill_marks(a, refs) for a in attr.data])
+    if isinstance(attr, DictionaryAttr):
+        return DictionaryAttr({k: _fill_marks(v, refs) for k, v in attr.data.items()})
+    return attr
+
+
+class _Realizer:
+    """One func's conversion: storage and names per SSA value, buffer counters, new nodes."""
+
+    def __init__(self, f: func.FuncOp, options: RealizeOptions, explain: bool):
+        self.func, self.block = f, f.body.block
+        self.options, self.explain = options, explain
+        self.uses = consumers(self.block)
+        self.storage: dict[SSAValue, Storage] = {}  # what body loads read
+        self.names: dict[SSAValue, str] = {}  # what externs and outputs refer to (views too)
+        self.nodes: list[Operation] = []
+        self.counters = {"buf": 0, "view": 0}
+
+    def fresh(self, prefix: str) -> str:
+        """buf0, buf1, ... in program order, never reused; views count apart (view0, ...)."""
+        self.counters[prefix] += 1
+        return f"{prefix}{self.counters[prefix] - 1}"
+
+    def live_ops(self) -> set[Operation]:
+        """Ops whose values reach an output or an extern (externs always run)."""
+        live: set[Operation] = set()
+        for op in reversed(list(self.block.ops)):
+            if not isinstance(op, loops.LoopsBodyOp) or any(
+                u in live or isinstance(u, func.ReturnOp) for u in self.uses[op]
+            ):
+                live.add(op)
+        return live
+
+    def run(self) -> list[Operation]:
+        for k, arg in enumerate(self.block.args):
+            name = _arg_name(arg, k, set(self.names.values()))
+            layout = _contiguous(arg.type, self.func)
+            self.storage[arg], self.names[arg] = Storage(name, layout), name
+            self.nodes.append(buffer.InputOp(name, layout))
+        live = self.live_ops()
+        for op in self.block.ops:
+            if isinstance(op, loops.ExternOp):
+                self.extern(op)
+            elif isinstance(op, loops.LoopsBodyOp):
+                if op in live:
+                    self.loops_op(op)
+            elif isinstance(op, func.ReturnOp):
+                self.nodes.append(buffer.OutputOp([self.names[v] for v in op.arguments]))
+            else:
+                raise _fail(op, "not a loops op; only loops IR can be realized")
+        return self.nodes
+
+    def add(self, node: Operation, source: Operation) -> None:
+        """Append a node with the loops op's location (and, with explain, why it is stored)."""
+        node.location = source.location
+        if self.explain and not isinstance(node, buffer.ExternOp):  # externs print no attributes
+            reason = realize_reason(source, self.uses[source], self.options) or NOT_INLINED
+            node.attributes["realize_reason"] = StringAttr(reason)
+        self.nodes.append(node)
+
+    def extern(self, op: loops.ExternOp) -> None:
+        """`buffer.extern`: the call's tensor marks become `@name`s, operands in order."""
+        refs = iter([SymbolRefAttr(self.names[t]) for t in op.tensors])
+        args = [_fill_marks(a, refs) for a in op.args.data]
+        kwargs = {k: _fill_marks(v, refs) for k, v in op.kwargs.data.items()} if op.kwargs else None
+        layouts = [_contiguous(r.type, op) for r in op.results]
+        names = [self.fresh("buf") for _ in op.results]
+        self.add(buffer.ExternOp(names, layouts, op.overload.data, args, kwargs, _origins(op)), op)
+        for result, name, layout in zip(op.results, names, layouts):
+            self.storage[result], self.names[result] = Storage(name, layout), name
+
+    def loops_op(self, op: loops.LoopsBodyOp) -> None:
+        """A view re-indexes its source; anything else is one computed per read result."""
+        _check_ranges(op)
+        if self.as_view(op):
+            return
+        for k, result in enumerate(op.results):
+            if not result.uses:
+                continue  # an unread result: Inductor drops it as a dead buffer
+            name, layout = self.fresh("buf"), _contiguous(result.type, op)
+            self.storage[result], self.names[result] = Storage(name, layout), name
+            reduce = op.reduction_range_exprs if isinstance(op, loops.ReductionOp) else []
+            body = Region(self.body(op, self.storage[result], k))
+            self.add(buffer.ComputedOp(name, layout, op.range_exprs, body, reduce, op.origin_names), op)
+
+    def as_view(self, op: loops.LoopsBodyOp) -> bool:
+        """A single load at an affine index is a strided window on storage: no copy.
+
+        Loads through it read the root storage at the view layout's flat index, so views never
+        chain; only externs, which take tensors, get a `buffer.view` node to name it by."""
+        if not is_view(op) or any(isinstance(u, func.ReturnOp) for u in self.uses[op]):
+            return False
+        load = op.body.block.first_op
+        assert isinstance(load, loops.LoadOp)
+        source = self.storage[load.source]
+        flat = simplify_index(source.layout.flat_index(load.index_exprs), _var_ranges(op))
+        strided = affine_strides(flat, _index_vars(len(op.ranges)))
+        if strided is None:
+            return False
+        layout = LayoutAttr(op.range_exprs, strided[1], source.layout.dtype, strided[0])
+        self.storage[op.results[0]] = Storage(source.name, layout)
+        if any(isinstance(u, loops.ExternOp) for u in self.uses[op]):
+            name = self.names[op.results[0]] = self.fresh("view")
+            self.add(buffer.ViewOp(name, source.name, layout), op)
+        return True
+
+    def body(self, op: loops.LoopsBodyOp, dest: Storage, output: int) -> Block:
+        """The body with loads flattened and yielded value `output` stored at `dest`."""
+        block, mapping, ranges = Block(), {}, _var_ranges(op)
+        for body_op in op.body.block.ops:
+            if isinstance(body_op, loops.YieldOp):
+                index = dest.layout.flat_index(_index_vars(len(op.ranges)))
+                block.add_op(buffer.StoreOp(dest.name, index, mapping[body_op.values[output]]))
+                _erase_unused(block)
+                return block
+            if isinstance(body_op, loops.LoadOp):
+                src = self.storage[body_op.source]
+                index = simplify_index(src.layout.flat_index(body_op.index_exprs), ranges)
+                mask = mapping[body_op.mask] if body_op.mask is not None else None
+                new: Operation = buffer.LoadOp(src.name, index, body_op.result.type, mask)
+            elif isinstance(body_op, loops.ReduceOp):
+                types = [r.type for r in body_op.outputs]
+                new = buffer.ReduceOp(body_op.kind, mapping[body_op.value], types)
+            else:
+                new = body_op.clone(value_mapper=mapping)  # arith, math and loops.index stay
+            block.add_op(new)
+            mapping.update(zip(body_op.results, new.results))
+        raise AssertionError("loops body without loops.yield")  # the verifier rules this out
+
+
+def _erase_unused(block: Block) -> None:
+    """Drop what the stored value does not need: a reduction's other results, for one."""
+    for op in reversed(list(block.ops)[:-1]):
+        if not any(r.uses for r in op.results):
+            Rewriter.erase_op(op)
+
+
+@dataclass(frozen=True)
+class RealizePass(ModulePass):
+    """Store the loops ops left by `--inline`: func.func -> buffer.graph of named buffers.
+
+        func.func @f(%x: tensor<8x64xf32>, %w: tensor<64x32xf32>) -> tensor<8x32xf32> {
+          %t = loops.pointwise [32, 64] -> tensor<32x64xf32> { ... %w[i1, i0] ... }
+          %m = loops.extern "mm.default" (%x, %t) {args = [#aten.tensor, #aten.tensor]} : ...
+          %g = loops.pointwise [8, 32] origins ["gelu"] -> tensor<8x32xf32> {
+            %0 = loops.load %m[i0, i1] : tensor<8x32xf32> ... loops.yield %9 : f32 }
+          func.return %g : tensor<8x32xf32> }
+      becomes
+        buffer.graph @f {
+          buffer.input "x" #buffer.layout<[8, 64], [64, 1], f32>   (and "w")
+          buffer.view "view0" = @w #buffer.layout<[32, 64], [1, 32], f32>
+          buffer.extern "buf0" = "mm.default" {args = [@x, @view0], origins = ["mm"]} : ...
+          buffer.computed "buf1" #buffer.layout<[8, 32], [32, 1], f32> ranges [8, 32] origins ["gelu"] {
+            %0 = buffer.load @buf0[i1 + 32*i0] : f32 ... buffer.store @buf1[i1 + 32*i0], %9 : f32 }
+          buffer.output @buf1 }
+
+    Inputs are named by their `loc`, name hint or position. Every loops op becomes a
+    `buffer.computed "bufN"` (N in program order from 0, externs counted, never reused) with a
+    contiguous layout, its location and origins; loads read the producer at its layout's flat
+    index, and the yielded value is stored at this buffer's. A reduction gets one computed per
+    read result (max.dim's max and argmax, var_mean's mean and var), each with the part of the
+    body its value needs and `loops.reduce` as `buffer.reduce`, as Inductor gives each output of
+    a multi-output reduction its own buffer. A view (one load at an affine index) is no copy:
+    loads read its root storage, and an extern gets `buffer.view "viewN"` (Inductor's
+    ReinterpretView, numbered apart so bufN match Inductor's). Ops whose values reach no
+    output or extern are dropped. Alone, without `--inline`, the pass is correct but less
+    fused: what `--inline` would have folded into its consumers is stored and loaded.
+
+    Options (the thresholds carry `--inline`'s names and defaults, for one pipeline to set
+    both; here they only feed `explain`):
+      reads-threshold=4, acc-reads-threshold=8, opcount-threshold=30   see `--inline`
+      explain=false   add `realize_reason = "..."` to each computed and view: the rule that
+                      stores it, as `realization.realize_reason` finds it on this pass's input
+    Fails when: a size is symbolic or dynamic, or a func holds an op that is not loops IR.
+    """
+
+    name = "realize"
+    reads_threshold: int = 4
+    acc_reads_threshold: int = 8
+    opcount_threshold: int = 30
+    explain: bool = False
+
+    def __post_init__(self) -> None:
+        self.options  # validates the thresholds (ValueError)
+
+    @property
+    def options(self) -> RealizeOptions:
+        return RealizeOptions(self.reads_threshold, self.acc_reads_threshold, self.opcount_threshold)
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for f in [o for o in op.walk() if isinstance(o, func.FuncOp) and o.body.blocks]:
+            nodes = _Realizer(f, self.options, self.explain).run()
+            graph = buffer.GraphOp(f.sym_name.data, Region(Block(nodes)))
+            graph.location = f.location
+            Rewriter.replace_op(f, graph, new_results=[])

@@ -1,0 +1,175 @@
+// RUN: mlc-opt %s --split-input-file -p inline,realize | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p inline,realize | mlc-opt --split-input-file | filecheck %s
+
+// Inputs are named by their loc, else their name hint, else arg{N}; buffers are numbered in
+// program order with externs counted, each result of a multi-output extern its own name.
+// CHECK-LABEL: buffer.graph @naming_order
+func.func @naming_order(%x: tensor<8x4xf32> loc("primals_1"), %y: tensor<8x4xf32>, %42: tensor<4x4xf32>) -> (tensor<8x4xf32>, tensor<8xf32>, tensor<8xi64>, tensor<8x4xf32>) {
+  // CHECK-NEXT:  buffer.input "primals_1" #buffer.layout<[8, 4], [4, 1], f32>
+  // CHECK-NEXT:  buffer.input "y" #buffer.layout<[8, 4], [4, 1], f32>
+  // CHECK-NEXT:  buffer.input "arg2" #buffer.layout<[4, 4], [4, 1], f32>
+  // CHECK-NEXT:  buffer.computed "buf0" {{.*}} origins ["sin"]
+  %s = loops.pointwise [8, 4] origins ["sin"] -> tensor<8x4xf32> {
+    %0 = loops.load %x[i0, i1] : tensor<8x4xf32>
+    %1 = math.sin %0 : f32
+    loops.yield %1 : f32
+  }
+  // CHECK:       buffer.extern "buf1" = "mm.default" {args = [@buf0, @arg2], origins = ["mm"]} : #buffer.layout<[8, 4], [4, 1], f32>
+  %m = loops.extern "mm.default" (%s, %42) {args = [#aten.tensor, #aten.tensor]} : (tensor<8x4xf32>, tensor<4x4xf32>) -> tensor<8x4xf32>
+  // CHECK-NEXT:  buffer.extern "buf2", "buf3" = "max.dim" {args = [@buf1, 1 : i64], origins = ["max"]} : #buffer.layout<[8], [1], f32>, #buffer.layout<[8], [1], i64>
+  %v, %i = loops.extern "max.dim" (%m) {args = [#aten.tensor, 1 : i64]} : (tensor<8x4xf32>) -> (tensor<8xf32>, tensor<8xi64>)
+  // CHECK-NEXT:  buffer.computed "buf4" {{.*}} origins ["cos"]
+  // CHECK:         buffer.load @y[i1 + 4*i0] : f32
+  // CHECK:         buffer.load @buf2[i0] : f32
+  %c = loops.pointwise [8, 4] origins ["cos"] -> tensor<8x4xf32> {
+    %0 = loops.load %y[i0, i1] : tensor<8x4xf32>
+    %1 = loops.load %v[i0] : tensor<8xf32>
+    %2 = arith.addf %0, %1 : f32
+    %3 = math.cos %2 : f32
+    loops.yield %3 : f32
+  }
+  // CHECK:       buffer.output @buf1, @buf2, @buf3, @buf4
+  func.return %m, %v, %i, %c : tensor<8x4xf32>, tensor<8xf32>, tensor<8xi64>, tensor<8x4xf32>
+}
+
+// -----
+
+// Loads are flattened through the producer's contiguous layout: a transposed read strides by
+// the row length, a broadcast read drops the broadcast dim, a constant index is an offset,
+// and a masked read keeps its mask. The store is at this buffer's own contiguous index.
+// CHECK-LABEL: buffer.graph @flat_indices
+func.func @flat_indices(%x: tensor<64x32xf32>, %b: tensor<64xf32>, %r: tensor<3x64xf32>) -> tensor<32x64xf32> {
+  // CHECK:       buffer.computed "buf0" #buffer.layout<[32, 64], [64, 1], f32> ranges [32, 64]
+  // CHECK-NEXT:    %[[T:.*]] = buffer.load @x[i0 + 32*i1] : f32
+  // CHECK-NEXT:    %[[B:.*]] = buffer.load @b[i1] : f32
+  // CHECK-NEXT:    %[[R:.*]] = buffer.load @r[128 + i1] : f32
+  // CHECK-NEXT:    %[[I:.*]] = loops.index i0 : i64
+  // CHECK:         %[[M:.*]] = arith.cmpi slt, %[[I]], %{{.*}} : i64
+  // CHECK-NEXT:    %{{.*}} = buffer.load @x[1 + i0 + 32*i1] mask %[[M]] : f32
+  // CHECK:         buffer.store @buf0[i1 + 64*i0], %{{.*}} : f32
+  %y = loops.pointwise [32, 64] origins ["add"] -> tensor<32x64xf32> {
+    %0 = loops.load %x[i1, i0] : tensor<64x32xf32>
+    %1 = loops.load %b[i1] : tensor<64xf32>
+    %2 = loops.load %r[2, i1] : tensor<3x64xf32>
+    %3 = loops.index i0 : i64
+    %4 = arith.constant 31 : i64
+    %5 = arith.cmpi slt, %3, %4 : i64
+    %6 = loops.load %x[i1, i0 + 1] mask %5 : tensor<64x32xf32>
+    %7 = arith.addf %0, %1 : f32
+    %8 = arith.addf %7, %2 : f32
+    %9 = arith.addf %8, %6 : f32
+    loops.yield %9 : f32
+  }
+  func.return %y : tensor<32x64xf32>
+}
+
+// -----
+
+// A reduction stores at the index of its i-variables only; an epilogue (mean's division)
+// stays in the node. Each read result of a multi-result reduction is its own computed, with
+// only the part of the body it needs (max without the argmax, and the other way round).
+// CHECK-LABEL: buffer.graph @reductions
+func.func @reductions(%x: tensor<8x64xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xi64>) {
+  // CHECK:       buffer.computed "buf0" #buffer.layout<[8], [1], f32> ranges [8] reduce [64] origins ["mean"] {
+  // CHECK-NEXT:    %[[V:.*]] = buffer.load @x[r0_0 + 64*i0] : f32
+  // CHECK-NEXT:    %[[R:.*]] = buffer.reduce sum %[[V]] : f32 -> f32
+  // CHECK-NEXT:    %[[N:.*]] = arith.constant 6.400000e+01 : f32
+  // CHECK-NEXT:    %[[M:.*]] = arith.divf %[[R]], %[[N]] : f32
+  // CHECK-NEXT:    buffer.store @buf0[i0], %[[M]] : f32
+  %mean = loops.reduction [8] over [64] origins ["mean"] -> tensor<8xf32> {
+    %0 = loops.load %x[i0, r0_0] : tensor<8x64xf32>
+    %1 = loops.reduce sum %0 : f32 -> f32
+    %2 = arith.constant 64.0 : f32
+    %3 = arith.divf %1, %2 : f32
+    loops.yield %3 : f32
+  }
+  // CHECK:       buffer.computed "buf1" #buffer.layout<[8], [1], f32> ranges [8] reduce [64] origins ["max"] {
+  // CHECK-NEXT:    buffer.load @x[r0_0 + 64*i0] : f32
+  // CHECK-NEXT:    %[[MX:.*]] = buffer.reduce max %{{.*}} : f32 -> f32
+  // CHECK-NEXT:    buffer.store @buf1[i0], %[[MX]] : f32
+  // CHECK:       buffer.computed "buf2" #buffer.layout<[8], [1], i64> ranges [8] reduce [64] origins ["max"] {
+  // CHECK-NEXT:    buffer.load @x[r0_0 + 64*i0] : f32
+  // CHECK-NEXT:    %[[AM:.*]] = buffer.reduce argmax %{{.*}} : f32 -> i64
+  // CHECK-NEXT:    buffer.store @buf2[i0], %[[AM]] : i64
+  %v, %i = loops.reduction [8] over [64] origins ["max"] -> (tensor<8xf32>, tensor<8xi64>) {
+    %0 = loops.load %x[i0, r0_0] : tensor<8x64xf32>
+    %1 = loops.reduce max %0 : f32 -> f32
+    %2 = loops.reduce argmax %0 : f32 -> i64
+    loops.yield %1, %2 : f32, i64
+  }
+  func.return %mean, %v, %i : tensor<8xf32>, tensor<8xf32>, tensor<8xi64>
+}
+
+// -----
+
+// var_mean's welford: the mean and the variance (m2 / weight) are one computed each; the
+// weight, also a result but unread, gets none.
+// CHECK-LABEL: buffer.graph @welford
+func.func @welford(%x: tensor<8x64xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  // CHECK:       buffer.computed "buf0" {{.*}} reduce [64] origins ["var_mean"] {
+  // CHECK:         %[[MEAN:.*]], %{{.*}}, %{{.*}} = buffer.reduce welford
+  // CHECK-NEXT:    buffer.store @buf0[i0], %[[MEAN]] : f32
+  // CHECK:       buffer.computed "buf1" {{.*}} reduce [64] origins ["var_mean"] {
+  // CHECK:         %{{.*}}, %[[M2:.*]], %[[W:.*]] = buffer.reduce welford
+  // CHECK-NEXT:    %[[VAR:.*]] = arith.divf %[[M2]], %[[W]] : f32
+  // CHECK-NEXT:    buffer.store @buf1[i0], %[[VAR]] : f32
+  // CHECK-NOT:   buffer.computed
+  // CHECK:       buffer.output @buf0, @buf1
+  %m, %var, %w = loops.reduction [8] over [64] origins ["var_mean"] -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+    %0 = loops.load %x[i0, r0_0] : tensor<8x64xf32>
+    %1, %2, %3 = loops.reduce welford %0 : f32 -> (f32, f32, f32)
+    %4 = arith.divf %2, %3 : f32
+    loops.yield %1, %4, %3 : f32, f32, f32
+  }
+  func.return %m, %var : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Tensor marks are filled in order through nested lists and keyword arguments; an output
+// that is an argument names the input, and a value returned twice is named twice.
+// CHECK-LABEL: buffer.graph @extern_arguments
+func.func @extern_arguments(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<8xf32>, tensor<4xf32>, tensor<8xf32>) {
+  // CHECK:       buffer.extern "buf0" = "cat.default" {args = [[@a, @b], 0 : i64], kwargs = {out = @a}, origins = ["cat"]}
+  %c = loops.extern "cat.default" (%a, %b, %a) {args = [[#aten.tensor, #aten.tensor], 0 : i64], kwargs = {out = #aten.tensor}} : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<8xf32>
+  // CHECK:       buffer.output @buf0, @a, @buf0
+  func.return %c, %a, %c : tensor<8xf32>, tensor<4xf32>, tensor<8xf32>
+}
+
+// -----
+
+// A view an extern reads is a buffer.view (Inductor's ReinterpretView), numbered apart from
+// the buffers: a transpose, and a reshape whose FloorDiv/ModularIndexing map is the identity
+// on contiguous storage. The view that is also an output is a copy.
+// CHECK-LABEL: buffer.graph @views_for_externs
+func.func @views_for_externs(%x: tensor<2x4x32xf32>, %w: tensor<16x32xf32>) -> (tensor<8x16xf32>, tensor<32x16xf32>) {
+  // CHECK-NEXT:  buffer.input "x"
+  // CHECK-NEXT:  buffer.input "w"
+  // CHECK-NEXT:  buffer.view "view0" = @x #buffer.layout<[8, 32], [32, 1], f32>
+  %v = loops.pointwise [8, 32] origins ["view"] -> tensor<8x32xf32> {
+    %0 = loops.load %x[FloorDiv(i0, 4), ModularIndexing(i0, 1, 4), i1] : tensor<2x4x32xf32>
+    loops.yield %0 : f32
+  }
+  // CHECK-NEXT:  buffer.computed "buf0" #buffer.layout<[32, 16], [16, 1], f32> ranges [32, 16] origins ["permute"]
+  // CHECK-NEXT:    buffer.load @w[i0 + 32*i1] : f32
+  %t = loops.pointwise [32, 16] origins ["permute"] -> tensor<32x16xf32> {
+    %0 = loops.load %w[i1, i0] : tensor<16x32xf32>
+    loops.yield %0 : f32
+  }
+  // CHECK:       buffer.extern "buf1" = "mm.default" {args = [@view0, @buf0], origins = ["mm"]}
+  %m = loops.extern "mm.default" (%v, %t) {args = [#aten.tensor, #aten.tensor]} : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>
+  // CHECK-NEXT:  buffer.view "view1" = @w #buffer.layout<[32, 16], [1, 32], f32>
+  // CHECK-NEXT:  buffer.extern "buf2" = "mm.default" {args = [@view0, @view1], origins = ["mm"]}
+  %t2 = loops.pointwise [32, 16] origins ["permute"] -> tensor<32x16xf32> {
+    %0 = loops.load %w[i1, i0] : tensor<16x32xf32>
+    loops.yield %0 : f32
+  }
+  %m2 = loops.extern "mm.default" (%v, %t2) {args = [#aten.tensor, #aten.tensor]} : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>
+  %s = loops.pointwise [8, 16] origins ["add"] -> tensor<8x16xf32> {
+    %0 = loops.load %m[i0, i1] : tensor<8x16xf32>
+    %1 = loops.load %m2[i0, i1] : tensor<8x16xf32>
+    %2 = arith.addf %0, %1 : f32
+    loops.yield %2 : f32
+  }
+  func.return %s, %t : tensor<8x16xf32>, tensor<32x16xf32>
+}
