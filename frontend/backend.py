@@ -1,0 +1,356 @@
+"""The torch.compile backend: FX graph → aten IR → passes → Python → running Triton kernels.
+
+    torch.compile(model, backend="mlc")      # found through the torch_dynamo_backends entry point
+    mlc.compile_fx(gm, example_inputs)       # the same, for a GraphModule in hand
+
+`mlc_backend` is what Dynamo calls: AOTAutograd (with mlc's decomposition table) turns the
+Dynamo graph into aten graphs -- one forward, and one backward when something requires grad --
+and hands each to `compile_graph`, which runs
+
+    import_graph → lower-aten,inline,realize,convert-to-triton → emit_python → load_call
+
+and wraps the result so it takes the graph's inputs and returns the graph's outputs
+(constants appended as trailing arguments, None outputs restored from `output_spec`).
+
+mlc's IR has static shapes. When Dynamo sends a graph with symbolic sizes (after a shape
+change, or with `dynamic=True`), the backend compiles it once per concrete signature at call
+time, binding the sizes (and numbers Dynamo wrapped in tensors) as constants.
+
+A graph mlc cannot compile raises `MlcCompileError` naming the graph, the pass and the op; there
+is no silent eager fallback. `MLC_FALLBACK=1` opts into running such graphs eagerly, with a
+warning. Environment: `MLC_DUMP_DIR` (see `mlc.frontend.dump`), `MLC_PIPELINE` (a different
+pass pipeline, for experiments), `MLC_CACHE_DIR` (see `mlc.codegen.runtime`).
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import operator
+import os
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+import torch.fx
+
+DEFAULT_PIPELINE = "lower-aten,inline,realize,convert-to-triton"
+
+
+class MlcCompileError(RuntimeError):
+    """A graph mlc cannot compile; the message names the graph, the stage and the node or op."""
+
+
+# Graphs are numbered in compile order across the process, forward and backward separately;
+# the number names the graph in errors and in the dump (`graph_0`, `graph_1`, ...).
+_graph_counter = itertools.count()
+
+
+def compile_fx(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Callable[..., Any]:
+    """Compile `gm` with mlc; the result is called like `gm` (positional tensors).
+
+    An aten-level graph (from make_fx, AOTAutograd or torch.export, with `meta["val"]` on its
+    nodes) is compiled directly; any other graph (a Dynamo graph of torch functions) goes
+    through AOTAutograd first, as `torch.compile(backend="mlc")` does.
+    """
+    if not _is_aten_graph(gm):
+        output = gm.graph.output_node()
+        if isinstance(output.args[0], (list, tuple)):
+            return mlc_backend(gm, example_inputs)
+        # AOTAutograd wants tuple outputs: compile a copy returning (out,), and unwrap.
+        graph = copy.deepcopy(gm.graph)
+        graph.output_node().args = ((graph.output_node().args[0],),)
+        compiled = mlc_backend(torch.fx.GraphModule(gm, graph), example_inputs)
+        return lambda *args: compiled(*args)[0]
+    return _compile_or_fallback(gm, example_inputs)
+
+
+def mlc_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Callable[..., Any]:
+    """The `torch.compile` backend: AOTAutograd with mlc compiling forward and backward graphs."""
+    from functorch.compile import make_boxed_func
+    from torch._dynamo.backends.common import aot_autograd
+
+    from mlc.frontend.decompositions import decomposition_table
+
+    if _is_symbolic(example_inputs):
+        return _Respecializing(gm)
+
+    def compile_boxed(graph: torch.fx.GraphModule, inputs: Sequence[Any]) -> Callable[..., Any]:
+        # AOTAutograd calls compiled graphs with one list of arguments (the boxed convention).
+        return make_boxed_func(_compile_or_fallback(graph, inputs))
+
+    backend = aot_autograd(
+        fw_compiler=compile_boxed,
+        bw_compiler=compile_boxed,
+        decompositions=decomposition_table(),
+    )
+    return backend(gm, example_inputs)
+
+
+class _Respecializing:
+    """A Dynamo graph with symbolic sizes (what Dynamo sends after a shape change, unless
+    `dynamic=False`), compiled once per concrete signature at call time: mlc's IR has static
+    shapes, so each new set of sizes is a new specialised graph (sizes bound as constants)."""
+
+    def __init__(self, gm: torch.fx.GraphModule):
+        self.gm = gm
+        placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+        # Per input: a tensor Dynamo made from a Python number (read back with .item())?
+        self.scalars = [bool(n.users) and all(_is_item(u) for u in n.users) for n in placeholders]
+        self.compiled: dict[tuple[Any, ...], tuple[Callable[..., Any], list[int]]] = {}
+
+    def __call__(self, *args: Any) -> Any:
+        key = tuple(_signature(a, scalar) for a, scalar in zip(args, self.scalars))
+        entry = self.compiled.get(key)
+        if entry is None:
+            entry = self.compiled[key] = self._specialize(args)
+        fn, kept = entry
+        return fn(*[args[i] for i in kept])
+
+    def _specialize(self, args: Sequence[Any]) -> tuple[Callable[..., Any], list[int]]:
+        graph = copy.deepcopy(self.gm.graph)
+        placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+        kept = []
+        for i, (node, value, scalar) in enumerate(zip(placeholders, args, self.scalars)):
+            if isinstance(value, torch.Tensor) and not scalar:
+                kept.append(i)
+                continue
+            uses = list(node.users)
+            if scalar:  # `.item()` of a number Dynamo wrapped in a tensor: the number itself
+                value = value.item()
+                for item in uses:
+                    _replace_uses(item, value)
+                    graph.erase_node(item)
+            else:  # a size: a constant of the graph
+                _replace_uses(node, value)
+            graph.erase_node(node)
+        for node in graph.nodes:  # symbolic example values would make the retrace symbolic
+            node.meta.pop("example_value", None)
+            node.meta.pop("val", None)
+        gm = torch.fx.GraphModule(self.gm, graph)
+        return mlc_backend(gm, [args[i] for i in kept]), kept
+
+
+def _signature(a: Any, scalar: bool) -> Any:
+    if isinstance(a, torch.Tensor):
+        if scalar:
+            return (a.dtype, a.item())
+        return (tuple(a.shape), a.stride(), a.dtype, a.device, a.requires_grad)
+    return (type(a), a)
+
+
+def _is_item(node: torch.fx.Node) -> bool:
+    return (node.op == "call_method" and node.target == "item") or (
+        node.op == "call_function" and node.target in (torch.Tensor.item, torch.ops.aten._local_scalar_dense.default)
+    )
+
+
+def _replace_uses(node: torch.fx.Node, value: Any) -> None:
+    for user in list(node.users):
+        user.args = torch.fx.node.map_arg(user.args, lambda n: value if n is node else n)
+        user.kwargs = torch.fx.node.map_arg(user.kwargs, lambda n: value if n is node else n)
+
+
+def _is_symbolic(example_inputs: Sequence[Any]) -> bool:
+    for x in example_inputs:
+        if isinstance(x, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+            return True
+        if isinstance(x, torch.Tensor) and not all(isinstance(d, int) for d in x.shape):
+            return True
+    return False
+
+
+def _compile_or_fallback(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Callable[..., Any]:
+    try:
+        return compile_graph(gm, example_inputs)
+    except MlcCompileError as e:
+        if os.environ.get("MLC_FALLBACK", "0") in ("", "0"):
+            raise
+        warnings.warn(f"{e}\nMLC_FALLBACK=1: running this graph eagerly", stacklevel=2)
+        return gm
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+class CompiledGraph:
+    """A compiled aten graph, called with the graph's inputs; returns its outputs."""
+
+    def __init__(
+        self,
+        graph_id: str,
+        source: str,
+        call: Callable[[list[Any]], Sequence[Any]],
+        constants: list[torch.Tensor],
+        output_spec: list[int | None],
+        output_structure: Any,
+        host_scalars: list[int],
+        relayouts: dict[int, tuple[tuple[int, ...], tuple[int, ...]]],
+    ):
+        self.graph_id = graph_id
+        self.source = source
+        self._call = call
+        self._constants = constants
+        self._output_spec = output_spec
+        self._output_structure = output_structure
+        self._host_scalars = host_scalars
+        self._relayouts = relayouts
+
+    def __call__(self, *args: Any) -> Any:
+        inputs = list(args)
+        for i in self._host_scalars:  # 0-d CPU tensors next to CUDA ones, as eager allows
+            inputs[i] = inputs[i].to(_device())
+        if self._relayouts:
+            from mlc.codegen.triton_helpers import ensure_layout
+
+            for i, (size, stride) in self._relayouts.items():
+                inputs[i] = ensure_layout(inputs[i], size, stride)
+        results = self._call([*inputs, *self._constants])
+        flat = [None if i is None else results[i] for i in self._output_spec]
+        return _rebuild(self._output_structure, iter(flat))
+
+    def __repr__(self) -> str:
+        return f"<mlc CompiledGraph {self.graph_id}>"
+
+
+def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> CompiledGraph:
+    """Compile one aten graph; errors raise MlcCompileError."""
+    from mlc.codegen.emit_python import EmitError, emit_python
+    from mlc.frontend.dump import graph_dump
+    from mlc.frontend.importer import UnsupportedGraph, import_graph
+
+    graph_id = f"graph_{next(_graph_counter)}"
+    host_scalars = _check_devices(graph_id, example_inputs)
+    try:
+        imported = import_graph(gm)
+    except UnsupportedGraph as e:
+        raise MlcCompileError(f"mlc: {graph_id}: cannot import the graph: {e}") from e
+
+    dump = graph_dump(graph_id)
+    module = imported.module
+    run_pipeline(module, os.environ.get("MLC_PIPELINE") or DEFAULT_PIPELINE, graph_id, dump)
+    try:
+        source = emit_python(module)
+    except EmitError as e:
+        raise MlcCompileError(f"mlc: {graph_id}: emit-python: {e}") from e
+    if dump is not None:
+        dump.write("module.py", source)
+
+    from mlc.codegen.runtime import DEVICE, load_call
+
+    constants = [t.to(DEVICE) for t in imported.constants.values()]
+    relayouts = _input_relayouts(module, example_inputs)
+    output = gm.graph.output_node().args[0]
+    return CompiledGraph(
+        graph_id, source, load_call(source), constants, imported.output_spec, output, host_scalars, relayouts
+    )
+
+
+def run_pipeline(module: Any, spec: str, graph_id: str = "module", dump: Any = None) -> None:
+    """Run a pass pipeline over `module` in place, dumping after each pass when `dump` is set."""
+    from xdsl.passes import PassPipeline
+
+    from mlc.dialects.registry import make_context
+    from mlc.passes.registry import parse_pipeline
+
+    try:
+        passes = parse_pipeline(spec).passes
+    except Exception as e:  # an unknown pass name or option: a configuration error
+        raise MlcCompileError(f"mlc: bad pipeline {spec!r}: {e}") from e
+
+    running: list[str] = ["(start)"]
+
+    def after_pass(done: Any, mod: Any, upcoming: Any) -> None:
+        if dump is not None:
+            dump.after_pass(done, mod)
+        running[0] = upcoming.name if upcoming is not None else "(verify)"
+
+    try:
+        PassPipeline(passes, after_pass).apply(make_context(), module)
+        module.verify()
+    except Exception as e:
+        raise MlcCompileError(f"mlc: {graph_id}: pass '{running[0]}' failed: {_message(e)}") from e
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _message(e: BaseException) -> str:
+    from xdsl.utils.exceptions import DiagnosticException
+
+    text = str(e).strip()
+    if isinstance(e, (DiagnosticException, ValueError, NotImplementedError)) and text:
+        return text  # messages written for users
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__  # a crash: say what kind
+
+
+def _device() -> torch.device:
+    from mlc.codegen.runtime import DEVICE
+
+    return DEVICE
+
+
+def _check_devices(graph_id: str, example_inputs: Sequence[Any]) -> list[int]:
+    """Inputs must live where the kernels run; returns the 0-d CPU tensors to move per call."""
+    device = _device()
+    host_scalars = []
+    for i, x in enumerate(example_inputs):
+        if not isinstance(x, torch.Tensor) or x.device.type == device.type:
+            continue
+        if x.device.type == "cpu" and x.dim() == 0:
+            host_scalars.append(i)
+            continue
+        raise MlcCompileError(
+            f"mlc: {graph_id}: input {i} is on {x.device}, but mlc's kernels run on {device} "
+            "(Triton on CUDA when a GPU is present, else Triton's interpreter on CPU tensors)"
+        )
+    return host_scalars
+
+
+def _input_relayouts(module: Any, example_inputs: Sequence[Any]) -> dict[int, tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Inputs whose strides differ from the layout the IR assumed for them (it assumes the
+    contiguous layout today), with that layout: such inputs are copied into it on each call,
+    since the kernels index them with the IR's strides."""
+    from mlc.dialects.triton import InputOp, WrapperOp
+
+    wrapper = next((op for op in module.body.block.ops if isinstance(op, WrapperOp)), None)
+    if wrapper is None:
+        return {}
+    layouts = [op.layout for op in wrapper.body.block.ops if isinstance(op, InputOp)]
+    fixes = {}
+    for i, (x, layout) in enumerate(zip(example_inputs, layouts)):
+        if not isinstance(x, torch.Tensor):
+            continue
+        try:
+            size = tuple(int(e) for e in layout.sizes)
+            stride = tuple(int(e) for e in layout.strides)
+        except TypeError:  # symbolic sizes: the emitted assert_size_stride checks at run time
+            continue
+        if tuple(x.shape) == size and all(n == 1 or a == b for n, a, b in zip(size, x.stride(), stride)):
+            continue
+        fixes[i] = (size, stride)
+    return fixes
+
+
+def _is_aten_graph(gm: torch.fx.GraphModule) -> bool:
+    """Whether `gm` is already an aten graph with fake values, ready for the importer."""
+    for node in gm.graph.nodes:
+        if node.op in ("call_module", "call_method"):
+            return False
+        if node.op == "placeholder" and "val" not in node.meta:
+            return False
+        if node.op == "call_function" and not (
+            isinstance(node.target, torch._ops.OpOverload) or node.target is operator.getitem
+        ):
+            return False
+    return True
+
+
+def _rebuild(structure: Any, flat: Any) -> Any:
+    """The graph's output structure (nested lists/tuples of nodes) with values in its leaves."""
+    if isinstance(structure, tuple):
+        return tuple(_rebuild(s, flat) for s in structure)
+    if isinstance(structure, list):  # FX's immutable_list included
+        return [_rebuild(s, flat) for s in structure]
+    return next(flat)

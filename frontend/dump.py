@@ -1,0 +1,57 @@
+"""The debug dump: `MLC_DUMP_DIR=<dir>` writes every compiled graph's IR after each pass.
+
+    <dir>/graph_0/00-aten.mlir               the imported graph
+    <dir>/graph_0/01-lower-aten.mlir         after each pass, numbered in pipeline order
+    <dir>/graph_0/02-inline.mlir
+    <dir>/graph_0/03-realize.mlir
+    <dir>/graph_0/04-convert-to-triton.mlir
+    <dir>/graph_0/module.py                  the emitted Python (kernels + call)
+    <dir>/graph_1/...                        the next graph compiled (e.g. the backward)
+
+IR is printed with locations (`loc("mul_2")`), so every op can be traced to its FX node; any
+dumped `.mlir` file is valid input to `mlc-opt` for re-running the rest of the pipeline.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.printer import Printer
+
+
+def print_ir(module: ModuleOp) -> str:
+    """The module's text with locations, as the dump writes it."""
+    out = io.StringIO()
+    Printer(stream=out, print_debuginfo=True).print_op(module)
+    return out.getvalue() + "\n"
+
+
+class GraphDump:
+    """The dump directory of one compiled graph."""
+
+    def __init__(self, root: Path, graph_id: str):
+        self.dir = root / graph_id
+        self.dir.mkdir(parents=True, exist_ok=True)
+        for stale in self.dir.iterdir():  # a previous process's graph of the same id
+            if stale.is_file():
+                stale.unlink()
+        self.step = 0
+
+    def after_pass(self, pass_: ModulePass | None, module: ModuleOp) -> None:
+        """Write `NN-<pass>.mlir` (`00-aten.mlir` for the imported module, pass None)."""
+        name = "aten" if pass_ is None else pass_.name
+        (self.dir / f"{self.step:02d}-{name}.mlir").write_text(print_ir(module))
+        self.step += 1
+
+    def write(self, filename: str, text: str) -> None:
+        (self.dir / filename).write_text(text)
+
+
+def graph_dump(graph_id: str) -> GraphDump | None:
+    """The dump for `graph_id` when `MLC_DUMP_DIR` is set, else None."""
+    root = os.environ.get("MLC_DUMP_DIR")
+    return GraphDump(Path(root), graph_id) if root else None

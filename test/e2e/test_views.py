@@ -1,0 +1,52 @@
+"""Views (re-indexing, never copies in mlc's IR), broadcasting and concatenation, against eager."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+VIEWS = [
+    ("view", lambda x: x.view(4, 2, 64) * 2),
+    ("reshape", lambda x: x.reshape(64, 8) + 1),
+    ("permute", lambda x: x.view(8, 8, 8).permute(2, 0, 1) * 3),
+    ("transpose", lambda x: x.t().contiguous() - 1),
+    ("transpose_mix", lambda x: x + x.view(64, 8).t().reshape(8, 64)),
+    ("expand", lambda x: x[:, :1].expand(8, 64) + x),
+    ("squeeze_unsqueeze", lambda x: x.unsqueeze(1).unsqueeze(0).squeeze(0) * x.unsqueeze(1)),
+    ("slice_step", lambda x: x[1::2, 3:50:3] * 2),
+    ("select", lambda x: x.select(1, 5).unsqueeze(1) + x[3]),
+    ("narrow_negative_index", lambda x: x[-3:, -10:] + 1),
+    ("flip", lambda x: torch.flip(x, [0, 1]) + x),
+    ("cat", lambda x: torch.cat([x, x * 2, x[:, :5]], dim=1)),
+    ("cat_dim0", lambda x: torch.cat([x[:3], x.sin()], dim=0)),
+    ("view_output", lambda x: (x * 2).view(64, 8)),
+]
+
+
+@pytest.mark.parametrize("fn", [pytest.param(f, id=n) for n, f in VIEWS])
+def test_view(check, make, fn):
+    check(fn, make(8, 64))
+
+
+def test_non_contiguous_input(check, make):
+    x = make(64, 8).t()  # 8x64 with strides (1, 8)
+    check(lambda x: x * 2 + 1, x)
+
+
+def test_output_aliases_input(check, make):
+    """An output that is a view of an input (AOTAutograd regenerates the alias)."""
+    x = make(8, 64)
+    check(lambda x: (x.view(64, 8), x + 1), x)
+
+
+BROADCASTS = [
+    ("row", lambda x, b: x + b, (8, 64), (64,)),
+    ("column", lambda x, b: x * b, (8, 64), (8, 1)),
+    ("outer", lambda x, b: x - b, (8, 1, 64), (1, 4, 64)),
+    ("scalar_tensor", lambda x, b: x / b, (8, 64), ()),
+]
+
+
+@pytest.mark.parametrize("fn, xs, bs", [pytest.param(f, a, b, id=n) for n, f, a, b in BROADCASTS])
+def test_broadcast(check, make, fn, xs, bs):
+    check(fn, make(*xs), make(*bs, low=0.5, high=2.0))

@@ -1,0 +1,87 @@
+"""mlc-translate: translate triton-dialect IR out of MLIR, as mlir-translate does.
+
+    mlc-translate --emit-python module.mlir -o module.py
+    mlc-opt graph.mlir -p 'lower-aten,inline,realize,convert-to-triton' | mlc-translate --emit-python
+
+`--emit-python` prints the Python module Inductor would write: `@triton.jit` kernels and
+`call(args)` (see `mlc.codegen.emit_python`). The input is read from FILE or stdin.
+
+Errors (malformed IR, verifier failures, ops emit-python cannot print) are one line,
+`file:line:col: error: message`, followed by the source line and a caret; exit status 1. A
+crash prints one line, and its traceback only with `--debug`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from mlc.tools.diagnostics import CompileError, Diagnostic, Source, internal_error, parse_source
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n")
+
+
+def build_arg_parser() -> argparse.ArgumentParser:
+    ap = _ArgumentParser(prog="mlc-translate", description="Translate mlc IR to other formats.")
+    ap.add_argument("input", nargs="?", default="-", help="input file (default: stdin)")
+    ap.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
+    target = ap.add_mutually_exclusive_group(required=True)
+    target.add_argument("--emit-python", action="store_true",
+                        help="triton dialect -> Python module (@triton.jit kernels + call(args))")
+    ap.add_argument("--debug", action="store_true", help="show Python tracebacks of crashes")
+    return ap
+
+
+def translate(source: Source, debug: bool = False) -> str:
+    """Parse, verify and emit one module; failures raise CompileError."""
+    from mlc.codegen.emit_python import EmitError, emit_python
+    from mlc.dialects.registry import make_context
+
+    module = parse_source(make_context(), source)
+    try:
+        return emit_python(module)
+    except EmitError as e:
+        raise CompileError(source.at_op(e.op, str(e))) from None
+    except Exception as e:
+        raise CompileError(Diagnostic(source.name, 0, 0, internal_error("emit-python", e, debug))) from None
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    args = build_arg_parser().parse_args(argv)
+    name = "<stdin>" if args.input == "-" else args.input
+    try:
+        text = sys.stdin.read() if args.input == "-" else open(args.input, encoding="utf-8").read()
+    except (OSError, UnicodeDecodeError) as e:
+        sys.stderr.write(f"mlc-translate: error: cannot read {name}: {e}\n")
+        return 1
+    try:
+        result = translate(Source(name, text), args.debug)
+    except CompileError as e:
+        sys.stderr.write(e.diagnostic.format() + "\n")
+        return 1
+    if args.output == "-":
+        sys.stdout.write(result)
+    else:
+        with open(args.output, "w", encoding="utf-8") as f:
+            f.write(result)
+    return 0
+
+
+def main() -> None:
+    try:
+        code = run()
+    except KeyboardInterrupt:
+        code = 130
+    except Exception as e:  # the last line of defence: never a traceback without --debug
+        sys.stderr.write("mlc-translate: " + internal_error("mlc-translate", e, "--debug" in sys.argv) + "\n")
+        code = 1
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
