@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import sympy
@@ -10,6 +10,9 @@ from xdsl.context import Context
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
     FloatAttr,
     IntegerAttr,
     IntegerType,
@@ -109,6 +112,88 @@ def inline_producers(op: LoopsBodyOp, inlinable: set[Operation]) -> None:
             _inline_load(load, producer)
 
 
+# Inductor computes float16/bfloat16 in float32 (triton_compute_type) and rounds only on store.
+_NARROW = (Float16Type, BFloat16Type)
+
+
+def _unrounded(
+    value: SSAValue, at: InsertPoint, touched: list[Operation], memo: dict[SSAValue, SSAValue | None]
+) -> SSAValue | None:
+    """The f32 value that the f16/bf16 `value` is a rounding of, or None when there is none.
+
+    `truncf(x : f32)` gives x; `select(c, a, b)` (a masked load of an inlined producer selects
+    0 where masked off) gives a select of the arms' f32 values when at least one arm is a
+    truncf: a constant arm is widened exactly, any other arm by an `extf` inserted at `at`.
+    `memo` keeps one widened select per select (bodies are straight-line: the first dominates).
+    """
+    if value not in memo:
+        memo[value] = _widen(value, at, touched, memo)
+    return memo[value]
+
+
+def _widen(
+    value: SSAValue, at: InsertPoint, touched: list[Operation], memo: dict[SSAValue, SSAValue | None]
+) -> SSAValue | None:
+    owner = value.owner
+    if not isinstance(value.type, _NARROW) or not isinstance(owner, Operation):
+        return None
+    if isinstance(owner, arith.TruncFOp):
+        if not isinstance(owner.input.type, Float32Type):
+            return None
+        touched.append(owner)
+        return owner.input
+    if not isinstance(owner, arith.SelectOp):
+        return None
+    arms = [_unrounded(arm, at, touched, memo) for arm in (owner.lhs, owner.rhs)]
+    if all(a is None for a in arms):
+        return None
+    touched.append(owner)
+    wide: list[SSAValue] = []
+    for arm, folded in zip((owner.lhs, owner.rhs), arms):
+        if folded is None:
+            const = arm.owner
+            if isinstance(const, arith.ConstantOp) and isinstance(const.value, FloatAttr):
+                touched.append(const)
+                new: Operation = arith.ConstantOp(FloatAttr(const.value.value.data, Float32Type()))
+            else:
+                new = arith.ExtFOp(arm, Float32Type())
+            Rewriter.insert_op(new, at)
+            folded = new.results[0]
+        wide.append(folded)
+    select = arith.SelectOp(owner.cond, wide[0], wide[1])
+    Rewriter.insert_op(select, at)
+    return select.result
+
+
+def fold_precision_casts(op: LoopsBodyOp) -> int:
+    """Drop the f32 -> f16/bf16 -> f32 round trips in `op`'s body; return how many.
+
+    `arith.extf(arith.truncf(%x : f32) : f16) : f32` becomes %x (also through a select, see
+    `_unrounded`); a truncf still read elsewhere (the yield: the stored value) stays.
+    """
+    folded = 0
+    touched: list[Operation] = []
+    memo: dict[SSAValue, SSAValue | None] = {}
+    for ext in [o for o in op.body.walk() if isinstance(o, arith.ExtFOp)]:
+        if not isinstance(ext.result.type, Float32Type):
+            continue
+        wide = _unrounded(ext.input, InsertPoint.before(ext), touched, memo)
+        if wide is not None:
+            touched.append(ext)
+            ext.result.replace_all_uses_with(wide)
+            folded += 1
+    # Erase what the fold left unread, readers before what they read.
+    for dead in sorted(set(touched), key=_position(op), reverse=True):
+        if dead.parent is not None and not any(r.uses for r in dead.results):
+            Rewriter.erase_op(dead)
+    return folded
+
+
+def _position(op: LoopsBodyOp) -> Callable[[Operation], int]:
+    order = {o: k for k, o in enumerate(op.body.walk())}
+    return lambda o: order.get(o, -1)
+
+
 def erase_dead(block: Block) -> None:
     """Erase pointwise/reduction ops nothing reads any more, consumers before producers."""
     for op in reversed(list(block.ops)):
@@ -116,13 +201,15 @@ def erase_dead(block: Block) -> None:
             Rewriter.erase_op(op)
 
 
-def inline_block(block: Block, options: RealizeOptions) -> None:
+def inline_block(block: Block, options: RealizeOptions, emulate_precision_casts: bool = False) -> None:
     """Decide each op in program order (its producers are final by then) and inline it."""
     uses = consumers(block)  # before any inlining: Inductor counts an FX node's users
     inlinable: set[Operation] = set()
     for op in list(block.ops):
         if isinstance(op, LoopsBodyOp):
             inline_producers(op, inlinable)
+            if not emulate_precision_casts:
+                fold_precision_casts(op)  # before counting its ops, as --realize will see it
             if should_inline(op, uses[op], options):
                 inlinable.add(op)
     erase_dead(block)
@@ -151,6 +238,22 @@ class InlinePass(ModulePass):
           %2 = math.erf %1 : f32
           loops.yield %2 : f32 }
 
+    float16/bfloat16 math is done in f32 (`--lower-aten` widens loads with `arith.extf` and
+    narrows the yield with `arith.truncf`), so an inlined chain has f32 -> f16 -> f32 round
+    trips between its ops. As Inductor (which rounds only where it stores, unless
+    `emulate_precision_casts`), every `extf(truncf(%x : f32) : f16|bf16) : f32` in a loops body
+    becomes %x, an explicit `.to(float16)` followed by math included; one fp16 chain keeps one
+    extf per load and one truncf before the yield:
+
+        %0 = loops.load %x[i0] : tensor<8xf16>          %0 = loops.load %x[i0] : tensor<8xf16>
+        %1 = arith.extf %0 : f16 to f32                 %1 = arith.extf %0 : f16 to f32
+        %2 = math.exp %1 : f32                          %2 = math.exp %1 : f32
+        %3 = arith.truncf %2 : f32 to f16       ->      %3 = arith.negf %2 : f32
+        %4 = arith.extf %3 : f16 to f32                 %4 = arith.truncf %3 : f32 to f16
+        %5 = arith.negf %4 : f32                        loops.yield %4 : f16
+        %6 = arith.truncf %5 : f32 to f16
+        loops.yield %6 : f16
+
     What stays is what `--realize` stores; the decision is `realization.realize_reason`
     (reductions, externs, graph outputs, extern inputs, reused or read-heavy bodies). Pointwise
     ops without loads or that are a single load (views) are recomputed by every pointwise
@@ -167,6 +270,9 @@ class InlinePass(ModulePass):
                               than recomputed per consumer) or when it has > 1 non-constant
                               read (config.realize_opcount_threshold); any pointwise over
                               max(100, this) ops is kept regardless (Inductor's recursion guard)
+      emulate-precision-casts=false
+                              true keeps the f32 -> f16/bf16 -> f32 round trips, rounding
+                              between fused ops as eager does (config.emulate_precision_casts)
     Fails when: a producer's body holds an op with regions (loops bodies are straight-line).
     Ops other than loops ops are left alone.
     """
@@ -175,6 +281,7 @@ class InlinePass(ModulePass):
     reads_threshold: int = 4
     acc_reads_threshold: int = 8
     opcount_threshold: int = 30
+    emulate_precision_casts: bool = False
 
     def __post_init__(self) -> None:
         self.options  # validates the thresholds (ValueError)
@@ -187,4 +294,4 @@ class InlinePass(ModulePass):
         options = self.options
         for f in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
             if f.body.blocks:
-                inline_block(f.body.block, options)
+                inline_block(f.body.block, options, self.emulate_precision_casts)

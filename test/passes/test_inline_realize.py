@@ -350,3 +350,76 @@ def test_output_is_byte_identical_across_processes() -> None:
         cmd = [sys.executable, "-m", "mlc.tools.mlc_opt", str(SEED_000), "-p", "inline,realize{explain=true}"]
         outputs.append(subprocess.run(cmd, env=env, capture_output=True, check=True).stdout)
     assert outputs[0] == outputs[1] and b'buffer.computed "buf5"' in outputs[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# f16/bf16: no rounding between fused ops (unless emulate-precision-casts)
+
+F16_CHAIN = """
+func.func @f(%x: tensor<8x64x{t}>, %w: tensor<64x{t}>, %y: tensor<8x64x{t}>) -> tensor<16x64x{t}> {{
+  %0 = aten.mul.Tensor %x, %w : (tensor<8x64x{t}>, tensor<64x{t}>) -> tensor<8x64x{t}>
+  %1 = aten.exp %0 : (tensor<8x64x{t}>) -> tensor<8x64x{t}>
+  %2 = aten.add.Scalar %1 {{other = 1.000000e+00 : f64}} : (tensor<8x64x{t}>) -> tensor<8x64x{t}>
+  %3 = aten.neg %y : (tensor<8x64x{t}>) -> tensor<8x64x{t}>
+  %4 = aten.cat [%2, %3] : (tensor<8x64x{t}>, tensor<8x64x{t}>) -> tensor<16x64x{t}>
+  %5 = aten.sigmoid %4 : (tensor<16x64x{t}>) -> tensor<16x64x{t}>
+  func.return %5 : tensor<16x64x{t}>
+}}"""
+
+
+def _f16_chain_inputs(dtype: torch.dtype) -> list[torch.Tensor]:
+    gen = torch.Generator().manual_seed(0)
+    return [torch.randn(shape, generator=gen).to(dtype) for shape in ([8, 64], [64], [8, 64])]
+
+
+def _casts(module: ModuleOp) -> tuple[int, int]:
+    body = [o for o in module.walk() if type(o).__name__ in ("ExtFOp", "TruncFOp")]
+    return sum(o.name == "arith.extf" for o in body), sum(o.name == "arith.truncf" for o in body)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_low_precision_chain_rounds_once(dtype: torch.dtype) -> None:
+    """Fused, the chain computes in f32 and rounds once at the store, as Inductor's kernel:
+    exactly the f32 computation from the same inputs, narrowed at the end (and not eager)."""
+    text = F16_CHAIN.format(t={torch.float16: "f16", torch.bfloat16: "bf16"}[dtype])
+    inputs = _f16_chain_inputs(dtype)
+    fused = run(text, "lower-aten,inline")
+    assert _casts(fused) == (3, 1)  # one extf per load, one truncf before the yield
+    x, w, y = (t.float() for t in inputs)
+    want = torch.sigmoid(torch.cat([torch.exp(x * w) + 1, -y])).to(dtype)
+    (got,) = interp.run(fused, inputs)
+    assert got.dtype == dtype
+    torch.testing.assert_close(got, want, rtol=0, atol=0)
+    (eager,) = interp.run(parse(text), inputs)  # aten ops: rounds after every op
+    assert not torch.equal(got, eager)
+    torch.testing.assert_close(got, eager)  # ... within the dtype's tolerance
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_emulate_precision_casts_rounds_like_eager(dtype: torch.dtype) -> None:
+    text = F16_CHAIN.format(t={torch.float16: "f16", torch.bfloat16: "bf16"}[dtype])
+    inputs = _f16_chain_inputs(dtype)
+    emulated = run(text, "lower-aten,inline{emulate-precision-casts=true}")
+    assert _casts(emulated)[1] > 1
+    (got,) = interp.run(emulated, inputs)
+    (eager,) = interp.run(parse(text), inputs)
+    torch.testing.assert_close(got, eager, rtol=0, atol=0)
+
+
+def test_explicit_half_round_trip_folds() -> None:
+    """x.half().float() ** 2: no rounding to f16 in the fused kernel (Inductor's to_dtype casts
+    to the compute type); with emulate-precision-casts it rounds, as eager."""
+    text = """
+    func.func @f(%x: tensor<64xf32>) -> tensor<64xf32> {
+      %0 = aten._to_copy %x {dtype = f16} : (tensor<64xf32>) -> tensor<64xf16>
+      %1 = aten._to_copy %0 {dtype = f32} : (tensor<64xf16>) -> tensor<64xf32>
+      %2 = aten.mul.Tensor %1, %1 : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+      func.return %2 : tensor<64xf32>
+    }"""
+    x = torch.randn(64, generator=torch.Generator().manual_seed(1))
+    fused = run(text, "lower-aten,inline")
+    assert _casts(fused) == (0, 0)
+    torch.testing.assert_close(interp.run(fused, [x])[0], x * x, rtol=0, atol=0)
+    emulated = run(text, "lower-aten,inline{emulate-precision-casts=true}")
+    rounded = x.half().float()
+    torch.testing.assert_close(interp.run(emulated, [x])[0], rounded * rounded, rtol=0, atol=0)

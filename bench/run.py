@@ -1,0 +1,484 @@
+#!/usr/bin/env python3
+"""mlc against eager and Inductor, side by side in one process on one device, one table.
+
+    python bench/run.py                                 # every model, GPU shapes
+    python bench/run.py --models softmax,layer_norm --json out.json --markdown out.md
+    python bench/run.py --quick                         # tiny shapes (CPU: Triton's interpreter)
+
+For each model the harness compiles `torch.compile(m, backend=mlc_backend)` (mlc's backend
+callable, so no entry point is needed), `torch.compile(m)` (Inductor) and runs eager; checks
+mlc's (and Inductor's) output against eager with the dtype's tolerance; times each with
+`triton.testing.do_bench` (median ms; on CPU a wall-clock median instead) and reports the
+effective bandwidth (inputs + outputs moved once) and, on CUDA, the kernels launched per call
+(torch.profiler). A model that fails to compile or run is a row saying "failed: <reason>",
+never a crash. Not part of the mlc package: see bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+CUDA = torch.cuda.is_available()
+if not CUDA:
+    # mlc's kernels are Triton kernels: without a GPU they can only run under Triton's
+    # interpreter, which is read when a kernel is decorated, so before anything imports them.
+    os.environ["TRITON_INTERPRET"] = "1"
+    # CPU numbers are a sanity check only; one thread keeps them from measuring contention.
+    torch.set_num_threads(1)
+# A graph mlc cannot compile must show up as a failure, not as eager timings under mlc's name.
+os.environ.pop("MLC_FALLBACK", None)
+
+import torch.nn.functional as F  # noqa: E402
+from torch import nn  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def import_mlc() -> Any:
+    """`import mlc`; when it is not installed, load the repository root as the package."""
+    try:
+        import mlc
+
+        return mlc
+    except ImportError:
+        spec = importlib.util.spec_from_file_location(
+            "mlc", ROOT / "__init__.py", submodule_search_locations=[str(ROOT)]
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["mlc"] = module
+        spec.loader.exec_module(module)
+        return module
+
+
+# ---------------------------------------------------------------------------------------------
+# Models
+
+
+@dataclass
+class Case:
+    """One model instantiated on a device: what to call, with what, and how to judge it."""
+
+    fn: Callable[..., Any]
+    inputs: list[torch.Tensor]
+    shape: str
+    dtype: torch.dtype
+    atol: float | None = None  # None: the dtype's default (TOLERANCES)
+    rtol: float | None = None
+    extra_bytes: int = 0  # parameters read besides `inputs`
+
+
+TOLERANCES = {
+    torch.float32: (1e-5, 1e-5),  # transcendental functions differ by an ulp between libraries
+    torch.float16: (1e-2, 1e-2),  # eager rounds after every op, fused kernels once
+    torch.bfloat16: (2e-2, 2e-2),
+}
+
+
+class MLP(nn.Module):
+    """Seed 000's network: Linear 32→64, four Linear 64→64, gelu."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(32, 64)
+        self.fc2 = nn.Linear(64, 64)
+        self.fc3 = nn.Linear(64, 64)
+        self.fc4 = nn.Linear(64, 64)
+        self.fc5 = nn.Linear(64, 64)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.fc1(x)
+        x = self.fc2(x)
+        x = self.fc3(x)
+        x = self.fc4(x)
+        x = self.fc5(x)
+        return F.gelu(x)
+
+
+# Each model is a top-level function (its own code object: Dynamo caches per code object).
+def pointwise_chain_fn(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return F.gelu(x * w + b)
+
+
+def bias_relu_fn(x: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return torch.relu(x + b)
+
+
+def transpose_add_fn(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return x.t() + y
+
+
+def cat3_fn(a: torch.Tensor, b: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+    return torch.cat([a, b, c], dim=1)
+
+
+def softmax_fn(x: torch.Tensor) -> torch.Tensor:
+    return torch.softmax(x, dim=-1)
+
+
+def layer_norm_fn(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return F.layer_norm(x, x.shape[-1:], w, b, eps=1e-5)
+
+
+def sum_rows_fn(x: torch.Tensor) -> torch.Tensor:
+    return x.sum(dim=-1)
+
+
+def fp16_chain_fn(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return torch.sigmoid(x * 0.5 + y) * x - torch.tanh(y)
+
+
+def _randn(*shape: int, device: torch.device, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    return torch.randn(*shape, device=device, dtype=dtype)
+
+
+def _pointwise_chain(device: torch.device, quick: bool) -> Case:
+    n = 64 if quick else 4096
+    x, w, b = _randn(n, n, device=device), _randn(n, device=device), _randn(n, device=device)
+    return Case(pointwise_chain_fn, [x, w, b], f"[{n},{n}]*[{n}]+[{n}]", torch.float32)
+
+
+def _mlp(device: torch.device, quick: bool) -> Case:
+    batch = 64 if quick else 8192
+    model = MLP().to(device).eval()
+    params = sum(p.numel() * p.element_size() for p in model.parameters())
+    # mm is cuBLAS (eager) vs Triton/cuBLAS (Inductor): sums in a different order.
+    return Case(model, [_randn(batch, 32, device=device)], f"[{batch},32] -> 64 x5", torch.float32,
+                atol=1e-4, rtol=1e-4, extra_bytes=params)
+
+
+def _bias_relu(device: torch.device, quick: bool) -> Case:
+    rows, cols = (64, 32) if quick else (8192, 4096)
+    x, b = _randn(rows, cols, device=device), _randn(cols, device=device)
+    return Case(bias_relu_fn, [x, b], f"[{rows},{cols}]+[{cols}]", torch.float32)
+
+
+def _transpose_add(device: torch.device, quick: bool) -> Case:
+    n = 64 if quick else 4096
+    x, y = _randn(n, n, device=device), _randn(n, n, device=device)
+    return Case(transpose_add_fn, [x, y], f"[{n},{n}].t()+[{n},{n}]", torch.float32)
+
+
+def _cat3(device: torch.device, quick: bool) -> Case:
+    rows, cols = (32, (16, 32, 16)) if quick else (4096, (1024, 2048, 1024))
+    parts = [_randn(rows, c, device=device) for c in cols]
+    return Case(cat3_fn, parts, f"cat([{rows},{cols[0]}],[{rows},{cols[1]}],[{rows},{cols[2]}], 1)", torch.float32)
+
+
+def _softmax(device: torch.device, quick: bool) -> Case:
+    rows, cols = (32, 64) if quick else (4096, 4096)
+    return Case(softmax_fn, [_randn(rows, cols, device=device)], f"[{rows},{cols}] dim=-1", torch.float32)
+
+
+def _layer_norm(device: torch.device, quick: bool) -> Case:
+    rows, cols = (32, 64) if quick else (4096, 4096)
+    x, w, b = _randn(rows, cols, device=device), _randn(cols, device=device), _randn(cols, device=device)
+    return Case(layer_norm_fn, [x, w, b], f"[{rows},{cols}] over {cols}", torch.float32, atol=1e-4, rtol=1e-4)
+
+
+def _sum_rows(device: torch.device, quick: bool) -> Case:
+    rows, cols = (32, 64) if quick else (4096, 4096)
+    # A different summation order: error grows with sqrt(cols).
+    return Case(sum_rows_fn, [_randn(rows, cols, device=device)], f"[{rows},{cols}] dim=-1", torch.float32,
+                atol=1e-4, rtol=1e-4)
+
+
+def _fp16_chain(device: torch.device, quick: bool) -> Case:
+    n = 64 if quick else 4096
+    x, y = _randn(n, n, device=device, dtype=torch.float16), _randn(n, n, device=device, dtype=torch.float16)
+    return Case(fp16_chain_fn, [x, y], f"[{n},{n}]", torch.float16)
+
+
+MODELS: dict[str, Callable[[torch.device, bool], Case]] = {
+    "pointwise_chain": _pointwise_chain,
+    "mlp": _mlp,
+    "bias_relu": _bias_relu,
+    "transpose_add": _transpose_add,
+    "cat3": _cat3,
+    "softmax": _softmax,
+    "layer_norm": _layer_norm,
+    "sum_rows": _sum_rows,
+    "fp16_chain": _fp16_chain,
+}
+
+# ---------------------------------------------------------------------------------------------
+# Measuring
+
+
+@dataclass
+class Row:
+    model: str
+    shape: str = ""
+    dtype: str = ""
+    bytes: int | None = None
+    eager_ms: float | None = None
+    inductor_ms: float | None = None
+    mlc_ms: float | None = None
+    mlc_over_inductor: float | None = None
+    eager_gbps: float | None = None
+    inductor_gbps: float | None = None
+    mlc_gbps: float | None = None
+    eager_kernels: float | None = None
+    inductor_kernels: float | None = None
+    mlc_kernels: float | None = None
+    correct: str = ""  # "yes", "mismatch: ...", or "failed: ..." (mlc against eager)
+    inductor_correct: str = ""
+    errors: dict[str, str] = field(default_factory=dict)  # backend -> one-line reason
+
+
+def one_line(error: BaseException, limit: int = 160) -> str:
+    """The first informative line of an exception (Dynamo wraps backend errors: unwrapped)."""
+    while getattr(error, "inner_exception", None) is not None:  # BackendCompilerFailed
+        error = error.inner_exception  # type: ignore[attr-defined]
+    lines = [ln.strip() for ln in str(error).splitlines() if ln.strip()]
+    lines = [ln for ln in lines if not ln.startswith(("backend=", "Set TORCH", "You can suppress"))]
+    text = f"{type(error).__name__}: {lines[0] if lines else ''}".strip()
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def time_ms(fn: Callable[[], Any], warmup: int, rep: int) -> float:
+    """Median milliseconds of one call."""
+    if CUDA:
+        import triton.testing
+
+        return float(triton.testing.do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
+    # CPU: wall clock; the warmup/rep budgets (ms) bound the number of calls, at least 3.
+    fn()
+    times: list[float] = []
+    deadline = time.perf_counter() + rep / 1e3
+    while len(times) < 3 or (time.perf_counter() < deadline and len(times) < 1000):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def count_kernels(fn: Callable[[], Any], calls: int = 3) -> float | None:
+    """GPU kernels launched per call (memcpy/memset excluded); None where it cannot be known."""
+    if not CUDA:
+        return None
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    kernels = [
+        e for e in prof.events()
+        if e.device_type == DeviceType.CUDA and not e.name.startswith(("Memcpy", "Memset", "[memory]"))
+    ]
+    return len(kernels) / calls
+
+
+def nbytes(value: Any) -> int:
+    if isinstance(value, torch.Tensor):
+        return value.numel() * value.element_size()
+    if isinstance(value, (list, tuple)):
+        return sum(nbytes(v) for v in value)
+    return 0
+
+
+def check(actual: Any, expected: Any, case: Case) -> str:
+    default_atol, default_rtol = TOLERANCES.get(case.dtype, (1e-5, 1e-5))
+    atol = case.atol if case.atol is not None else default_atol
+    rtol = case.rtol if case.rtol is not None else default_rtol
+    try:
+        torch.testing.assert_close(actual, expected, atol=atol, rtol=rtol, equal_nan=True)
+    except AssertionError as error:
+        lines = [ln.strip() for ln in str(error).splitlines() if ln.strip()]
+        detail = "; ".join(ln for ln in lines if ln.startswith(("Mismatched", "Greatest")) or "mismatch" in ln.lower())
+        return f"mismatch: {detail or (lines[0] if lines else 'values differ')}"
+    return "yes"
+
+
+def compilers(mlc_backend: Callable[..., Any]) -> dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]]:
+    return {
+        "eager": lambda fn: fn,
+        "inductor": lambda fn: torch.compile(fn, fullgraph=True, dynamic=False),
+        "mlc": lambda fn: torch.compile(fn, backend=mlc_backend, fullgraph=True, dynamic=False),
+    }
+
+
+def bench_model(name: str, device: torch.device, args: argparse.Namespace, mlc_backend: Callable[..., Any]) -> Row:
+    row = Row(model=name)
+    torch._dynamo.reset()
+    torch.manual_seed(0)
+    try:
+        case = MODELS[name](device, args.quick)
+    except Exception as error:  # noqa: BLE001 (a row, never a crash)
+        row.errors["setup"] = one_line(error)
+        row.correct = f"failed: {row.errors['setup']}"
+        return row
+    row.shape, row.dtype = case.shape, str(case.dtype).removeprefix("torch.")
+    expected = case.fn(*case.inputs)
+    row.bytes = nbytes(case.inputs) + case.extra_bytes + nbytes(expected)
+
+    for backend, compile_fn in compilers(mlc_backend).items():
+        if backend in args.skip:
+            row.errors[backend] = "skipped"
+            continue
+        try:
+            compiled = compile_fn(case.fn)
+            out = compiled(*case.inputs)  # compiles on the first call
+            verdict = "yes" if backend == "eager" else check(out, expected, case)
+            call = lambda: compiled(*case.inputs)  # noqa: E731
+            ms = time_ms(call, args.warmup, args.rep)
+            kernels = count_kernels(call) if args.kernels else None
+        except Exception as error:  # noqa: BLE001
+            row.errors[backend] = one_line(error)
+            if args.verbose:
+                traceback.print_exc()
+            if backend == "mlc":
+                row.correct = f"failed: {row.errors[backend]}"
+            elif backend == "inductor":
+                row.inductor_correct = f"failed: {row.errors[backend]}"
+            torch._dynamo.reset()
+            continue
+        setattr(row, f"{backend}_ms", ms)
+        setattr(row, f"{backend}_kernels", kernels)
+        setattr(row, f"{backend}_gbps", row.bytes / (ms * 1e-3) / 1e9 if ms > 0 else None)
+        if backend == "mlc":
+            row.correct = verdict
+        elif backend == "inductor":
+            row.inductor_correct = verdict
+    if row.mlc_ms is not None and row.inductor_ms:
+        row.mlc_over_inductor = row.mlc_ms / row.inductor_ms
+    del case, expected
+    if CUDA:
+        torch.cuda.empty_cache()
+    return row
+
+
+# ---------------------------------------------------------------------------------------------
+# Reporting
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _ms(row: Row, backend: str) -> str:
+    value = getattr(row, f"{backend}_ms")
+    if value is not None:
+        return f"{value:.3f}"
+    error = row.errors.get(backend)
+    return "skipped" if error == "skipped" else ("failed" if error else "-")
+
+
+def _gbps(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}" if value >= 100 else f"{value:.3g}"
+
+
+def _kernels(row: Row) -> str:
+    if row.mlc_kernels is None and row.inductor_kernels is None:
+        return "-"
+    return f"{_num(row.mlc_kernels, 0)} / {_num(row.inductor_kernels, 0)}"
+
+
+def markdown(rows: Sequence[Row]) -> str:
+    head = ["model", "shape", "dtype", "eager ms", "inductor ms", "mlc ms", "mlc/inductor",
+            "mlc GB/s", "inductor GB/s", "kernels mlc/ind", "correct"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    for r in rows:
+        cells = [r.model, f"`{r.shape}`" if r.shape else "", r.dtype, _ms(r, "eager"), _ms(r, "inductor"),
+                 _ms(r, "mlc"), _num(r.mlc_over_inductor, 2), _gbps(r.mlc_gbps), _gbps(r.inductor_gbps),
+                 _kernels(r), r.correct.replace("|", "\\|")]
+        lines.append("| " + " | ".join(cells) + " |")
+    notes = [f"- {r.model} {backend}: {error}" for r in rows for backend, error in r.errors.items()
+             if error != "skipped" and not (backend == "mlc" and r.correct.startswith("failed"))]
+    notes += [f"- {r.model} inductor: {r.inductor_correct}" for r in rows if r.inductor_correct.startswith("mismatch")]
+    if notes:
+        lines += ["", "Other failures:", *notes]
+    return "\n".join(lines)
+
+
+def environment(device: torch.device, args: argparse.Namespace) -> dict[str, Any]:
+    import triton
+
+    return {
+        "device": torch.cuda.get_device_name(device) if CUDA else f"cpu ({platform.processor() or platform.machine()})",
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "python": platform.python_version(),
+        "triton_interpret": os.environ.get("TRITON_INTERPRET", "0"),
+        "quick": args.quick,
+        "warmup_ms": args.warmup,
+        "rep_ms": args.rep,
+        "timer": "triton.testing.do_bench median" if CUDA else "wall-clock median",
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="all", help=f"comma-separated, from: {','.join(MODELS)} (default all)")
+    parser.add_argument("--quick", action="store_true", help="tiny shapes (a sanity check; what CPU runs use)")
+    parser.add_argument("--json", type=Path, help="write the rows and the environment as JSON here")
+    parser.add_argument("--markdown", type=Path, help="write the Markdown table here too")
+    parser.add_argument("--warmup", type=int, default=25, help="do_bench warmup, ms (default 25)")
+    parser.add_argument("--rep", type=int, default=100, help="do_bench repetition time, ms (default 100)")
+    parser.add_argument("--skip", default="", help="backends not to run: eager,inductor,mlc")
+    parser.add_argument("--no-kernels", dest="kernels", action="store_false",
+                        help="do not count kernels per call (torch.profiler; CUDA only)")
+    parser.add_argument("--verbose", action="store_true", help="print tracebacks of failures")
+    args = parser.parse_args(argv)
+    names = list(MODELS) if args.models == "all" else [m.strip() for m in args.models.split(",") if m.strip()]
+    unknown = [m for m in names if m not in MODELS]
+    if unknown:
+        parser.error(f"unknown model(s) {','.join(unknown)}; known: {','.join(MODELS)}")
+    args.models = names
+    args.skip = {s.strip() for s in args.skip.split(",") if s.strip()}
+    if not CUDA and not args.quick:
+        print("no CUDA device: running on CPU under TRITON_INTERPRET=1; use --quick", file=sys.stderr)
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    import_mlc()
+    from mlc.frontend.backend import mlc_backend
+
+    device = torch.device("cuda" if CUDA else "cpu")
+    env = environment(device, args)
+    print(f"# mlc bench on {env['device']} (torch {env['torch']}, triton {env['triton']}, {env['timer']})",
+          flush=True)
+    rows = []
+    with torch.no_grad():
+        for name in args.models:
+            start = time.perf_counter()
+            row = bench_model(name, device, args, mlc_backend)
+            rows.append(row)
+            times = ", ".join(f"{b} {_ms(row, b)}" for b in ("eager", "inductor", "mlc"))
+            print(f"{name} (ms): {times}; correct: {row.correct or '-'} ({time.perf_counter() - start:.1f} s)",
+                  file=sys.stderr, flush=True)
+    table = markdown(rows)
+    print(table)
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(f"mlc bench on {env['device']}, torch {env['torch']}, triton {env['triton']}\n\n"
+                                 + table + "\n")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"environment": env, "rows": [asdict(r) for r in rows]}, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
