@@ -109,6 +109,7 @@ from mlc.codegen.triton_helpers import (
     minimum,
     to_bfloat16,
 )
+from mlc.codegen import triton_helpers
 
 aten = torch.ops.aten
 '''
@@ -130,7 +131,8 @@ def emit_python(module: ModuleOp) -> str:
     by_name = {k.sym_name.data: k for k in kernels}
     parts = [HEADER]
     for kernel in kernels:
-        parts.append("\n\n" + _KernelEmitter(kernel).emit())
+        emitter = _KernelEmitter if kernel.kernel_kind == "pointwise" else _ReductionKernelEmitter
+        parts.append("\n\n" + emitter(kernel).emit())
     parts.append("\n\n" + _emit_wrapper(wrappers[0], by_name))
     return "".join(parts)
 
@@ -280,7 +282,7 @@ def _host_tuple(exprs: Sequence[sympy.Expr]) -> str:
 # ---------------------------------------------------------------------------------------------
 # Kernels
 
-_BLOCK_SHAPE = {"pointwise": "[XBLOCK]"}
+_BLOCK_SHAPE = {"pointwise": "[XBLOCK]", "reduction": "[XBLOCK, 1]", "persistent_reduction": "[XBLOCK, 1]"}
 
 # Ops whose operands are all tiles of one type, printed as `a <op> b`.
 _INFIX: dict[type[Operation], str] = {
@@ -333,7 +335,7 @@ class _KernelEmitter:
     def __init__(self, kernel: tt.KernelOp):
         self.kernel = kernel
         self.kind = kernel.kernel_kind
-        if self.kind != "pointwise":
+        if self.kind not in _BLOCK_SHAPE:
             raise EmitError(f"triton.kernel @{kernel.sym_name.data}: {self.kind} kernels are not supported by emit-python yet", kernel)
         self.names: dict[SSAValue, str] = {}
         self.lines: list[str] = []
@@ -682,6 +684,8 @@ def _launch(op: tt.LaunchOp, kernels: dict[str, tt.KernelOp]) -> str:
     kernel = kernels.get(op.kernel_name)
     if kernel is None:
         raise EmitError(f"{_where(op)}: no kernel @{op.kernel_name}", op)
+    if kernel.kernel_kind != "pointwise":
+        return _launch_reduction(op, kernel)
     xblock, warps, stages = _launch_config(kernel)
     xnumel = _host(op.xnumel.expr)
     args = [*op.arg_names, xnumel, f"XBLOCK={xblock}", f"num_warps={warps}", f"num_stages={stages}"]
@@ -739,3 +743,159 @@ def _extern(op: tt.ExternOp) -> list[str]:
         assert isinstance(layout, LayoutAttr)
         lines.append(f"{name} = ensure_layout({name}, {_sizes(layout.sizes)}, {_sizes(layout.strides)}, {_host(layout.offset.expr)})")
     return lines
+
+
+# ---------------------------------------------------------------------------------------------
+# Reduction kernels (persistent_reduction, reduction)
+#
+# x tiles are [XBLOCK, 1] and r0 tiles [1, R0_BLOCK]; Triton broadcasts them against each other.
+# A persistent kernel fixes R0_BLOCK = next_pow2(r0_numel) in its body (it is not a config); a
+# looped one takes R0_BLOCK from its config and runs `for r0_offset in range(0, r0_numel,
+# R0_BLOCK)`. Reductions end `[:, None]` (keepdim, as Inductor's). argmax/argmin go through
+# triton_helpers.max_with_index/min_with_index, which keep the first index on ties (tl.argmax
+# promises no order), max/min through max2/min2, which propagate NaN as torch does, and sums
+# through reduce_sum rather than tl.sum (see triton_helpers: it works under the interpreter
+# however late TRITON_INTERPRET was set).
+
+_TILE = "[XBLOCK, R0_BLOCK]"
+_REDUCE_FN = {"sum": "triton_helpers.reduce_sum", "prod": "triton_helpers.prod", "max": "triton_helpers.max2",
+              "min": "triton_helpers.min2", "any": "triton_helpers.reduce_any"}
+_COMBINE = {"sum": "{a} + {v}", "prod": "{a} * {v}", "max": "maximum({a}, {v})", "min": "minimum({a}, {v})",
+            "any": "{a} | {v}"}
+_WITH_INDEX = {"argmax": "max_with_index", "argmin": "min_with_index"}  # along an axis
+_PAIR_WITH_INDEX = {"argmax": "maximum_with_index", "argmin": "minimum_with_index"}  # lane by lane
+
+
+def _next_power_of_2(n: int) -> int:
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+class _ReductionKernelEmitter(_KernelEmitter):
+    def emit(self) -> str:
+        k = self.kernel
+        persistent = self.kind == "persistent_reduction"
+        params = [*k.arg_names, "xnumel", "r0_numel", "XBLOCK: tl.constexpr"]
+        if not persistent:
+            params.append("R0_BLOCK: tl.constexpr")
+        head = [f"# origins: {', '.join(k.origin_names)}"] if k.origin_names else []
+        head += ["@triton.jit", f"def {k.sym_name.data}({', '.join(params)}):"]
+        if persistent:
+            head.append(f"    R0_BLOCK: tl.constexpr = {_next_power_of_2(int(k.r0_numel.expr))}")
+        head += [
+            "    xoffset = tl.program_id(0) * XBLOCK",
+            "    xindex = xoffset + tl.arange(0, XBLOCK)[:, None]",
+            "    xmask = xindex < xnumel",
+        ]
+        if persistent:
+            head += [
+                "    r0_index = tl.arange(0, R0_BLOCK)[None, :]",
+                "    r0_offset = 0",
+                "    r0_mask = r0_index < r0_numel",
+            ]
+        else:
+            head.append("    r0_base = tl.arange(0, R0_BLOCK)[None, :]")
+        for op in k.body.block.ops:
+            self.op(op)
+        return "\n".join(head + ["    " + line for line in self.lines]) + "\n"
+
+    def constant(self, op: arith.ConstantOp) -> None:
+        """As in a pointwise kernel, but a constant tile is [1, 1]: tl.broadcast_to keeps ranks."""
+        super().constant(op)
+        self.lines[-1] = self.lines[-1].replace(" = tl.full([1], ", " = tl.full([1, 1], ", 1)
+
+    def fresh(self) -> str:
+        name = f"tmp{self.count}"
+        self.count += 1
+        return name
+
+    def _op(self, op: Operation) -> None:
+        if isinstance(op, tt.ReduceOp):
+            self.reduce(op)
+        elif isinstance(op, tt.AccumulateOp):
+            self.accumulate(op)
+        elif isinstance(op, tt.RLoopOp):
+            self.rloop(op)
+        elif isinstance(op, tt.YieldOp):
+            loop = op.parent_op()
+            assert isinstance(loop, tt.RLoopOp)
+            for arg, value in zip(loop.body.block.args, op.values):
+                self.lines.append(f"{self.v(arg)} = {self.v(value)}")
+        else:
+            super()._op(op)
+
+    def identity(self, kind: str, t: Attribute) -> str:
+        value = tt.reduction_identity(kind, t)
+        return py_float(value) if "float" in tl_dtype(t) else f"tl.full([1, 1], {value}, {tl_dtype(t)})"
+
+    def tile(self, value: SSAValue, masks: Sequence[str], kind: str | None) -> str:
+        """The value as an [XBLOCK, R0_BLOCK] tile, masked lanes holding the identity of `kind`."""
+        text = f"tl.broadcast_to({self.v(value)}, {_TILE})"
+        if masks and kind is not None:
+            name = self.fresh()
+            self.lines.append(f"{name} = tl.where({' & '.join(masks)}, {text}, {self.identity(kind, value.type)})")
+            return name
+        return text
+
+    def reduce(self, op: tt.ReduceOp) -> None:
+        kind, values, masks = op.reduction_kind, list(op.values), op.masks
+        if kind in _WITH_INDEX:
+            tile = self.tile(values[0], masks, kind)
+            index = self.v(values[1]) if op.explicit_index else "r0_index"
+            _, position = self.fresh(), self.fresh()
+            self.lines.append(f"{_}, {position} = triton_helpers.{_WITH_INDEX[kind]}({tile}, tl.broadcast_to({index}, {_TILE}), 1)")
+            self.define(op.results[0], f"{position}[:, None].to(tl.int64)")
+        elif kind == "welford":
+            tiles = [self.tile(v, masks, "welford") for v in values]
+            names = [self.fresh() for _ in values]
+            self.lines.append(f"{', '.join(names)} = triton_helpers.welford({', '.join(tiles)}, 1)")
+            for result, name in zip(op.results, names):
+                self.define(result, f"{name}[:, None]")
+        else:
+            self.define(op.results[0], f"{_REDUCE_FN[kind]}({self.tile(values[0], masks, kind)}, 1)[:, None]")
+
+    def accumulate(self, op: tt.AccumulateOp) -> None:
+        kind, accs, mask = op.reduction_kind, [self.v(a) for a in op.accumulators], " & ".join(op.masks)
+        value = f"tl.broadcast_to({self.v(op.value)}, {_TILE})"
+        if kind in _COMBINE:
+            nexts = [_COMBINE[kind].format(a=accs[0], v=value)]
+        else:
+            nexts = [self.fresh() for _ in accs]
+            if kind in _WITH_INDEX:
+                call = f"triton_helpers.{_PAIR_WITH_INDEX[kind]}({accs[0]}, {accs[1]}, {value}, tl.broadcast_to(r0_index, {_TILE}))"
+            else:
+                call = f"triton_helpers.welford_reduce({value}, {', '.join(accs)})"
+            self.lines.append(f"{', '.join(nexts)} = {call}")
+        for result, acc, new in zip(op.results, accs, nexts):
+            self.define(result, f"tl.where({mask}, {new}, {acc})" if mask else new)
+
+    def rloop(self, op: tt.RLoopOp) -> None:
+        for arg, init, result in zip(op.body.block.args, op.inits, op.results):
+            name = f"_{self.fresh()}"  # carried from one step to the next
+            self.lines.append(f"{name} = tl.broadcast_to({self.v(init)}, {_TILE})")
+            self.names[arg] = self.names[result] = name
+        outer, self.lines = self.lines, ["r0_index = r0_offset + r0_base", "r0_mask = r0_index < r0_numel"]
+        for inner in op.body.block.ops:
+            self.op(inner)
+        # A static bound is a literal: Triton's interpreter cannot iterate up to a scalar argument.
+        r0_numel = self.kernel.r0_numel
+        bound = str(int(r0_numel.expr)) if r0_numel is not None and r0_numel.expr.is_Integer else "r0_numel"
+        outer.append(f"for r0_offset in range(0, {bound}, R0_BLOCK):")
+        outer.extend("    " + line for line in self.lines)
+        self.lines = outer
+
+
+def _launch_reduction(op: tt.LaunchOp, kernel: tt.KernelOp) -> str:
+    """`kernel[grid](buffers..., xnumel, r0_numel, XBLOCK=.., [R0_BLOCK=..,] num_warps=.., num_stages=..)`
+    with the kernel's first config (R0_BLOCK of a persistent kernel is fixed in its body)."""
+    configs = kernel.config_list
+    if configs:
+        blocks, warps, stages = configs[0].block_sizes, configs[0].num_warps.data, configs[0].num_stages.data
+    else:
+        r0 = kernel.r0_numel.expr if kernel.r0_numel is not None else sympy.Integer(1)
+        blocks, warps, stages = {"XBLOCK": 1, "R0_BLOCK": min(_next_power_of_2(int(r0)) if r0.is_Integer else 1024, 2048)}, 4, 1
+    xnumel, r0_numel = _host(op.xnumel.expr), _host(op.r0_numel.expr if op.r0_numel is not None else 1)
+    args = [*op.arg_names, xnumel, r0_numel, f"XBLOCK={blocks['XBLOCK']}"]
+    if kernel.kernel_kind == "reduction":
+        args.append(f"R0_BLOCK={blocks['R0_BLOCK']}")
+    args += [f"num_warps={warps}", f"num_stages={stages}"]
+    return f"{op.kernel_name}[(triton.cdiv({xnumel}, {blocks['XBLOCK']}),)]({', '.join(args)})"

@@ -182,3 +182,116 @@ else:
     def to_bfloat16(x):
         """float32 -> bfloat16, rounding to nearest even (the GPU's conversion)."""
         return x.to(tl.bfloat16)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reductions along one axis of a tile (Inductor's triton_helpers), used by reduction kernels:
+# `tl.reduce` with these combine functions. Even the sum is here rather than `tl.sum`: that is a
+# @triton.jit function of triton.language, compiled for the GPU if triton was imported before
+# TRITON_INTERPRET was set (torch.compile may import it first), while these are defined after.
+
+
+@triton.jit
+def _add_combine(a, b):
+    return a + b
+
+
+@triton.jit
+def reduce_sum(a, dim):
+    return tl.reduce(a, dim, _add_combine)
+
+
+@triton.jit
+def _prod_combine(a, b):
+    return a * b
+
+
+@triton.jit
+def prod(a, dim):
+    return tl.reduce(a, dim, _prod_combine)
+
+
+@triton.jit
+def max2(a, dim):
+    """torch.amax along `dim`: NaN wins (tl.max would drop it)."""
+    return tl.reduce(a, dim, maximum)
+
+
+@triton.jit
+def min2(a, dim):
+    """torch.amin along `dim`: NaN wins."""
+    return tl.reduce(a, dim, minimum)
+
+
+@triton.jit
+def _or_combine(a, b):
+    return a | b
+
+
+@triton.jit
+def reduce_any(a, dim):
+    """torch.any along `dim`, on int1 tiles."""
+    return tl.reduce(a, dim, _or_combine)
+
+
+@triton.jit
+def maximum_with_index(a_value, a_index, b_value, b_index):
+    """The larger (value, index) pair; NaN is the largest; equal values keep the lower index,
+    so a reduction gives the first position of the maximum, as torch.argmax does."""
+    mask = a_value > b_value
+    equal = a_value == b_value
+    if a_value.dtype.is_floating():
+        a_isnan = a_value != a_value
+        b_isnan = b_value != b_value
+        mask |= a_isnan & (b_value == b_value)
+        equal |= a_isnan & b_isnan
+    mask |= equal & (a_index < b_index)
+    return tl.where(mask, a_value, b_value), tl.where(mask, a_index, b_index)
+
+
+@triton.jit
+def minimum_with_index(a_value, a_index, b_value, b_index):
+    """The smaller (value, index) pair; NaN is the smallest; ties keep the lower index."""
+    mask = a_value < b_value
+    equal = a_value == b_value
+    if a_value.dtype.is_floating():
+        a_isnan = a_value != a_value
+        b_isnan = b_value != b_value
+        mask |= a_isnan & (b_value == b_value)
+        equal |= a_isnan & b_isnan
+    mask |= equal & (a_index < b_index)
+    return tl.where(mask, a_value, b_value), tl.where(mask, a_index, b_index)
+
+
+@triton.jit
+def max_with_index(value, index, dim):
+    """(max, first index of it) along `dim` (tl.argmax does not promise the first on ties)."""
+    return tl.reduce((value, index), dim, maximum_with_index)
+
+
+@triton.jit
+def min_with_index(value, index, dim):
+    return tl.reduce((value, index), dim, minimum_with_index)
+
+
+@triton.jit
+def welford_reduce(value, mean, m2, weight):
+    """Add one sample per lane to running (mean, m2, weight) (Welford's update)."""
+    delta = value - mean
+    new_weight = weight + 1
+    new_mean = mean + delta / new_weight
+    return new_mean, m2 + delta * (value - new_mean), new_weight
+
+
+@triton.jit
+def welford_combine(mean_1, m2_1, weight_1, mean_2, m2_2, weight_2):
+    """Merge two partial (mean, m2, weight) (Chan et al.); empty partials (weight 0) are neutral."""
+    delta = mean_2 - mean_1
+    new_weight = weight_1 + weight_2
+    w2_over_w = tl.where(new_weight == 0.0, 0.0, weight_2 / tl.where(new_weight == 0.0, 1.0, new_weight))
+    return mean_1 + delta * w2_over_w, m2_1 + m2_2 + delta * delta * weight_1 * w2_over_w, new_weight
+
+
+@triton.jit
+def welford(mean, m2, weight, dim):
+    return tl.reduce((mean, m2, weight), dim, welford_combine)

@@ -24,20 +24,49 @@ A module holds `triton.kernel`s (one per fused group; Inductor's `@triton.jit` f
     }
 
 Kernel bodies are tile programs written with scalar types. Every value is a block of its type
-whose shape the kernel kind implies -- `[XBLOCK]` for `pointwise` (`[XBLOCK, R0_BLOCK]` and
-`[XBLOCK, 1]` for the reduction kinds to come) -- so `arith`/`math` ops are reused unchanged:
+whose shape the kernel kind implies -- `[XBLOCK]` in a `pointwise` kernel; in the reduction kinds
+`[XBLOCK, R0_BLOCK]` where it varies along the reduction and `[XBLOCK, 1]` where it does not,
+Triton broadcasting one against the other -- so `arith`/`math` ops are reused unchanged:
 `%2 = arith.mulf %0, %1 : f32` is `tmp2 = tmp0 * tmp1`. The kernel defines, implicitly,
 `xoffset = program_id(0) * XBLOCK`, `xindex = xoffset + arange(0, XBLOCK)` and
-`xmask = xindex < xnumel` (later `r0_index`, `r0_mask`, with `r0_numel`). `triton.index` names
-derived index symbols (`x0 = xindex % 64`); loads, stores and `triton.expr` use sym expressions
-over them. Block sizes are not in the IR: `configs` are the launch configurations the runtime may
-autotune over; the grid is `(cdiv(xnumel, XBLOCK),)`.
+`xmask = xindex < xnumel`; a reduction kernel also `r0_index` (`[1, R0_BLOCK]`) and
+`r0_mask = r0_index < r0_numel` -- a looped one only inside its `triton.rloop`, one R0_BLOCK
+slice per step. `triton.index` names derived index symbols (`x0 = xindex % 64`,
+`r0_0 = r0_index`); loads, stores and `triton.expr` use sym expressions over them. Block sizes
+are not in the IR: `configs` are the launch configurations the runtime may autotune over
+(XBLOCK, and R0_BLOCK for a looped reduction; a persistent one fixes R0_BLOCK =
+next_pow2(r0_numel)); the grid is `(cdiv(xnumel, XBLOCK),)`.
+
+Reductions (kinds sum, prod, max, min, argmax, argmin, any, welford):
+
+    triton.kernel @triton_per_fused_add_sum_0 persistent_reduction(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 3 r0_numel 9 configs [...] {
+      triton.index x0 = xindex
+      triton.index r0_0 = r0_index
+      %0 = triton.load %in_ptr0[r0_0 + 9*x0] mask r0_mask, xmask other 0.0 : f32
+      %1 = triton.reduce sum %0 mask r0_mask, xmask : f32 -> f32       // [XBLOCK, 1]
+      triton.store %out_ptr0[x0], %1 mask xmask : f32
+    }
+    triton.kernel @triton_red_fused_sum_1 reduction(...) xnumel 3 r0_numel 20000 configs [...] {
+      triton.index x0 = xindex
+      %zero = arith.constant 0.0 : f32
+      %acc = triton.rloop iter_args(%a = %zero : f32) {                // for r0_offset in range(...)
+        triton.index r0_0 = r0_index
+        %0 = triton.load %in_ptr0[r0_0 + 20000*x0] mask r0_mask, xmask other 0.0 : f32
+        %1 = triton.accumulate sum %0 into %a mask r0_mask, xmask : f32 -> f32
+        triton.yield %1 : f32
+      }
+      %2 = triton.reduce sum %acc : f32 -> f32
+      triton.store %out_ptr0[x0], %2 mask xmask : f32
+    }
 
 Invariants the verifier checks: kernel arguments are named `%<identifier>` pointers
 (`!triton.ptr<dtype>`), unique; the body holds only triton body ops, `arith` and `math`; an index
-symbol is defined once, from the implicit ones, size symbols (`s0`) or earlier index symbols, and
-used only after its definition; a load's result and a store's value have the pointer's element
-type; mask names exist for the kernel kind; `other` needs a mask. In the wrapper: every buffer
+symbol is defined once, from the implicit ones, size symbols (`s0`) or index symbols defined
+earlier in an enclosing block, and used only after its definition; a load's result and a store's
+value have the pointer's element type; mask names exist where they are used; `other` needs a
+mask; configs set the block sizes of the kernel kind; reductions have the operand, accumulator
+and result types of their kind, `triton.reduce` outside loops, `triton.accumulate` inside the one
+`triton.rloop` of a looped kernel. In the wrapper: every buffer
 name is defined once and referenced only after its definition and before it is freed; a launch
 names a kernel of the module with one buffer per pointer, of the pointer's dtype, and the
 kernel's numels; the wrapper ends with `triton.return`.
@@ -58,6 +87,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     StringAttr,
+    Signedness,
     SymbolRefAttr,
     AnyFloat,
     i1,
@@ -74,6 +104,8 @@ from xdsl.irdl import (
     region_def,
     result_def,
     traits_def,
+    var_operand_def,
+    var_result_def,
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
@@ -85,13 +117,17 @@ from mlc.dialects.loops import is_size_symbol
 from mlc.dialects.sym import ExprAttr, expr_str, free_symbol_names, parse_expr
 
 KERNEL_KINDS = ("pointwise", "reduction", "persistent_reduction")
-# Symbols and masks a kernel of each kind defines implicitly.
+# Symbols and masks a kernel of each kind defines implicitly. A looped `reduction` kernel
+# defines r0_index and r0_mask only inside its `triton.rloop` (one R0_BLOCK slice at a time).
 _REDUCTION_INDICES, _REDUCTION_MASKS = ("xindex", "r0_index"), ("xmask", "r0_mask")
 IMPLICIT_INDICES = {"pointwise": ("xindex",), "reduction": _REDUCTION_INDICES, "persistent_reduction": _REDUCTION_INDICES}
 MASK_NAMES = {"pointwise": ("xmask",), "reduction": _REDUCTION_MASKS, "persistent_reduction": _REDUCTION_MASKS}
 # Names the emitted Python defines itself; an index symbol may not shadow them.
 RESERVED = {"xoffset", "xindex", "xmask", "xnumel", "XBLOCK"} | {
     "r0_offset", "r0_index", "r0_mask", "r0_numel", "R0_BLOCK", "r0_base"}
+# Reductions: kinds, and how many accumulators a looped reduction of each kind carries.
+REDUCE_KINDS = ("sum", "prod", "max", "min", "argmax", "argmin", "any", "welford")
+ACCUMULATORS = {"argmax": 2, "argmin": 2, "welford": 3}  # others: 1
 BLOCK_NAMES = ("XBLOCK", "YBLOCK", "R0_BLOCK")
 EVICTION_POLICIES = ("evict_first", "evict_last")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -281,9 +317,18 @@ class KernelOp(IRDLOperation):
             if arg.name_hint in seen:
                 raise VerifyException(f"triton.kernel: argument %{arg.name_hint} appears twice")
             seen.add(arg.name_hint)
+        blocks = {"reduction": ["R0_BLOCK", "XBLOCK"]}.get(kind, ["XBLOCK"])
         for c in self.config_list:
             if not isinstance(c, ConfigAttr):
                 raise VerifyException(f"triton.kernel: configs are #triton.config, got {c}")
+            if sorted(c.block_sizes) != blocks:
+                raise VerifyException(
+                    f"triton.kernel: a {kind} kernel's configs set {' and '.join(blocks)}, got {c}"
+                )
+        if kind == "persistent_reduction" and not (self.r0_numel is not None and self.r0_numel.expr.is_Integer):
+            raise VerifyException(
+                "triton.kernel: a persistent_reduction needs a static r0_numel (R0_BLOCK is its next power of two)"
+            )
         for op in self.body.block.ops:
             dialect = op.name.split(".")[0]
             if dialect == "triton" and not isinstance(op, KernelBodyOp) or dialect not in ("triton", "arith", "math"):
@@ -347,15 +392,42 @@ class KernelBodyOp(IRDLOperation):
             raise VerifyException(f"{self.name} must be inside triton.kernel")
         return parent
 
+    def in_rloop(self) -> bool:
+        parent = self.parent_op()
+        while parent is not None and not isinstance(parent, KernelOp):
+            if isinstance(parent, RLoopOp):
+                return True
+            parent = parent.parent_op()
+        return False
+
+    def implicit_indices(self, kernel: KernelOp) -> tuple[str, ...]:
+        """`xindex`, and `r0_index` where a reduction slice is defined (not outside a looped
+        kernel's rloop)."""
+        if kernel.kernel_kind == "reduction" and not self.in_rloop():
+            return ("xindex",)
+        return IMPLICIT_INDICES.get(kernel.kernel_kind, ())
+
+    def valid_masks(self, kernel: KernelOp) -> tuple[str, ...]:
+        if kernel.kernel_kind == "reduction" and not self.in_rloop():
+            return ("xmask",)
+        return MASK_NAMES.get(kernel.kernel_kind, ())
+
     def _verify_symbols(self, exprs: Sequence[sympy.Expr]) -> KernelOp:
-        """Every symbol is implicit for the kernel kind, a size symbol, or an earlier triton.index."""
+        """Every symbol is implicit here, a size symbol, or a triton.index earlier in this
+        block or an enclosing one (an index defined inside an rloop ends with it)."""
         kernel = self.kernel()
-        allowed = set(IMPLICIT_INDICES.get(kernel.kernel_kind, ()))
-        for op in kernel.body.walk():
-            if op is self:
+        allowed = set(self.implicit_indices(kernel))
+        current: Operation | None = self
+        while current is not None and current is not kernel:
+            block = current.parent_block()
+            if block is None:
                 break
-            if isinstance(op, IndexOp):
-                allowed.add(op.var.data)
+            for op in block.ops:
+                if op is current:
+                    break
+                if isinstance(op, IndexOp):
+                    allowed.add(op.var.data)
+            current = block.parent_op()
         for e in exprs:
             for name in sorted(free_symbol_names(e)):
                 if name not in allowed and not is_size_symbol(name):
@@ -425,11 +497,12 @@ def _parse_mask(parser: Parser) -> tuple[list[str], SSAValue | None]:
 
 
 def _verify_mask(op: KernelBodyOp, kernel: KernelOp, names: ArrayAttr | None) -> None:
-    valid = MASK_NAMES.get(kernel.kernel_kind, ())
+    valid = op.valid_masks(kernel)
+    where = " outside its triton.rloop" if valid != MASK_NAMES.get(kernel.kernel_kind, ()) else ""
     for n in names.data if names is not None else []:
         if n.data not in valid:  # type: ignore[attr-defined]
             raise VerifyException(
-                f"{op.name}: unknown mask '{n.data}' in a {kernel.kernel_kind} kernel "  # type: ignore[attr-defined]
+                f"{op.name}: unknown mask '{n.data}' in a {kernel.kernel_kind} kernel{where} "  # type: ignore[attr-defined]
                 f"(known: {', '.join(valid)})"
             )
 
@@ -633,6 +706,347 @@ class ExprOp(KernelBodyOp):
         expr = parse_expr(parser)
         parser.parse_punctuation(":")
         return cls(expr, parser.parse_type())
+
+
+# ---------------------------------------------------------------------------------------------
+# Reductions
+#
+# In `persistent_reduction` and `reduction` kernels, values are [XBLOCK, R0_BLOCK] tiles where
+# they vary along the reduction (they use r0_index) and [XBLOCK, 1] columns where they do not;
+# Triton broadcasts one against the other. `triton.reduce` turns a tile into a column.
+
+
+def reduction_identity(kind: str, typ: Attribute) -> int | float:
+    """The value that leaves a reduction of `kind` unchanged, in `typ` (what masked lanes hold)."""
+    if kind in ("sum", "welford", "any"):
+        return 0.0 if isinstance(typ, AnyFloat) else 0
+    if kind == "prod":
+        return 1.0 if isinstance(typ, AnyFloat) else 1
+    low = kind in ("max", "argmax")  # the smallest value, so that any other one wins
+    if isinstance(typ, AnyFloat):
+        return -math.inf if low else math.inf
+    assert isinstance(typ, IntegerType)
+    width = typ.width.data
+    if width == 1 or typ.signedness.data == Signedness.UNSIGNED:
+        return 0 if low else (1 << width) - 1
+    return -(1 << (width - 1)) if low else (1 << (width - 1)) - 1
+
+
+def _print_types(printer: Printer, types: Sequence[Attribute]) -> None:
+    printer.print_list(types, printer.print_attribute)
+
+
+def _parse_types(parser: Parser) -> list[Attribute]:
+    return parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+
+
+def _parse_mask_names(parser: Parser) -> list[str]:
+    names: list[str] = []
+    if parser.parse_optional_keyword("mask"):
+        names.append(parser.parse_identifier("mask name"))
+        while parser.parse_optional_punctuation(","):
+            names.append(parser.parse_identifier("mask name"))
+    return names
+
+
+def _verify_kind_types(op: Operation, kind: str, value: Attribute, results: Sequence[Attribute], accumulators: bool) -> None:
+    """Result (or accumulator) types a reduction of `kind` over `value` elements has."""
+    if kind not in REDUCE_KINDS:
+        raise VerifyException(f"{op.name}: unknown reduction kind '{kind}' (expected one of {', '.join(REDUCE_KINDS)})")
+    if kind in ("argmax", "argmin"):
+        expected: list[Attribute] = [value, IntegerType(64)] if accumulators else [IntegerType(64)]
+    elif kind == "welford":
+        if not isinstance(value, AnyFloat):
+            raise VerifyException(f"{op.name}: welford needs float values, got {value}")
+        expected = [value] * 3
+    elif kind == "any":
+        if value != i1:
+            raise VerifyException(f"{op.name}: any reduces i1 values, got {value}")
+        expected = [i1]
+    else:
+        expected = [value]
+    if list(results) != expected:
+        what = "accumulators" if accumulators else "results"
+        raise VerifyException(
+            f"{op.name}: {kind} of {value} has {what} ({', '.join(map(str, expected))}), got ({', '.join(map(str, results))})"
+        )
+
+
+@irdl_op_definition
+class ReduceOp(KernelBodyOp):
+    """Reduce along R0: `%r = triton.reduce sum %v mask r0_mask, xmask : f32 -> f32`.
+
+    `tl.sum(tl.where(r0_mask & xmask, v, 0.0), 1)[:, None]`: lanes where a mask is false take
+    the kind's identity (0, 1, -inf, inf, False), so they cannot change the result, which is an
+    [XBLOCK, 1] column (keepdim, as Inductor). argmax/argmin give the i64 position of the first
+    extreme value (ties go to the lowest index; NaN counts as the extreme), positions being
+    r0_index in a persistent kernel or an explicit index tile:
+    `%i = triton.reduce argmax %vals, %idxs : f32, i64 -> i64` (a looped kernel's accumulators).
+    welford combines (mean, m2, weight) tiles into (mean, m2, weight) columns (Chan et al.):
+    `%m, %m2, %w = triton.reduce welford %a, %b, %c : f32, f32, f32 -> f32, f32, f32`.
+    In a looped `reduction` kernel it follows the triton.rloop, on its accumulators."""
+
+    name = "triton.reduce"
+    kind = prop_def(StringAttr)
+    values = var_operand_def()
+    mask_names = opt_prop_def(ArrayAttr)
+    outputs = var_result_def()
+
+    def __init__(self, kind: str, values: Sequence[SSAValue], result_types: Sequence[Attribute], mask_names: Sequence[str] = ()):
+        super().__init__(
+            operands=[list(values)],
+            properties={"kind": StringAttr(kind), **_mask_names_attr(mask_names)},
+            result_types=[list(result_types)],
+        )
+
+    @property
+    def reduction_kind(self) -> str:
+        return self.kind.data
+
+    @property
+    def masks(self) -> list[str]:
+        return [n.data for n in self.mask_names.data] if self.mask_names is not None else []  # type: ignore[attr-defined]
+
+    @property
+    def explicit_index(self) -> bool:
+        """argmax/argmin with an index tile operand (else positions are r0_index)."""
+        return self.reduction_kind in ("argmax", "argmin") and len(self.values) == 2
+
+    def verify_(self) -> None:
+        kernel = self.kernel()
+        if kernel.kernel_kind == "pointwise":
+            raise VerifyException("triton.reduce: a pointwise kernel has no reduction dimension")
+        if self.in_rloop():
+            raise VerifyException("triton.reduce: reduce after the triton.rloop; inside it, use triton.accumulate")
+        kind = self.reduction_kind
+        types = [v.type for v in self.values]
+        counts = {"welford": (3,), "argmax": (1, 2), "argmin": (1, 2)}.get(kind, (1,))
+        if len(types) not in counts:
+            raise VerifyException(f"triton.reduce: {kind} takes {' or '.join(map(str, counts))} operand(s), got {len(types)}")
+        if kind in ("argmax", "argmin"):
+            if len(types) == 1 and kernel.kernel_kind == "reduction":
+                raise VerifyException(f"triton.reduce: {kind} after a loop needs the index accumulator")
+            if len(types) == 2 and not isinstance(types[1], IntegerType):
+                raise VerifyException(f"triton.reduce: {kind} positions are integers, got {types[1]}")
+        if kind == "welford" and len(set(types)) != 1:
+            raise VerifyException("triton.reduce: welford's mean, m2 and weight have one type")
+        _verify_kind_types(self, kind, types[0], [r.type for r in self.results], accumulators=False)
+        _verify_mask(self, kernel, self.mask_names)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.reduction_kind} ")
+        printer.print_list(self.values, printer.print_ssa_value)
+        _print_mask(printer, self.mask_names, None)
+        printer.print_string(" : ")
+        _print_types(printer, [v.type for v in self.values])
+        printer.print_string(" -> ")
+        _print_types(printer, [r.type for r in self.results])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReduceOp:
+        kind = parser.parse_identifier("reduction kind")
+        values = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        masks = _parse_mask_names(parser)
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        types = _parse_types(parser)
+        if len(types) != len(values):
+            parser.raise_error(f"expected {len(values)} operand types, got {len(types)}", pos, parser.pos)
+        parser.parse_punctuation("->")
+        results = _parse_types(parser)
+        return cls(kind, [parser.resolve_operand(v, t) for v, t in zip(values, types)], results, masks)
+
+
+@irdl_op_definition
+class AccumulateOp(KernelBodyOp):
+    """One step of a looped reduction, inside `triton.rloop`:
+    `%n = triton.accumulate sum %v into %acc mask r0_mask, xmask : f32 -> f32`.
+
+    Lane by lane, where every mask holds the accumulator takes combine(acc, v), elsewhere it
+    keeps acc (`tl.where(r0_mask & xmask, acc + v, acc)`). argmax/argmin carry (value, i64
+    index) accumulators and take r0_index as the value's position, keeping the first on ties;
+    welford carries (mean, m2, weight) and adds one sample per lane (Inductor's
+    `welford_reduce`). The results are the new accumulators, of the accumulators' types."""
+
+    name = "triton.accumulate"
+    kind = prop_def(StringAttr)
+    value = operand_def()
+    accumulators = var_operand_def()
+    mask_names = opt_prop_def(ArrayAttr)
+    outputs = var_result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, kind: str, value: SSAValue, accumulators: Sequence[SSAValue], mask_names: Sequence[str] = ()):
+        super().__init__(
+            operands=[value, list(accumulators)],
+            properties={"kind": StringAttr(kind), **_mask_names_attr(mask_names)},
+            result_types=[[a.type for a in accumulators]],
+        )
+
+    @property
+    def reduction_kind(self) -> str:
+        return self.kind.data
+
+    @property
+    def masks(self) -> list[str]:
+        return [n.data for n in self.mask_names.data] if self.mask_names is not None else []  # type: ignore[attr-defined]
+
+    def verify_(self) -> None:
+        kernel = self.kernel()
+        if not self.in_rloop():
+            raise VerifyException("triton.accumulate must be inside triton.rloop")
+        accs = [a.type for a in self.accumulators]
+        _verify_kind_types(self, self.reduction_kind, self.value.type, accs, accumulators=True)
+        if [r.type for r in self.results] != accs:
+            raise VerifyException("triton.accumulate: results are the new accumulators, of their types")
+        _verify_mask(self, kernel, self.mask_names)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.reduction_kind} ")
+        printer.print_ssa_value(self.value)
+        printer.print_string(" into ")
+        printer.print_list(self.accumulators, printer.print_ssa_value)
+        _print_mask(printer, self.mask_names, None)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+        printer.print_string(" -> ")
+        _print_types(printer, [a.type for a in self.accumulators])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AccumulateOp:
+        kind = parser.parse_identifier("reduction kind")
+        value = parser.parse_unresolved_operand()
+        parser.parse_keyword("into")
+        accs = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        masks = _parse_mask_names(parser)
+        parser.parse_punctuation(":")
+        value_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        pos = parser.pos
+        types = _parse_types(parser)
+        if len(types) != len(accs):
+            parser.raise_error(f"expected {len(accs)} accumulator types, got {len(types)}", pos, parser.pos)
+        accumulators = [parser.resolve_operand(a, t) for a, t in zip(accs, types)]
+        return cls(kind, parser.resolve_operand(value, value_type), accumulators, masks)
+
+
+@irdl_op_definition
+class RLoopOp(KernelBodyOp):
+    """The loop of a looped `reduction` kernel over R0 in R0_BLOCK steps, with accumulators
+    carried from one step to the next (scf.for's iter_args):
+
+        %acc = triton.rloop iter_args(%a = %zero : f32) {
+          triton.index r0_0 = r0_index
+          %v = triton.load %in_ptr0[r0_0 + 20000*x0] mask r0_mask, xmask other 0.0 evict_first : f32
+          %n = triton.accumulate sum %v into %a mask r0_mask, xmask : f32 -> f32
+          triton.yield %n : f32
+        }
+        %s = triton.reduce sum %acc : f32 -> f32
+
+    `for r0_offset in range(0, r0_numel, R0_BLOCK)`, with `r0_index = r0_offset + r0_base` and
+    `r0_mask = r0_index < r0_numel` defined inside. Each accumulator starts as an
+    [XBLOCK, R0_BLOCK] tile filled with its init operand; the body's block arguments are the
+    accumulators, `triton.yield` gives their next values and the results are their last ones."""
+
+    name = "triton.rloop"
+    inits = var_operand_def()
+    outputs = var_result_def()
+    body = region_def("single_block")
+
+    def __init__(self, inits: Sequence[SSAValue], body: Region):
+        super().__init__(operands=[list(inits)], result_types=[[v.type for v in inits]], regions=[body])
+
+    def verify_(self) -> None:
+        kernel = self.kernel()
+        if kernel.kernel_kind != "reduction":
+            raise VerifyException(f"triton.rloop: only a looped reduction kernel has one, not a {kernel.kernel_kind} kernel")
+        if self.parent_op() is not kernel:
+            raise VerifyException("triton.rloop: loops do not nest; it belongs in the kernel body")
+        block = self.body.block
+        types = [v.type for v in self.inits]
+        if [a.type for a in block.args] != types:
+            raise VerifyException("triton.rloop: the body's arguments are the accumulators, of the init types")
+        last = block.last_op
+        if not isinstance(last, YieldOp):
+            raise VerifyException("triton.rloop: the body must end with triton.yield")
+        if [v.type for v in last.values] != types:
+            raise VerifyException("triton.rloop: triton.yield must give one value per accumulator, of its type")
+        for op in block.ops:
+            dialect = op.name.split(".")[0]
+            if dialect == "triton" and not isinstance(op, KernelBodyOp) or dialect not in ("triton", "arith", "math"):
+                raise _blame(op, f"triton.rloop: {op.name} cannot appear in a reduction loop")
+
+    def print(self, printer: Printer) -> None:
+        block = self.body.block
+        if block.args:
+            printer.print_string(" iter_args(")
+            for i, (arg, init) in enumerate(zip(block.args, self.inits)):
+                if i:
+                    printer.print_string(", ")
+                printer.print_ssa_value(arg)
+                printer.print_string(" = ")
+                printer.print_ssa_value(init)
+                printer.print_string(" : ")
+                printer.print_attribute(init.type)
+            printer.print_string(")")
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> RLoopOp:
+        args: list[Parser.Argument] = []
+        inits: list[SSAValue] = []
+        if parser.parse_optional_keyword("iter_args"):
+
+            def item() -> None:
+                arg = parser.parse_argument(expect_type=False)
+                parser.parse_punctuation("=")
+                init = parser.parse_unresolved_operand()
+                parser.parse_punctuation(":")
+                typ = parser.parse_type()
+                args.append(arg.resolve(typ))
+                inits.append(parser.resolve_operand(init, typ))
+
+            parser.parse_comma_separated_list(parser.Delimiter.PAREN, item)
+        body = parser.parse_region(args)
+        return cls(inits, body)
+
+
+@irdl_op_definition
+class YieldOp(KernelBodyOp):
+    """`triton.yield %n, %ni : f32, i64`: the accumulators' next values; ends a triton.rloop."""
+
+    name = "triton.yield"
+    values = var_operand_def()
+    traits = traits_def(IsTerminator())
+
+    def __init__(self, values: Sequence[SSAValue]):
+        super().__init__(operands=[list(values)])
+
+    def verify_(self) -> None:
+        if not isinstance(self.parent_op(), RLoopOp):
+            raise VerifyException("triton.yield must end a triton.rloop")
+
+    def print(self, printer: Printer) -> None:
+        if self.values:
+            printer.print_string(" ")
+            printer.print_list(self.values, printer.print_ssa_value)
+            printer.print_string(" : ")
+            _print_types(printer, [v.type for v in self.values])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> YieldOp:
+        values = []
+        if (first := parser.parse_optional_unresolved_operand()) is not None:
+            values = [first]
+            while parser.parse_optional_punctuation(","):
+                values.append(parser.parse_unresolved_operand())
+            parser.parse_punctuation(":")
+            types = _parse_types(parser)
+            if len(types) != len(values):
+                parser.raise_error(f"expected {len(values)} types, got {len(types)}")
+            return cls([parser.resolve_operand(v, t) for v, t in zip(values, types)])
+        return cls([])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1005,7 +1419,7 @@ class WrapperOp(IRDLOperation):
 
 Triton = Dialect(
     "triton",
-    [KernelOp, IndexOp, LoadOp, StoreOp, ExprOp]
+    [KernelOp, IndexOp, LoadOp, StoreOp, ExprOp, ReduceOp, AccumulateOp, RLoopOp, YieldOp]
     + [WrapperOp, InputOp, AllocOp, LaunchOp, ExternOp, ViewOp, FreeOp, ReturnOp],
     [PtrType, ConfigAttr],
 )

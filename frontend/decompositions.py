@@ -15,12 +15,20 @@ decomposed (as Inductor)
 kept (as Inductor)
     silu (lowered with eager's exact formula `x / (1 + exp(-x))`), clamp_min/clamp_max, sum,
     squeeze, split.Tensor, unbind (views and reductions lowered directly), baddbmm (an extern
-    call), `_softmax_backward_data`, embedding_dense_backward (dedicated aten ops).
+    call), `_softmax_backward_data` (lowered as a sum and a pointwise),
+    embedding_dense_backward (dedicated aten ops).
 kept (unlike Inductor)
     arange and flip (their decompositions produce `prims.iota` / `prims.rev`, which are not
     aten ops), full, empty_like and `_to_copy` (dedicated aten ops already; their
     decompositions only add `empty_strided` + `copy_` noise), clamp (one elementwise op
     rather than clamp_min + clamp_max).
+    nll_loss_forward and nll_loss_backward: their decompositions pick `x[n, target[n]]`
+    with `gather` and build the gradient with `scatter`, data-dependent indexing that mlc
+    leaves to aten (extern calls) for now. `--lower-aten` lowers both without it: the pick is
+    a sum over the class dim of `select(c == target[n], x[n, c], 0)` (the row is read anyway
+    by the log_softmax before it) and the gradient a pointwise `select(c == target[n],
+    -grad * w[c], 0)`, so cross_entropy compiles with no extern. (nll_loss2d, for inputs
+    with spatial dims, keeps its gather decomposition.)
 
 The table is a plain dict, usable by `make_fx(..., decomposition_table=...)`, AOTAutograd and
 `ExportedProgram.run_decompositions`.
@@ -51,6 +59,7 @@ ADDITIONS = """
 KEPT = """
     silu clamp_min clamp_max sum squeeze split.Tensor unbind baddbmm _softmax_backward_data
     embedding_dense_backward arange flip full empty_like _to_copy clamp
+    nll_loss_forward nll_loss_backward
 """.split()
 """Ops the core table decomposes but mlc keeps (see the module docstring)."""
 

@@ -1,8 +1,11 @@
 """Turn a buffer.graph into Triton kernels and the host wrapper that launches them.
 
-Each `buffer.fused` group, and each `buffer.computed` outside one, becomes one pointwise
-`triton.kernel` over `xnumel` = the product of its ranges; the graph becomes `triton.wrapper @call`
-(Inductor's `TritonScheduling.codegen_node` + `PythonWrapperCodegen`).
+Each `buffer.fused` group, and each `buffer.computed` outside one, becomes one `triton.kernel`:
+pointwise over `xnumel` = the product of its ranges, or, for a group holding a reduction, a
+persistent (`triton_per_...`) or looped (`triton_red_...`) reduction kernel over `xnumel` kept and
+`r0_numel` reduced elements (built by `passes/triton_reduction.py`, whose docstring gives its
+rules); the graph becomes `triton.wrapper @call` (Inductor's `TritonScheduling.codegen_node` +
+`PythonWrapperCodegen`).
 
 Before:
     buffer.graph @forward {
@@ -46,7 +49,13 @@ Rules (Inductor's, `reference/inductor-rules.md` section 6):
   `triton.extern`, `triton.view`; `triton.free` after a buffer's last use (not inputs, not
   outputs); `triton.return` the outputs.
 
-Reductions are not supported yet: a reduction node fails the pass, naming the node.
+Options: `autotune-pointwise=true` (above); `persistent-reduction-threshold=1024`, the largest
+static r0_numel a persistent kernel takes (Inductor's bound for INNER reductions; it uses 64 for
+the other hints, mlc 1024 for all); `num-sms=132`, the GPU's multiprocessors, from which the
+reduction hint decides an output is wide enough for DEFAULT configs.
+
+Fails when: a fused group's members iterate incompatible sizes, a reduced value would have to
+feed a second reduction loop, or a body op has no Triton form (each names the node).
 """
 
 from __future__ import annotations
@@ -123,18 +132,18 @@ def kernel_base_name(kind: str, origins: Sequence[str]) -> str:
 # One kernel
 
 
-def dimension_indices(ranges: Sequence[sympy.Expr]) -> list[sympy.Expr]:
-    """Each dimension's index as a function of xindex (dims of size 1 get 0)."""
+def dimension_indices(ranges: Sequence[sympy.Expr], base: sympy.Symbol = XINDEX) -> list[sympy.Expr]:
+    """Each dimension's index as a function of xindex (or `base`, e.g. r0_index; dims of size 1 get 0)."""
     sized = [k for k, r in enumerate(ranges) if r != 1]
     out: list[sympy.Expr] = [sympy.Integer(0)] * len(ranges)
     divisor: sympy.Expr = sympy.Integer(1)
     for k in reversed(sized):
         if len(sized) == 1:
-            out[k] = XINDEX
+            out[k] = base
         elif k == sized[0]:
-            out[k] = FloorDiv(XINDEX, divisor)
+            out[k] = FloorDiv(base, divisor)
         else:
-            out[k] = ModularIndexing(XINDEX, divisor, ranges[k])
+            out[k] = ModularIndexing(base, divisor, ranges[k])
         divisor = divisor * ranges[k]
     return out
 
@@ -168,20 +177,42 @@ class KernelBuilder:
 
     def add_member(self, node: buffer.ComputedOp) -> None:
         if node.is_reduction:
-            raise PassFailedException(f"convert-to-triton: reduction '{node.buffer.data}' is not supported yet")
-        subst: dict[sympy.Symbol, sympy.Expr] = {}
-        # Name every dimension innermost first (x0 is the fastest-moving index), shared by members.
-        for k, expr in reversed(list(enumerate(dimension_indices(node.range_exprs)))):
-            if expr != 0:
-                key = expr_str(expr)
-                if key not in self.index_vars:
-                    self.index_vars[key] = (f"x{len(self.index_vars)}", expr)
-                subst[symbol(f"i{k}")] = symbol(self.index_vars[key][0])
-            else:
-                subst[symbol(f"i{k}")] = sympy.Integer(0)
+            raise PassFailedException(f"convert-to-triton: reduction '{node.buffer.data}' in a pointwise kernel")
+        subst = self.name_dims(node.range_exprs, [symbol(f"i{k}") for k in range(len(node.range_exprs))])
         values: dict[SSAValue, SSAValue] = {}
         for op in node.body.block.ops:
             self._convert(node, op, subst, values)
+
+    def name_dims(
+        self, ranges: Sequence[sympy.Expr], variables: Sequence[sympy.Symbol], base: sympy.Symbol = XINDEX,
+        prefix: str = "x", registry: dict[str, tuple[str, sympy.Expr]] | None = None,
+    ) -> dict[sympy.Symbol, sympy.Expr]:
+        """Map a node's loop variables to index symbols over `base`: every dimension named
+        innermost first (x0 is the fastest-moving index), names shared by members."""
+        registry = self.index_vars if registry is None else registry
+        subst: dict[sympy.Symbol, sympy.Expr] = {}
+        for var, expr in reversed(list(zip(variables, dimension_indices(ranges, base)))):
+            if expr != 0:
+                key = expr_str(expr)
+                if key not in registry:
+                    registry[key] = (f"{prefix}{len(registry)}", expr)
+                subst[var] = symbol(registry[key][0])
+            else:
+                subst[var] = sympy.Integer(0)
+        return subst
+
+    # Hooks a reduction kernel overrides: masks, `other` and eviction of loads, masks of stores.
+    def load_masks(self, index: sympy.Expr) -> list[str]:
+        return self.masks
+
+    def store_masks(self, index: sympy.Expr) -> list[str]:
+        return self.masks
+
+    def load_other(self, op: buffer.LoadOp, index: sympy.Expr, masks: list[str]) -> Attribute | None:
+        return _zero(op.result.type) if op.mask is not None else None
+
+    def eviction(self, node: buffer.ComputedOp, name: str, index: sympy.Expr) -> str | None:
+        return "evict_last" if self._is_broadcast(index) or not self._is_coalesced(index) else None
 
     def _index(self, expr: sympy.Expr, subst: dict[sympy.Symbol, sympy.Expr]) -> sympy.Expr:
         out = expr.xreplace(subst)
@@ -216,15 +247,20 @@ class KernelBuilder:
                 values[op.result] = self._append(arith.SelectOp(values[op.mask], value, zero.results[0])).results[0]
                 return
             mask = values[op.mask] if op.mask is not None else None
-            other = _zero(op.result.type) if mask is not None else None
-            policy = "evict_last" if self._is_broadcast(index) or not self._is_coalesced(index) else None
-            new = triton.LoadOp(self._pointer("in_ptr", name), index, self.masks, mask, other, policy)
+            masks = self.load_masks(index)
+            other = self.load_other(op, index, masks)
+            policy = self.eviction(node, name, index)
+            new = triton.LoadOp(self._pointer("in_ptr", name), index, masks, mask, other, policy)
         elif isinstance(op, buffer.StoreOp):
             index = self._index(op.index.expr, subst)
             self.stored[op.buffer_name] = (index, values[op.value])
             if op.buffer_name in self.local:
                 return
-            new = triton.StoreOp(self._pointer("out_ptr", op.buffer_name), index, values[op.value], self.masks)
+            masks = self.store_masks(index)
+            new = triton.StoreOp(self._pointer("out_ptr", op.buffer_name), index, values[op.value], masks)
+        elif isinstance(op, buffer.ReduceOp):
+            self.reduce(node, op, values)
+            return
         elif isinstance(op, loops.IndexOp):
             new = triton.ExprOp(self._index(op.expr.expr, subst), op.result.type)
         elif op.dialect_name() in ("arith", "math") and not op.regions:
@@ -234,6 +270,9 @@ class KernelBuilder:
         kept = self._append(new)
         for old, result in zip(op.results, kept.results):
             values[old] = result
+
+    def reduce(self, node: buffer.ComputedOp, op: buffer.ReduceOp, values: dict[SSAValue, SSAValue]) -> None:
+        raise PassFailedException(f"convert-to-triton: '{node.buffer.data}': buffer.reduce in a pointwise kernel")
 
     def _append(self, new: Operation) -> Operation:
         """Add `new` to the body and return it, or the equal op already there (Inductor's CSE:
@@ -245,8 +284,12 @@ class KernelBuilder:
                 new.erase(safe_erase=False)
                 return first
             self.cse[key] = new
-        self.ops.append(new)
+        self.place(new)
         return new
+
+    def place(self, new: Operation) -> None:
+        """Put a new op in the body (a reduction kernel chooses before, in or after its loop)."""
+        self.ops.append(new)
 
     def _xindex_form(self, index: sympy.Expr) -> sympy.Expr:
         defs = {symbol(name): expr for name, expr in self.index_vars.values()}
@@ -346,6 +389,12 @@ class ConvertToTritonPass(ModulePass):
     name = "convert-to-triton"
 
     autotune_pointwise: bool = True  # two configs for the runtime to benchmark; one when false
+    persistent_reduction_threshold: int = 1024  # the largest static r0_numel of a persistent kernel
+    num_sms: int = 132  # streaming multiprocessors (H100 SXM), for the reduction hint
+
+    def __post_init__(self) -> None:
+        if self.persistent_reduction_threshold < 0 or self.num_sms < 1:
+            raise ValueError("convert-to-triton: persistent-reduction-threshold must be >= 0 and num-sms >= 1")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         graphs = [g for g in op.body.block.ops if isinstance(g, buffer.GraphOp)]
@@ -395,28 +444,36 @@ class ConvertToTritonPass(ModulePass):
         readers: dict[str, set[int]],
         kernels: dict[str, triton.KernelOp],
     ) -> list[triton.WrapperBodyOp]:
-        numels = [sympy.Mul(*m.range_exprs) for m in members]
-        if any(sympy.simplify(n - numels[0]) != 0 for n in numels[1:]):
-            names = ", ".join(f"{m.buffer.data} ({expr_str(n)})" for m, n in zip(members, numels))
-            raise PassFailedException(f"convert-to-triton: fused members iterate different numels: {names}")
         for m in members:
             layouts[m.buffer.data] = m.layout
         written = {m.buffer.data for m in members}
         # Written and read only inside this kernel (and not an output): keep it in registers.
         local = {n for n in written if len(members) > 1 and readers.get(n, set()) <= {pos}}
-        builder = KernelBuilder(numels[0], layouts, roots, local)
-        for m in members:
-            builder.add_member(m)
         origins = sorted({o for m in members for o in m.origin_names})
-        configs = pointwise_configs(builder.numel, self.autotune_pointwise)
-        kernel = builder.build("", origins, configs)
+        rnumel: sympy.Expr | None = None
+        if any(m.is_reduction for m in members):
+            from mlc.passes.triton_reduction import build_reduction_kernel  # it builds on this module
+
+            kernel, args, numel, rnumel = build_reduction_kernel(
+                members, layouts, roots, local, self.persistent_reduction_threshold, self.num_sms
+            )
+        else:
+            numels = [sympy.Mul(*m.range_exprs) for m in members]
+            if any(sympy.simplify(n - numels[0]) != 0 for n in numels[1:]):
+                names = ", ".join(f"{m.buffer.data} ({expr_str(n)})" for m, n in zip(members, numels))
+                raise PassFailedException(f"convert-to-triton: fused members iterate different numels: {names}")
+            builder = KernelBuilder(numels[0], layouts, roots, local)
+            for m in members:
+                builder.add_member(m)
+            configs = pointwise_configs(builder.numel, self.autotune_pointwise)
+            kernel, args, numel = builder.build("", origins, configs), builder.launch_args(), builder.numel
         key = kernel_key(kernel)
         if key not in kernels:
-            kernel.properties["sym_name"] = StringAttr(f"{kernel_base_name('pointwise', origins)}_{len(kernels)}")
+            kernel.properties["sym_name"] = StringAttr(f"{kernel_base_name(kernel.kernel_kind, origins)}_{len(kernels)}")
             kernels[key] = kernel
         name = kernels[key].sym_name.data
         allocs = [triton.AllocOp(m.buffer.data, m.layout) for m in members if m.buffer.data not in local]
-        return [*allocs, triton.LaunchOp(name, builder.launch_args(), builder.numel)]
+        return [*allocs, triton.LaunchOp(name, args, numel, rnumel)]
 
 
 def _with_frees(body: list[triton.WrapperBodyOp], keep: set[str]) -> list[triton.WrapperBodyOp]:

@@ -14,7 +14,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from mlc.dialects.aten import AtenOp, CallOp
-from mlc.passes.lowering import lower_op
+from mlc.passes.lowering import Lowered, LoweringOptions, lower_op
 from mlc.passes.lowering.extern import extern
 from mlc.passes.lowering.registry import make_call
 
@@ -23,16 +23,28 @@ from mlc.passes.lowering.registry import make_call
 class LowerAtenPass(ModulePass):
     """Lower every aten op to loops: Inductor's `lowerings` table as a pass.
 
-    Each aten op becomes its own loops op; producers are never folded into consumers here
+    Each aten op becomes its own loops op(s); producers are never folded into consumers here
     (that is `--inline`). Elementwise ops become a `loops.pointwise` over the result shape
     whose body loads each operand with broadcasting and computes in torch's promoted dtype
     (float16/bfloat16 in f32, narrowed once before `loops.yield`). Views (reshape, permute,
     expand, slice, select, squeeze, ...) become a pointwise whose body is a single load at
     the re-indexed position; `cat` and `constant_pad_nd` use masked loads and `arith.select`.
-    mm/addmm/bmm/baddbmm/convolution, reductions and every other op without a rule (so any
-    `aten.call` of an overload the aten dialect has no schema for) become `loops.extern`
-    calls of the same aten overload; an `aten.call` of a known overload (a number in a Tensor
-    slot, as in `maximum(x, 0.5)`) is lowered like the dedicated op.
+    Reductions (sum, prod, amax/amin, max/min with indices, argmax/argmin, any/all, mean,
+    var/std/var_mean) become a `loops.reduction` whose prologue loads at the kept indices
+    i0, i1, ... and the reduction indices r0_0, r0_1, ... (over the reduced dims in the
+    tensor's order), one `loops.reduce` per kind (max.dim: a max and an argmax of one load;
+    var_mean: one welford), and an epilogue on the reduced values (mean's division, var's
+    m2 / (n - correction), the narrowing of f16/bf16 sums accumulated in f32). As Inductor's
+    `Reduction.create`: a reduction of 0 elements is its identity as a pointwise, of 1 element
+    a pointwise, of fewer than `unroll-reductions-threshold` static elements a pointwise
+    chain. Softmax, log_softmax, logsumexp, layer_norm, the softmax backwards and
+    nll_loss_forward/backward become such reductions plus pointwise ops (see
+    `passes/lowering/norms.py` and `losses.py`), with no extern.
+    mm/addmm/bmm/baddbmm/convolution, gather/index/embedding (data-dependent indexing) and
+    every other op without a rule (so any `aten.call` of an overload the aten dialect has no
+    schema for) become `loops.extern` calls of the same aten overload; an `aten.call` of a
+    known overload (a number in a Tensor slot, as in `maximum(x, 0.5)`) is lowered like the
+    dedicated op.
 
         %1 = aten.mul.Scalar %x {other = 5.000000e-01 : f64} : (tensor<8x64xf16>) -> tensor<8x64xf16>
         %2 = aten.permute %1 {dims = array<i64: 1, 0>} : (tensor<8x64xf16>) -> tensor<64x8xf16>
@@ -60,6 +72,10 @@ class LowerAtenPass(ModulePass):
       fallback: overloads to leave as extern calls even though a rule exists, e.g.
         `lower-aten{fallback=gelu,cat}` (spelled as the aten dialect does: "add.Tensor",
         "cat"). Default: none.
+      unroll-reductions-threshold: reductions of fewer static elements than this become a
+        pointwise that combines every element (Inductor's `unroll_reductions_threshold`;
+        variance only when the result has more than one element). Default 8; 0 or 1 keeps
+        every reduction of 2 or more elements a `loops.reduction`.
 
     Fails when an aten op has a tensor with a dynamic (`?`) dimension.
     """
@@ -67,21 +83,22 @@ class LowerAtenPass(ModulePass):
     name = "lower-aten"
 
     fallback: tuple[str, ...] = ()
+    unroll_reductions_threshold: int = 8
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        options = LoweringOptions(unroll_reductions_threshold=self.unroll_reductions_threshold)
         for aten_op in [o for o in op.walk() if isinstance(o, (AtenOp, CallOp))]:
             _check_static(aten_op)
             if _overload(aten_op) in self.fallback:
-                new_ops = extern(make_call(aten_op))
+                lowered = Lowered.of(extern(make_call(aten_op)))
             else:
-                new_ops = lower_op(aten_op)
-            results = [r for new in new_ops for r in new.results]
-            if len(results) != len(aten_op.results):
+                lowered = lower_op(aten_op, options)
+            if len(lowered.results) != len(aten_op.results):
                 raise _failure(
                     aten_op,
-                    f"{aten_op.name} has {len(aten_op.results)} results but its lowering gave {len(results)}",
+                    f"{aten_op.name} has {len(aten_op.results)} results but its lowering gave {len(lowered.results)}",
                 )
-            Rewriter.replace_op(aten_op, new_ops, results)
+            Rewriter.replace_op(aten_op, lowered.ops, lowered.results)
 
 
 def _overload(op: Operation) -> str:

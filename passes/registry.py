@@ -16,6 +16,7 @@ _BUILTIN: dict[str, str] = {
     "lower-aten": "mlc.passes.lower_aten:LowerAtenPass",
     "inline": "mlc.passes.inline:InlinePass",
     "realize": "mlc.passes.realize:RealizePass",
+    "split-reductions": "mlc.passes.split_reductions:SplitReductionsPass",
     "convert-to-triton": "mlc.passes.convert_to_triton:ConvertToTritonPass",
 }
 

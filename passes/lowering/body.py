@@ -1,4 +1,4 @@
-"""Building a loops body: loads, constants, index values, casts, and the final narrowing.
+"""Building a loops body: loads, constants, index values, casts, reduces and the final narrowing.
 
 A `Value` is an SSA value in a body together with its torch dtype. It is in *compute* form
 (f32 for float16/bfloat16, signless i8 for uint8) once it has been widened, and may be in
@@ -18,7 +18,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, TensorType, i1, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from mlc.dialects.loops import IndexOp, LoadOp, PointwiseOp, YieldOp
+from mlc.dialects.loops import IndexOp, LoadOp, PointwiseOp, ReduceOp, ReductionOp, YieldOp
 from mlc.dialects.sym import symbol
 from mlc.passes.lowering.dtypes import (
     Operand,
@@ -51,17 +51,39 @@ def index_vars(rank: int) -> list[sympy.Symbol]:
     return [symbol(f"i{k}") for k in range(rank)]
 
 
+def reduction_vars(rank: int) -> list[sympy.Symbol]:
+    """The implicit reduction indices r0_0, r0_1, ... of a reduction body."""
+    return [symbol(f"r0_{k}") for k in range(rank)]
+
+
+# What each loops.reduce kind gives for a value of dtype d: the dtypes of its results.
+def _reduce_dtypes(kind: str, dtype: str) -> list[str]:
+    if kind in ("argmax", "argmin"):
+        return ["int64"]
+    if kind == "any":
+        return ["bool"]
+    if kind == "welford":
+        return [dtype] * 3  # mean, m2, weight
+    return [dtype]
+
+
 class Body(ScalarMath):
     """One loops body under construction; ops are appended in program order."""
 
-    def __init__(self, rank: int):
+    def __init__(self, rank: int, reduction_rank: int = 0):
         self.block = Block()
         self.rank = rank
+        self.reduction_rank = reduction_rank
         self._constants: dict[tuple[str, str, str], Value] = {}
 
     @property
     def vars(self) -> list[sympy.Symbol]:
         return index_vars(self.rank)
+
+    @property
+    def rvars(self) -> list[sympy.Symbol]:
+        """r0_0, r0_1, ...: only in a reduction body."""
+        return reduction_vars(self.reduction_rank)
 
     def emit(self, op: Operation) -> SSAValue:
         self.block.add_op(op)
@@ -154,8 +176,22 @@ class Body(ScalarMath):
             return self.emit(arith.ExtUIOp(v.ssa, dst))
         return self.emit(arith.ExtSIOp(v.ssa, dst))
 
-    def finish(self, v: Value, dtype: str) -> None:
-        """Yield `v` as an element of a `dtype` tensor (cast, then narrow to storage)."""
+    # -- reducing -------------------------------------------------------------------------------
+
+    def reduce(self, kind: str, v: Value) -> list[Value]:
+        """`loops.reduce kind v`: one value (welford: mean, m2, weight), of v's compute type
+        (argmax/argmin: int64, any: bool). The caller widens first: f16/bf16 sum in f32."""
+        assert kind != "any" or v.dtype == "bool", "any reduces bools (take truth() first)"
+        dtypes = _reduce_dtypes(kind, v.dtype)
+        types = [v.ssa.type if d == v.dtype else compute_type(d) for d in dtypes]
+        op = ReduceOp(kind, v.ssa, types)
+        self.block.add_op(op)
+        return [Value(r, d) for r, d in zip(op.results, dtypes)]
+
+    # -- yielding -------------------------------------------------------------------------------
+
+    def stored(self, v: Value, dtype: str) -> SSAValue:
+        """`v` as an element of a `dtype` tensor (cast, then narrowed to storage)."""
         v = self.cast(v, dtype)
         ssa, target = v.ssa, storage_type(dtype)
         if ssa.type != target:
@@ -163,7 +199,23 @@ class Body(ScalarMath):
                 ssa = self.emit(arith.TruncFOp(ssa, target))
             else:
                 ssa = self.emit(arith.BitcastOp(ssa, target))
-        self.block.add_op(YieldOp(ssa))
+        return ssa
+
+    def finish(self, v: Value, dtype: str) -> None:
+        """Yield `v` as an element of a `dtype` tensor (cast, then narrow to storage)."""
+        self.block.add_op(YieldOp(self.stored(v, dtype)))
+
+    def finish_all(self, values: Sequence[Value], dtypes: Sequence[str]) -> None:
+        """Yield one element per result of a multi-result body."""
+        ssas = [self.stored(v, d) for v, d in zip(values, dtypes)]
+        self.block.add_op(YieldOp(*ssas))
+
+    def drop_dead_ops(self) -> None:
+        """Erase ops whose results nothing uses (a body is pure up to its yield)."""
+        for op in reversed(list(self.block.ops)):
+            if not isinstance(op, YieldOp) and op.results and not any(r.uses for r in op.results):
+                op.detach()
+                op.erase()
 
 
 def make_pointwise(
@@ -177,11 +229,37 @@ def make_pointwise(
     dtype = dtype_of(result_type)
     assert dtype is not None
     body.finish(fn(body), dtype)
+    body.drop_dead_ops()
     op = PointwiseOp(ranges, result_type, Region(body.block), origins=[call.origin])
-    # The FX node name follows every op the aten op became, for diagnostics and kernel names.
-    for new in (op, *body.block.ops):
-        new.location = call.op.location
+    _locate(call, op)
     return op
+
+
+def make_reduction(
+    call: Call,
+    ranges: Sequence[int],
+    reduction_ranges: Sequence[int],
+    result_types: Sequence[TensorType],
+    fn: Callable[[Body], Sequence[Value]],
+) -> ReductionOp:
+    """A `loops.reduction` over `ranges` x `reduction_ranges` whose body is built by `fn`:
+    it loads at `b.vars` and `b.rvars`, calls `b.reduce` (all reduces after all the values
+    they reduce: the ops after the first reduce are the epilogue) and returns one value per
+    result, which is cast and narrowed to that result's dtype."""
+    body = Body(len(ranges), len(reduction_ranges))
+    dtypes = [dtype_of(t) for t in result_types]
+    assert None not in dtypes
+    body.finish_all(fn(body), dtypes)  # type: ignore[arg-type]
+    body.drop_dead_ops()
+    op = ReductionOp(ranges, reduction_ranges, result_types, Region(body.block), origins=[call.origin])
+    _locate(call, op)
+    return op
+
+
+def _locate(call: Call, op: Operation) -> None:
+    # The FX node name follows every op the aten op became, for diagnostics and kernel names.
+    for new in (op, *op.regions[0].block.ops):
+        new.location = call.op.location
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """The lowering table and `Call`, the one view of an aten op that every rule reads.
 
 A rule takes a `Call` and returns the loops ops that replace it (their results, in order,
-replace the aten op's results), or None to say "not this case" -- the op then becomes an
-extern call. Rules are registered by the overload as the aten dialect spells it
+replace the aten op's results), a `Lowered` when some of the ops it builds are intermediate
+(softmax's max and sum before its pointwise), or None to say "not this case" -- the op then
+becomes an extern call. Rules are registered by the overload as the aten dialect spells it
 ("add.Tensor", "cat" for cat.default).
 
 `Call` hides whether the op was a dedicated aten op or a generic `aten.call` of an overload
@@ -23,6 +24,15 @@ from mlc.dialects.aten import AtenOp, CallOp, Schema, TensorArgAttr, default_val
 from mlc.dialects.values import attr_to_py
 
 
+@dataclass(frozen=True)
+class LoweringOptions:
+    """What `--lower-aten`'s options tell the rules."""
+
+    unroll_reductions_threshold: int = 8
+    """Static reductions of fewer elements become pointwise chains (Inductor's
+    `unroll_reductions_threshold`); 0 or 1 never unrolls."""
+
+
 @dataclass
 class Call:
     """An aten op with its arguments bound to schema names (tensors as SSA values)."""
@@ -31,6 +41,7 @@ class Call:
     overload: str  # schema spelling: "add.Tensor", "cat"
     schema: Schema | None  # None for an aten.call of an overload mlc has no schema for
     args: dict[str, Any] = field(default_factory=dict)
+    options: LoweringOptions = field(default_factory=LoweringOptions)
 
     @property
     def packet(self) -> str:
@@ -142,7 +153,22 @@ def _bind(schema: Schema, positional: Sequence[Any], keywords: dict[str, Any]) -
 # ---------------------------------------------------------------------------------------------
 # The table
 
-Lowering = Callable[[Call], "list[Operation] | None"]
+
+@dataclass
+class Lowered:
+    """Ops that replace an aten op, and which of their results replace its results, in order
+    (the others are intermediates, as softmax's max and sum)."""
+
+    ops: list[Operation]
+    results: list[SSAValue]
+
+    @staticmethod
+    def of(ops: list[Operation]) -> Lowered:
+        """Every result of every op, in order."""
+        return Lowered(ops, [r for op in ops for r in op.results])
+
+
+Lowering = Callable[[Call], "list[Operation] | Lowered | None"]
 
 LOWERINGS: dict[str, Lowering] = {}
 

@@ -15,7 +15,7 @@ from xdsl.ir import Operation
 
 from mlc.passes.lowering.body import Body, IndexFn, Value, load_as_is, make_pointwise
 from mlc.passes.lowering.dtypes import dtype_of
-from mlc.passes.lowering.indexing import Index, broadcast_index, reshape_index
+from mlc.passes.lowering.indexing import Index, broadcast_index, contiguous_strides, reshape_index, unflatten
 from mlc.passes.lowering.registry import Call, register, shape
 
 def _dim(dim: int, rank: int) -> int:
@@ -98,6 +98,38 @@ def select(call: Call) -> list[Operation] | None:
     dim = _dim(call["dim"], len(in_shape))
     pos = call["index"] + in_shape[dim] if call["index"] < 0 else call["index"]
     return _view(call, lambda index: [*index[:dim], sympy.Integer(pos), *index[dim:]])
+
+
+@register("as_strided")
+def as_strided(call: Call) -> list[Operation] | None:
+    """A view of the source's row-major storage: element j reads the source's flat position
+    offset + sum(j_k * stride_k), unflattened into the source's shape.
+
+    Only for sources computed in the graph, whose layout mlc decides (row-major, as Inductor
+    freezes a FlexibleLayout to contiguous for as_strided), and only when every position lies
+    in the source: group_norm's decomposition reshapes its statistics this way. An as_strided
+    of a graph input depends on the caller's strides and stays an extern call."""
+    x, size, stride = call["self"], call["size"], call["stride"]
+    offset = call.get("storage_offset", 0)
+    in_shape = shape(x)
+    if not isinstance(x.owner, Operation) or len(size) != len(stride) or shape(call.results[0]) != list(size):
+        return None
+    numel = 1
+    for s in in_shape:
+        numel *= s
+    if any(s == 0 for s in size):
+        return _view(call, lambda index: [sympy.Integer(0)] * len(in_shape))
+    last = offset + sum((s - 1) * st for s, st in zip(size, stride))
+    if offset < 0 or any(st < 0 for st in stride) or last >= numel:
+        return None
+    if offset == 0 and last == numel - 1 and list(stride) == contiguous_strides(size):
+        return _view(call, lambda index: reshape_index(index, in_shape, list(size)))  # a reshape
+
+    def fn(index: list[sympy.Expr]) -> Index:
+        linear = sympy.Integer(offset) + sum((i * st for i, st in zip(index, stride) if st), sympy.Integer(0))
+        return unflatten(linear, in_shape)
+
+    return _view(call, fn)
 
 
 @register("flip")

@@ -3,8 +3,11 @@
 `run(module, inputs)` executes the first `func.func`: aten ops and `loops.extern` call
 `torch.ops.aten` (aten ops through the arguments `--lower-aten` would give their extern, so
 the unlowered module is its own reference); a `loops.pointwise` evaluates its body once for
-all points at the same time: the index variables are integer tensors over the ranges, every
-scalar value is a tensor of the ranges' shape.
+all points at the same time: the index variables are integer tensors over the ranges (each
+shaped to broadcast against the others), every scalar value a tensor that broadcasts to the
+ranges' shape. A `loops.reduction` evaluates its prologue over ranges x reduction ranges,
+each `loops.reduce` with the matching torch reduction over the flattened reduction dims
+(welford in float64), and its epilogue on the reduced values.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from mlc.dialects.aten import AtenOp, CallOp, NoneArgAttr, TensorArgAttr
-from mlc.dialects.loops import ExternOp, IndexOp, LoadOp, PointwiseOp, YieldOp
+from mlc.dialects.loops import ExternOp, IndexOp, LoadOp, PointwiseOp, ReduceOp, ReductionOp, YieldOp
 from mlc.dialects.sym import FloorDiv, ModularIndexing
 from mlc.dialects.values import DTYPE_NAMES, attr_to_py
 from mlc.passes.lowering.extern import extern
@@ -182,10 +185,36 @@ def _eval_cast(op: Operation, x: torch.Tensor) -> torch.Tensor:
 # loops ops
 
 
+def _grids(sizes: Sequence[int]) -> list[torch.Tensor]:
+    """One integer tensor per loop variable, shaped to broadcast against the others: the k-th
+    is arange(sizes[k]) along dim k (so values that ignore a variable stay small)."""
+    out = []
+    for k, n in enumerate(sizes):
+        shape = [1] * len(sizes)
+        shape[k] = n
+        out.append(torch.arange(n).reshape(shape))
+    return out
+
+
+def _eval_body_op(
+    inner: Operation,
+    value: Callable[[SSAValue], torch.Tensor],
+    index_env: dict[str, torch.Tensor],
+    local: dict[SSAValue, torch.Tensor],
+) -> None:
+    """One non-terminator op of a loops body; values broadcast over the loop variables."""
+    if isinstance(inner, LoadOp):
+        local[inner.result] = _eval_load(inner, value, index_env)
+    elif isinstance(inner, IndexOp):
+        idx = torch.as_tensor(eval_expr(inner.expr.expr, index_env))
+        local[inner.result] = idx.to(_scalar_dtype(inner.result.type))
+    else:
+        local[inner.results[0]] = eval_scalar_op(inner, [value(o) for o in inner.operands], [])
+
+
 def eval_pointwise(op: PointwiseOp, env: dict[SSAValue, torch.Tensor]) -> torch.Tensor:
     shape = [int(r) for r in op.range_exprs]
-    grids = torch.meshgrid(*[torch.arange(s) for s in shape], indexing="ij") if shape else []
-    index_env = {f"i{k}": g for k, g in enumerate(grids)}
+    index_env = {f"i{k}": g for k, g in enumerate(_grids(shape))}
     local: dict[SSAValue, torch.Tensor] = {}
 
     def value(v: SSAValue) -> torch.Tensor:
@@ -195,28 +224,77 @@ def eval_pointwise(op: PointwiseOp, env: dict[SSAValue, torch.Tensor]) -> torch.
         if isinstance(inner, YieldOp):
             out = value(inner.values[0])
             return out.to(torch_dtype(op.result.type)).expand(shape).clone()
-        if isinstance(inner, LoadOp):
-            local[inner.result] = _eval_load(inner, value, index_env, shape)
-        elif isinstance(inner, IndexOp):
-            idx = torch.as_tensor(eval_expr(inner.expr.expr, index_env))
-            local[inner.result] = idx.to(_scalar_dtype(inner.result.type)).expand(shape).clone()
-        else:
-            local[inner.results[0]] = eval_scalar_op(inner, [value(o) for o in inner.operands], shape)
+        _eval_body_op(inner, value, index_env, local)
     raise AssertionError("pointwise body without yield")
 
 
-def _eval_load(
-    op: LoadOp, value: Callable[[SSAValue], torch.Tensor], index_env: dict[str, torch.Tensor], shape: list[int]
-) -> torch.Tensor:
+def eval_reduction(op: ReductionOp, env: dict[SSAValue, torch.Tensor]) -> list[torch.Tensor]:
+    """All points at once: the prologue over ranges x reduction ranges, each loops.reduce over
+    the trailing (reduction) dims flattened row-major, kept as size-1 dims so that the
+    epilogue still broadcasts; the yielded values lose them."""
+    shape = [int(r) for r in op.range_exprs]
+    rshape = [int(r) for r in op.reduction_range_exprs]
+    grids = _grids(shape + rshape)
+    index_env = {f"i{k}": g for k, g in enumerate(grids[: len(shape)])}
+    index_env |= {f"r0_{k}": g for k, g in enumerate(grids[len(shape) :])}
+    full = shape + rshape
+    kept = shape + [1] * len(rshape)
+    local: dict[SSAValue, torch.Tensor] = {}
+
+    def value(v: SSAValue) -> torch.Tensor:
+        return local[v] if v in local else env[v]
+
+    for inner in op.body.block.ops:
+        if isinstance(inner, YieldOp):
+            outs = []
+            for v, res in zip(inner.values, op.outputs):
+                out = value(v).to(torch_dtype(res.type))
+                outs.append(out.expand(kept).reshape(shape).clone())
+            return outs
+        if isinstance(inner, ReduceOp):
+            rows = value(inner.value).expand(full).reshape(shape + [-1])
+            for result, reduced in zip(inner.results, _reduce(inner.kind, rows)):
+                local[result] = reduced.reshape(kept).to(_scalar_dtype(result.type))
+            continue
+        _eval_body_op(inner, value, index_env, local)
+    raise AssertionError("reduction body without yield")
+
+
+def _reduce(kind: str, rows: torch.Tensor) -> list[torch.Tensor]:
+    """loops.reduce over the last dim of `rows` (the flattened reduction ranges)."""
+    if kind == "sum":
+        return [rows.sum(-1, dtype=rows.dtype)]
+    if kind == "prod":
+        return [rows.prod(-1, dtype=rows.dtype)]
+    if kind == "max":
+        return [rows.amax(-1)]  # NaN-propagating, signed for integers
+    if kind == "min":
+        return [rows.amin(-1)]
+    if kind == "argmax":
+        return [rows.argmax(-1)]  # the first of equal values; NaN is the largest
+    if kind == "argmin":
+        return [rows.argmin(-1)]
+    if kind == "any":
+        return [rows.any(-1)]
+    if kind == "welford":
+        wide = rows.double()
+        mean = wide.mean(-1)
+        m2 = ((wide - mean.unsqueeze(-1)) ** 2).sum(-1)
+        weight = torch.full_like(mean, rows.shape[-1])
+        return [mean, m2, weight]
+    raise NotImplementedError(f"interpreter: loops.reduce {kind}")
+
+
+def _eval_load(op: LoadOp, value: Callable[[SSAValue], torch.Tensor], index_env: dict[str, torch.Tensor]) -> torch.Tensor:
     src = value(op.source)
-    mask = value(op.mask).expand(shape) if op.mask is not None else torch.ones(shape, dtype=torch.bool)
+    mask = value(op.mask) if op.mask is not None else torch.ones((), dtype=torch.bool)
     indices = []
     for dim, expr in enumerate(op.index_exprs):
-        idx = torch.as_tensor(eval_expr(expr, index_env)).expand(shape)
+        idx = torch.as_tensor(eval_expr(expr, index_env))
         inside = (idx >= 0) & (idx < src.shape[dim])
         assert bool((inside | ~mask).all()), f"load out of bounds in dim {dim}: {expr}"
         indices.append(torch.where(mask, idx, 0))
-    loaded = src[tuple(indices)] if indices else src.expand(shape)
+    loaded = src[tuple(indices)] if indices else src
     return torch.where(mask, loaded, torch.zeros((), dtype=src.dtype))
 
 
@@ -259,6 +337,10 @@ def run(module: ModuleOp, inputs: Sequence[torch.Tensor]) -> list[torch.Tensor]:
             return [env[v] for v in op.arguments]
         if isinstance(op, PointwiseOp):
             env[op.result] = eval_pointwise(op, env)
+            continue
+        if isinstance(op, ReductionOp):
+            for result, out in zip(op.outputs, eval_reduction(op, env)):
+                env[result] = out
             continue
         if isinstance(op, ExternOp):
             outs = call_aten(op, [env[o] for o in op.operands])

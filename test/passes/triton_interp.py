@@ -1,9 +1,11 @@
 """Two small numpy interpreters (tests only): a buffer.graph, and the triton module made from it.
 
-`run_buffer_graph` evaluates every computed node at all points of its ranges at once;
-`run_triton` runs `triton.wrapper @call` block by block, as the GPU would (program ids,
-XBLOCK lanes, masks, `other`), so converting and running must give the same buffers.
-Of extern calls only `mm` and `addmm` are known (contiguous results).
+`run_buffer_graph` evaluates every computed node at all points of its ranges at once (values
+over kept indices are (N, 1) columns, over reduction indices (1, R) rows, broadcast together;
+`buffer.reduce` reduces along axis 1); `run_triton` runs `triton.wrapper @call` block by block,
+as the GPU would (program ids, XBLOCK lanes, R0_BLOCK slices and rloop steps, masks, `other`
+-- NaN where a load has none, so a missing mask shows), so converting and running must give
+the same buffers. Of extern calls only `mm` and `addmm` are known (contiguous results).
 """
 
 from __future__ import annotations
@@ -54,13 +56,13 @@ def evaluate(expr: sympy.Expr, env: dict[str, np.ndarray]) -> np.ndarray:
     raise NotImplementedError(expr)
 
 
-def scalar_op(op: Operation, vals: dict[SSAValue, np.ndarray], shape: tuple[int, ...]) -> None:
-    """Evaluate one arith/math op on arrays of `shape`."""
+def scalar_op(op: Operation, vals: dict[SSAValue, np.ndarray], shape: tuple[int, ...] | None = None) -> None:
+    """Evaluate one arith/math op on arrays of `shape` (None: as numpy broadcasts the operands)."""
     ins = [vals[o] for o in op.operands]
     if isinstance(op, arith.ConstantOp):
         v = op.value
         value = v.value.data if isinstance(v, (FloatAttr, IntegerAttr)) else v
-        out = np.full(shape, value)
+        out = np.full(shape or (), value)
     elif op.name in UNARY:
         out = UNARY[op.name](ins[0])
     elif op.name in BINARY:
@@ -70,9 +72,11 @@ def scalar_op(op: Operation, vals: dict[SSAValue, np.ndarray], shape: tuple[int,
         out = COMPARE[names[op.predicate.value.data]](ins[0], ins[1])
     elif isinstance(op, arith.SelectOp):
         out = np.where(ins[0], ins[1], ins[2])
+    elif isinstance(op, (arith.ExtFOp, arith.TruncFOp, arith.ExtSIOp, arith.SIToFPOp)):
+        out = ins[0]  # values are float64 / int64 here
     else:
         raise NotImplementedError(op.name)
-    vals[op.results[0]] = np.broadcast_to(out, shape)
+    vals[op.results[0]] = out if shape is None else np.broadcast_to(out, shape)
 
 
 def storage_size(layout: buffer.LayoutAttr) -> int:
@@ -95,24 +99,56 @@ def run_buffer_graph(graph: buffer.GraphOp, inputs: dict[str, np.ndarray]) -> di
             mem[node.buffer.data] = mem[node.source.root_reference.data]  # the same storage
         elif isinstance(node, buffer.ComputedOp):
             mem[node.buffer.data] = np.zeros(storage_size(node.layout))
-            ranges = [int(r) for r in node.range_exprs]
-            grid = np.indices(ranges).reshape(len(ranges), -1) if ranges else np.zeros((0, 1), np.int64)
-            env = {f"i{k}": grid[k] for k in range(len(ranges))}
-            shape = (grid.shape[1],)
-            vals: dict[SSAValue, np.ndarray] = {}
-            for op in node.body.block.ops:
-                if isinstance(op, buffer.LoadOp):
-                    index = np.broadcast_to(evaluate(op.index.expr, env), shape)
-                    mask = vals[op.mask] if op.mask is not None else np.ones(shape, bool)
-                    vals[op.result] = np.where(mask, mem[op.buffer_name][np.where(mask, index, 0)], 0.0)
-                elif isinstance(op, buffer.StoreOp):
-                    mem[op.buffer_name][np.broadcast_to(evaluate(op.index.expr, env), shape)] = vals[op.value]
-                elif isinstance(op, loops.IndexOp):
-                    vals[op.result] = np.broadcast_to(evaluate(op.expr.expr, env), shape)
-                else:
-                    scalar_op(op, vals, shape)
+            run_computed(node, mem)
     return mem
 
+
+def _grid(ranges: list[int], axis: int) -> np.ndarray:
+    """Every point of `ranges`, row-major, along `axis` of a 2-D array (one row per variable)."""
+    grid = np.indices(ranges).reshape(len(ranges), -1) if ranges else np.zeros((0, 1), np.int64)
+    return grid[:, :, None] if axis == 0 else grid[:, None, :]
+
+
+def run_computed(node: buffer.ComputedOp, mem: dict[str, np.ndarray]) -> None:
+    """One node at all its points: i-variables are (N, 1) columns, r-variables (1, R) rows."""
+    ranges = [int(r) for r in node.range_exprs]
+    rranges = [int(r) for r in node.reduction_range_exprs]
+    grid, rgrid = _grid(ranges, 0), _grid(rranges, 1)
+    env = {f"i{k}": grid[k] for k in range(len(ranges))} | {f"r0_{k}": rgrid[k] for k in range(len(rranges))}
+    full = (grid.shape[1], rgrid.shape[2])
+    vals: dict[SSAValue, np.ndarray] = {}
+    for op in node.body.block.ops:
+        if isinstance(op, buffer.LoadOp):
+            index = evaluate(op.index.expr, env)
+            mask = vals[op.mask] if op.mask is not None else np.ones((), bool)
+            shape = np.broadcast_shapes(np.shape(index), np.shape(mask))
+            index, mask = np.broadcast_to(index, shape), np.broadcast_to(mask, shape)
+            vals[op.result] = np.where(mask, mem[op.buffer_name][np.where(mask, index, 0)], 0.0)
+        elif isinstance(op, buffer.StoreOp):
+            index = evaluate(op.index.expr, env)
+            shape = np.broadcast_shapes(np.shape(index), np.shape(vals[op.value]), (grid.shape[1], 1))
+            mem[op.buffer_name][np.broadcast_to(index, shape).ravel()] = np.broadcast_to(vals[op.value], shape).ravel()
+        elif isinstance(op, loops.IndexOp):
+            vals[op.result] = evaluate(op.expr.expr, env)
+        elif isinstance(op, buffer.ReduceOp):
+            results = reduce_rows(op.kind, np.broadcast_to(vals[op.value], full))
+            for result, value in zip(op.results, results):
+                vals[result] = value
+        else:
+            scalar_op(op, vals)
+
+
+def reduce_rows(kind: str, v: np.ndarray) -> list[np.ndarray]:
+    """What buffer.reduce means, along axis 1 (kept as a (N, 1) column)."""
+    if kind == "welford":
+        mean = v.mean(axis=1, keepdims=True)
+        m2 = ((v - mean) ** 2).sum(axis=1, keepdims=True)
+        return [mean, m2, np.full_like(mean, v.shape[1])]
+    fn = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "any": np.any}.get(kind)
+    if fn is not None:
+        return [fn(v, axis=1, keepdims=True)]
+    arg = np.argmax if kind == "argmax" else np.argmin  # the first position (of a NaN, if any)
+    return [arg(v, axis=1)[:, None]]
 
 def run_triton(module: ModuleOp, inputs: dict[str, np.ndarray], config: int = 0) -> dict[str, np.ndarray]:
     kernels = {k.sym_name.data: k for k in module.body.block.ops if isinstance(k, triton.KernelOp)}
@@ -133,10 +169,16 @@ def run_triton(module: ModuleOp, inputs: dict[str, np.ndarray], config: int = 0)
             kernel = kernels[op.kernel_name]
             ptrs = dict(zip(kernel.body.block.args, [mem[a] for a in op.arg_names]))
             configs = kernel.config_list
-            xblock = configs[min(config, len(configs) - 1)].block_sizes["XBLOCK"] if configs else 128
+            blocks = configs[min(config, len(configs) - 1)].block_sizes if configs else {"XBLOCK": 128}
+            xblock = blocks["XBLOCK"]
             numel = int(op.xnumel.expr)
             for pid in range(-(-numel // xblock)):
-                run_block(kernel, ptrs, pid, xblock, numel)
+                if kernel.kernel_kind == "pointwise":
+                    run_block(kernel, ptrs, pid, xblock, numel)
+                else:
+                    rnumel = int(op.r0_numel.expr)  # type: ignore[union-attr]
+                    rblock = blocks.get("R0_BLOCK", 1 << max(rnumel - 1, 0).bit_length())
+                    ReductionBlock(kernel, ptrs, pid, (xblock, rblock), (numel, rnumel)).run()
     return {k.removeprefix("freed:"): v for k, v in mem.items()}
 
 
@@ -170,6 +212,130 @@ def run_block(kernel: triton.KernelOp, ptrs: dict[SSAValue, np.ndarray], pid: in
             vals[op.result] = np.broadcast_to(evaluate(op.expr.expr, env), shape)
         else:
             scalar_op(op, vals, shape)
+
+
+class ReductionBlock:
+    """One program of a reduction kernel: xindex is an (XBLOCK, 1) column, r0_index a
+    (1, R0_BLOCK) row; values broadcast between the two."""
+
+    def __init__(self, kernel: triton.KernelOp, ptrs: dict, pid: int, blocks: tuple[int, int], numels: tuple[int, int]):
+        self.kernel, self.ptrs, self.blocks, self.numels = kernel, ptrs, blocks, numels
+        xindex = pid * blocks[0] + np.arange(blocks[0], dtype=np.int64)[:, None]
+        self.env: dict[str, np.ndarray] = {"xindex": xindex}
+        self.masks: dict[str, np.ndarray] = {"xmask": xindex < numels[0]}
+        self.vals: dict[SSAValue, np.ndarray] = {}
+
+    def run(self) -> None:
+        if self.kernel.kernel_kind == "persistent_reduction":
+            self.slice(0)
+        self.ops(self.kernel.body.block.ops)
+
+    def slice(self, offset: int) -> None:
+        r0_index = offset + np.arange(self.blocks[1], dtype=np.int64)[None, :]
+        self.env["r0_index"], self.masks["r0_mask"] = r0_index, r0_index < self.numels[1]
+
+    def mask_of(self, names: list[str], value: SSAValue | None = None) -> np.ndarray:
+        m = np.ones((1, 1), bool)
+        for name in names:
+            m = m & self.masks[name]
+        return m & self.vals[value] if value is not None else m
+
+    def ops(self, ops) -> None:
+        vals, env = self.vals, self.env
+        for op in ops:
+            if isinstance(op, triton.IndexOp):
+                env[op.var.data] = evaluate(op.expr.expr, env)
+            elif isinstance(op, triton.LoadOp):
+                m, index = self.mask_of(op.masks, op.mask), evaluate(op.index.expr, env)
+                shape = np.broadcast_shapes(np.shape(index), m.shape)
+                m, index = np.broadcast_to(m, shape), np.broadcast_to(index, shape)
+                other = op.other.value.data if op.other is not None else np.nan  # no other: garbage
+                vals[op.result] = np.where(m, self.ptrs[op.ptr][np.where(m, index, 0)], other)
+            elif isinstance(op, triton.StoreOp):
+                m, index = self.mask_of(op.masks, op.mask), evaluate(op.index.expr, env)
+                shape = np.broadcast_shapes(np.shape(index), m.shape, np.shape(vals[op.value]))
+                m = np.broadcast_to(m, shape)
+                self.ptrs[op.ptr][np.broadcast_to(index, shape)[m]] = np.broadcast_to(vals[op.value], shape)[m]
+            elif isinstance(op, triton.ExprOp):
+                vals[op.result] = evaluate(op.expr.expr, env)
+            elif isinstance(op, triton.RLoopOp):
+                self.rloop(op)
+            elif isinstance(op, triton.AccumulateOp):
+                self.accumulate(op)
+            elif isinstance(op, triton.ReduceOp):
+                self.reduce(op)
+            elif isinstance(op, triton.YieldOp):
+                pass  # read by rloop
+            else:
+                scalar_op(op, vals)
+
+    def tile(self, value: SSAValue) -> np.ndarray:
+        return np.broadcast_to(self.vals[value], self.blocks).astype(float)
+
+    def rloop(self, op: triton.RLoopOp) -> None:
+        block = op.body.block
+        accs = [self.tile(v) for v in op.inits]
+        for offset in range(0, self.numels[1], self.blocks[1]):
+            self.slice(offset)
+            self.vals.update(zip(block.args, accs))
+            self.ops(block.ops)
+            accs = [self.tile(v) for v in block.last_op.operands]  # triton.yield
+        self.vals.update(zip(op.results, accs))
+
+    def accumulate(self, op: triton.AccumulateOp) -> None:
+        kind, m = op.reduction_kind, np.broadcast_to(self.mask_of(op.masks), self.blocks)
+        v, accs = self.tile(op.value), [self.tile(a) for a in op.accumulators]
+        if kind in ("argmax", "argmin"):
+            index = np.broadcast_to(self.env["r0_index"], self.blocks)
+            new = _with_index(kind, accs[0], accs[1], v, index)
+        elif kind == "welford":
+            mean, m2, weight = accs
+            delta = v - mean
+            new_mean = mean + delta / (weight + 1)
+            new = [new_mean, m2 + delta * (v - new_mean), weight + 1]
+        else:
+            combine = {"sum": np.add, "prod": np.multiply, "max": _nan_max, "min": _nan_min, "any": np.logical_or}
+            new = [combine[kind](accs[0], v)]
+        for result, acc, value in zip(op.results, accs, new):
+            self.vals[result] = np.where(m, value, acc)
+
+    def reduce(self, op: triton.ReduceOp) -> None:
+        kind, m = op.reduction_kind, np.broadcast_to(self.mask_of(op.masks), self.blocks)
+        tiles = [self.tile(v) for v in op.values]
+        identity = triton.reduction_identity(kind, op.values[0].type)
+        if kind in ("argmax", "argmin"):
+            index = tiles[1] if op.explicit_index else np.broadcast_to(self.env["r0_index"], self.blocks)
+            value = np.where(m, tiles[0], identity)
+            best, position = value[:, :1], index[:, :1]
+            for k in range(1, self.blocks[1]):
+                best, position = _with_index(kind, best, position, value[:, k:k + 1], index[:, k:k + 1])
+            self.vals[op.results[0]] = position
+        elif kind == "welford":
+            mean, m2, weight = (np.where(m, t, 0.0) for t in tiles)
+            total = weight.sum(axis=1, keepdims=True)
+            avg = (weight * mean).sum(axis=1, keepdims=True) / np.where(total == 0, 1, total)
+            spread = m2.sum(axis=1, keepdims=True) + (weight * (mean - avg) ** 2).sum(axis=1, keepdims=True)
+            self.vals.update(zip(op.results, [avg, spread, total]))
+        else:
+            fn = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "any": np.any}[kind]
+            self.vals[op.results[0]] = fn(np.where(m, tiles[0], identity), axis=1, keepdims=True)
+
+
+def _nan_max(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.where((a > b) | np.isnan(a), a, b)
+
+
+def _nan_min(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.where((a < b) | np.isnan(a), a, b)
+
+
+def _with_index(kind: str, av, ai, bv, bi) -> list[np.ndarray]:
+    """The winning (value, index) pair: larger (smaller) value, NaN first, then lower index."""
+    better = av > bv if kind == "argmax" else av < bv
+    better = better | (np.isnan(av) & ~np.isnan(bv))
+    equal = (av == bv) | (np.isnan(av) & np.isnan(bv))
+    take_a = better | (equal & (ai < bi))
+    return [np.where(take_a, av, bv), np.where(take_a, ai, bi)]
 
 
 def strided(mem: np.ndarray, layout: buffer.LayoutAttr) -> np.ndarray:

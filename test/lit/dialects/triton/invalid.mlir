@@ -248,3 +248,148 @@ triton.wrapper @call {
   triton.free
   triton.return @arg0_1
 }
+
+// -----
+// Reductions
+
+// expected-error@+1 {{a persistent_reduction kernel's configs set XBLOCK}}
+triton.kernel @k persistent_reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9 configs [#triton.config<XBLOCK = 1, R0_BLOCK = 16, num_warps = 2, num_stages = 1>] {
+}
+
+// -----
+
+// expected-error@+1 {{a reduction kernel's configs set R0_BLOCK and XBLOCK}}
+triton.kernel @k reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9000 configs [#triton.config<XBLOCK = 1, num_warps = 2, num_stages = 1>] {
+}
+
+// -----
+
+// expected-error@+1 {{a persistent_reduction needs a static r0_numel}}
+triton.kernel @k persistent_reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel s0 {
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
+  %0 = triton.load %in_ptr0[xindex] mask xmask : f32
+  // expected-error@+1 {{a pointwise kernel has no reduction dimension}}
+  %1 = triton.reduce sum %0 mask xmask : f32 -> f32
+}
+
+// -----
+
+triton.kernel @k persistent_reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9 {
+  %0 = triton.load %in_ptr0[r0_index] mask r0_mask other 0.0 : f32
+  // expected-error@+1 {{unknown reduction kind 'mean'}}
+  %1 = triton.reduce mean %0 mask r0_mask : f32 -> f32
+}
+
+// -----
+
+triton.kernel @k persistent_reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9 {
+  %0 = triton.load %in_ptr0[r0_index] mask r0_mask other 0.0 : f32
+  // expected-error@+1 {{sum of f32 has results (f32), got (i64)}}
+  %1 = triton.reduce sum %0 mask r0_mask : f32 -> i64
+}
+
+// -----
+
+triton.kernel @k persistent_reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9 {
+  %0 = triton.load %in_ptr0[r0_index] mask r0_mask other 0.0 : f32
+  // expected-error@+1 {{any reduces i1 values, got f32}}
+  %1 = triton.reduce any %0 mask r0_mask : f32 -> i1
+}
+
+// -----
+
+triton.kernel @k persistent_reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9 {
+  %0 = triton.load %in_ptr0[r0_index] mask r0_mask other 0.0 : f32
+  // expected-error@+1 {{welford takes 3 operand(s), got 1}}
+  %1, %2, %3 = triton.reduce welford %0 mask r0_mask : f32 -> f32, f32, f32
+}
+
+// -----
+
+triton.kernel @k reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9000 {
+  %0 = arith.constant 0.0 : f32
+  %1 = triton.rloop iter_args(%a = %0 : f32) {
+    %2 = triton.load %in_ptr0[r0_index] mask r0_mask other 0.0 : f32
+    // expected-error@+1 {{reduce after the triton.rloop; inside it, use triton.accumulate}}
+    %3 = triton.reduce sum %2 mask r0_mask : f32 -> f32
+    triton.yield %a : f32
+  }
+}
+
+// -----
+
+triton.kernel @k reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9000 {
+  %0 = arith.constant 0.0 : f32
+  // expected-error@+1 {{argmax after a loop needs the index accumulator}}
+  %1 = triton.reduce argmax %0 : f32 -> i64
+}
+
+// -----
+
+triton.kernel @k persistent_reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9 {
+  %0 = arith.constant 0.0 : f32
+  // expected-error@+1 {{triton.accumulate must be inside triton.rloop}}
+  %1 = triton.accumulate sum %0 into %0 : f32 -> f32
+}
+
+// -----
+
+triton.kernel @k reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9000 {
+  %0 = arith.constant 0.0 : f32
+  %1 = triton.rloop iter_args(%a = %0 : f32) {
+    %2 = triton.load %in_ptr0[r0_index] mask r0_mask other 0.0 : f32
+    // expected-error@+1 {{argmax of f32 has accumulators (f32, i64), got (f32)}}
+    %3 = triton.accumulate argmax %2 into %a mask r0_mask : f32 -> f32
+    triton.yield %3 : f32
+  }
+}
+
+// -----
+
+triton.kernel @k persistent_reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9 {
+  %0 = arith.constant 0.0 : f32
+  // expected-error@+1 {{only a looped reduction kernel has one, not a persistent_reduction kernel}}
+  %1 = triton.rloop iter_args(%a = %0 : f32) {
+    triton.yield %a : f32
+  }
+}
+
+// -----
+
+triton.kernel @k reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9000 {
+  %0 = arith.constant 0.0 : f32
+  %i = arith.constant 0 : i64
+  // expected-error@+1 {{triton.yield must give one value per accumulator, of its type}}
+  %1 = triton.rloop iter_args(%a = %0 : f32) {
+    triton.yield %i : i64
+  }
+}
+
+// -----
+
+triton.kernel @k reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9000 {
+  // expected-error@+1 {{unknown mask 'r0_mask' in a reduction kernel outside its triton.rloop (known: xmask)}}
+  %0 = triton.load %in_ptr0[xindex] mask r0_mask, xmask : f32
+}
+
+// -----
+
+triton.kernel @k reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9000 {
+  // expected-error@+1 {{index symbol 'r0_index' is not defined here}}
+  %0 = triton.load %in_ptr0[r0_index] mask xmask : f32
+}
+
+// -----
+
+triton.kernel @k reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9000 {
+  triton.rloop {
+    triton.index r0_0 = r0_index
+    triton.yield
+  }
+  // expected-error@+1 {{index symbol 'r0_0' is not defined here}}
+  %0 = triton.load %in_ptr0[r0_0] mask xmask : f32
+}

@@ -78,3 +78,77 @@ triton.wrapper @call {
 // CHECK-NEXT:    triton.free @buf0, @buf1
 // CHECK-NEXT:    triton.return @buf3, @buf2, @arg0_1
 // CHECK-NEXT:  }
+
+// Reductions. A persistent kernel reduces one R0_BLOCK slice per row with triton.reduce
+// (sum with masks; argmax with its positions implicit in r0_index); a looped one carries
+// accumulators through triton.rloop, updates them with triton.accumulate and reduces their
+// lanes after the loop (welford: three of them).
+
+triton.kernel @triton_per_fused_add_sum_3 persistent_reduction(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>, %out_ptr1: !triton.ptr<i64>) xnumel 3 r0_numel 9 origins ["add", "sum"] configs [#triton.config<XBLOCK = 1, num_warps = 2, num_stages = 1>] {
+  triton.index x0 = xindex
+  triton.index r0_0 = r0_index
+  %0 = triton.load %in_ptr0[r0_0 + 9*x0] mask r0_mask, xmask other 0.0 evict_first : f32
+  %1 = triton.reduce sum %0 mask r0_mask, xmask : f32 -> f32
+  %2 = triton.reduce argmax %0 mask r0_mask, xmask : f32 -> i64
+  triton.store %out_ptr0[x0], %1 mask xmask : f32
+  triton.store %out_ptr1[x0], %2 mask xmask : i64
+}
+// CHECK-LABEL: triton.kernel @triton_per_fused_add_sum_3 persistent_reduction(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>, %out_ptr1: !triton.ptr<i64>) xnumel 3 r0_numel 9 origins ["add", "sum"] configs [#triton.config<XBLOCK = 1, num_warps = 2, num_stages = 1>] {
+// CHECK-NEXT:    triton.index x0 = xindex
+// CHECK-NEXT:    triton.index r0_0 = r0_index
+// CHECK-NEXT:    %[[X:.*]] = triton.load %in_ptr0[r0_0 + 9*x0] mask r0_mask, xmask other 0.000000e+00 evict_first : f32
+// CHECK-NEXT:    %[[S:.*]] = triton.reduce sum %[[X]] mask r0_mask, xmask : f32 -> f32
+// CHECK-NEXT:    %[[A:.*]] = triton.reduce argmax %[[X]] mask r0_mask, xmask : f32 -> i64
+// CHECK-NEXT:    triton.store %out_ptr0[x0], %[[S]] mask xmask : f32
+// CHECK-NEXT:    triton.store %out_ptr1[x0], %[[A]] mask xmask : i64
+// CHECK-NEXT:  }
+
+triton.kernel @triton_red_fused_var_mean_4 reduction(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 3 r0_numel 20000 configs [#triton.config<XBLOCK = 1, R0_BLOCK = 2048, num_warps = 16, num_stages = 1>] {
+  triton.index x0 = xindex
+  %zero = arith.constant 0.0 : f32
+  %mean, %m2, %weight = triton.rloop iter_args(%a = %zero : f32, %b = %zero : f32, %c = %zero : f32) {
+    triton.index r0_0 = r0_index
+    %0 = triton.load %in_ptr0[r0_0 + 20000*x0] mask r0_mask, xmask other 0.0 evict_first : f32
+    %1, %2, %3 = triton.accumulate welford %0 into %a, %b, %c mask r0_mask, xmask : f32 -> f32, f32, f32
+    triton.yield %1, %2, %3 : f32, f32, f32
+  }
+  %4, %5, %6 = triton.reduce welford %mean, %m2, %weight : f32, f32, f32 -> f32, f32, f32
+  %7 = arith.divf %5, %6 : f32
+  triton.store %out_ptr0[x0], %7 mask xmask : f32
+}
+// CHECK-LABEL: triton.kernel @triton_red_fused_var_mean_4 reduction(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 3 r0_numel 20000 configs [#triton.config<XBLOCK = 1, R0_BLOCK = 2048, num_warps = 16, num_stages = 1>] {
+// CHECK-NEXT:    triton.index x0 = xindex
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[M:.*]], %[[M2:.*]], %[[W:.*]] = triton.rloop iter_args(%[[A:.*]] = %[[Z]] : f32, %[[B:.*]] = %[[Z]] : f32, %[[C:.*]] = %[[Z]] : f32) {
+// CHECK-NEXT:      triton.index r0_0 = r0_index
+// CHECK-NEXT:      %[[X:.*]] = triton.load %in_ptr0[r0_0 + 20000*x0] mask r0_mask, xmask other 0.000000e+00 evict_first : f32
+// CHECK-NEXT:      %[[N1:.*]], %[[N2:.*]], %[[N3:.*]] = triton.accumulate welford %[[X]] into %[[A]], %[[B]], %[[C]] mask r0_mask, xmask : f32 -> f32, f32, f32
+// CHECK-NEXT:      triton.yield %[[N1]], %[[N2]], %[[N3]] : f32, f32, f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %{{.*}}, %[[R2:.*]], %[[RW:.*]] = triton.reduce welford %[[M]], %[[M2]], %[[W]] : f32, f32, f32 -> f32, f32, f32
+// CHECK-NEXT:    %[[V:.*]] = arith.divf %[[R2]], %[[RW]] : f32
+// CHECK-NEXT:    triton.store %out_ptr0[x0], %[[V]] mask xmask : f32
+// CHECK-NEXT:  }
+
+triton.kernel @triton_red_fused_argmin_any_5 reduction(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<i64>, %out_ptr1: !triton.ptr<i1>) xnumel 3 r0_numel 20000 configs [#triton.config<XBLOCK = 1, R0_BLOCK = 2048, num_warps = 16, num_stages = 1>] {
+  triton.index x0 = xindex
+  %inf = arith.constant 0x7F800000 : f32
+  %big = arith.constant 9223372036854775807 : i64
+  %false = arith.constant false
+  %v, %i, %any = triton.rloop iter_args(%a = %inf : f32, %ai = %big : i64, %b = %false : i1) {
+    %0 = triton.load %in_ptr0[r0_index + 20000*x0] mask r0_mask, xmask other inf : f32
+    %1, %2 = triton.accumulate argmin %0 into %a, %ai mask r0_mask, xmask : f32 -> f32, i64
+    %3 = arith.cmpf une, %0, %0 : f32
+    %4 = triton.accumulate any %3 into %b mask r0_mask, xmask : i1 -> i1
+    triton.yield %1, %2, %4 : f32, i64, i1
+  }
+  %5 = triton.reduce argmin %v, %i : f32, i64 -> i64
+  %6 = triton.reduce any %any : i1 -> i1
+  triton.store %out_ptr0[x0], %5 mask xmask : i64
+  triton.store %out_ptr1[x0], %6 mask xmask : i1
+}
+// CHECK-LABEL: triton.kernel @triton_red_fused_argmin_any_5 reduction
+// CHECK:           %{{.*}}, %{{.*}} = triton.accumulate argmin %{{.*}} into %{{.*}}, %{{.*}} mask r0_mask, xmask : f32 -> f32, i64
+// CHECK:           %{{.*}} = triton.accumulate any %{{.*}} into %{{.*}} mask r0_mask, xmask : i1 -> i1
+// CHECK:         %{{.*}} = triton.reduce argmin %{{.*}}, %{{.*}} : f32, i64 -> i64
+// CHECK-NEXT:    %{{.*}} = triton.reduce any %{{.*}} : i1 -> i1

@@ -1,4 +1,4 @@
-// RUN: mlc-opt %s -p convert-to-triton | filecheck %s
+// RUN: mlc-opt %s --convert-to-triton | filecheck %s
 
 // x + bias[None, :] + rowscale[:, None] + scalar: the broadcast reads index with fewer symbols
 // (`in_ptr1[x0]`, `in_ptr2[x1]`, `in_ptr3[0]`) and are kept in cache (evict_last), as Inductor does.

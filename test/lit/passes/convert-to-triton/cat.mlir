@@ -1,4 +1,4 @@
-// RUN: mlc-opt %s -p convert-to-triton | filecheck %s
+// RUN: mlc-opt %s --convert-to-triton | filecheck %s
 
 // torch.cat([a, b], dim=1): the two masked loads keep their own mask next to xmask and read 0
 // where it is false (other 0.0); loops.index becomes triton.expr.

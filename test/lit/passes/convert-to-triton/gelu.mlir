@@ -1,5 +1,5 @@
-// RUN: mlc-opt %s -p convert-to-triton | filecheck %s
-// RUN: mlc-opt %s -p convert-to-triton | mlc-opt | filecheck %s
+// RUN: mlc-opt %s --convert-to-triton | filecheck %s
+// RUN: mlc-opt %s --convert-to-triton | mlc-opt | filecheck %s
 
 // Seed 000: Linear -> gelu. The addmm stays an extern call writing buf4; the gelu body (tmp0 ..
 // tmp9 of the seed, both loads of buf4 CSE'd into one) becomes one pointwise kernel over

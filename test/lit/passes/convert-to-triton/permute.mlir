@@ -1,4 +1,4 @@
-// RUN: mlc-opt %s -p convert-to-triton | filecheck %s
+// RUN: mlc-opt %s --convert-to-triton | filecheck %s
 
 // A transposed read (x.t() + 1): the load strides by 8 along xindex, so it is not coalesced
 // and gets evict_last; the store stays contiguous. A size-1 dimension gets index 0 and no symbol.

@@ -1,4 +1,4 @@
-// RUN: mlc-opt %s -p convert-to-triton | filecheck %s
+// RUN: mlc-opt %s --convert-to-triton | filecheck %s
 
 // relu(x) and relu(y) compile to the same source: one kernel, launched twice (Inductor's
 // src_to_kernel); the counter only counts distinct kernels. 4096 elements: every XBLOCK divides

@@ -1,5 +1,5 @@
-// RUN: mlc-opt %s -p convert-to-triton | filecheck %s
-// RUN: mlc-opt %s -p convert-to-triton | mlc-opt | filecheck %s
+// RUN: mlc-opt %s --convert-to-triton | filecheck %s
+// RUN: mlc-opt %s --convert-to-triton | mlc-opt | filecheck %s
 
 // The host side: allocations before each launch, an extern mm reading a view, a kernel reading
 // that view through its root storage, a fused group whose intermediate never leaves registers,

@@ -1,0 +1,247 @@
+"""Split a long reduction with few outputs into two reductions (Inductor's split reductions).
+
+A reduction whose output is too small to fill the GPU (one row per thread block leaves most
+SMs idle) is cut into `split` pieces: a partial reduction over `[*ranges, split]`, each piece
+`ceil(rnumel / split)` long, into a new buffer, then a final reduction of the `split` partial
+results that keeps the node's name, its epilogue and its store (Inductor's
+`Reduction.create_multilayer`: two kernels).
+
+Before (sum of 1,048,576 elements into one):
+    buffer.computed "buf0" #buffer.layout<[], [], f32> ranges [] reduce [1048576] origins ["sum"] {
+      %0 = buffer.load @x[r0_0] : f32
+      %1 = buffer.reduce sum %0 : f32 -> f32
+      buffer.store @buf0[0], %1 : f32 }
+After (split 128, pieces of 8192):
+    buffer.computed "buf1" #buffer.layout<[128], [1], f32> ranges [128] reduce [8192] origins ["sum"] {
+      %0 = buffer.load @x[r0_0 + 8192*i0] : f32
+      %1 = buffer.reduce sum %0 : f32 -> f32
+      buffer.store @buf1[i0], %1 : f32 }
+    buffer.computed "buf0" #buffer.layout<[], [], f32> ranges [] reduce [128] origins ["sum"] {
+      %0 = buffer.load @buf1[r0_0] : f32
+      %1 = buffer.reduce sum %0 : f32 -> f32
+      buffer.store @buf0[0], %1 : f32 }
+
+When rnumel is not a multiple of the piece length, the partial body computes the flat
+position `p = piece*i_n + r0_0`, masks every load with `p < rnumel` and replaces the value it
+reduces by the reduction's identity where that fails. The partial buffer is f32 when the
+reduction's type is f16/bf16 (Inductor keeps the intermediate in f32); the final node
+narrows the result before its epilogue. The partial buffer takes the next free `bufN`.
+
+How many pieces (`reduction_heuristics.num_splits`, Inductor's `Reduction.num_splits` and
+`InductorChoices.reduction_split_factor`): the reduction hint decides between the inner rule
+(no split when numel >= 2 * num-sms or rnumel <= 8192; else each of a block's 256 threads
+handles min..max elements, a divisor of rnumel preferred when one is close) and the outer one
+(4 values per thread, 128 outputs per block); a DEFAULT hint (rnumel <= 32, or at least
+64 * num-sms outputs, or no read that varies along the reduction) never splits.
+
+Only nodes with one `buffer.reduce` of a kind that combines associatively are split: sum,
+prod, max, min, any. argmax/argmin never are (Inductor does not: positions would need the
+piece offsets), nor welford (combining (mean, m2, weight) partials would need a welford
+combine at the buffer level). Skipped silently: such nodes, symbolic sizes, nodes inside
+`buffer.fused` (run this pass before --fuse), and every node with `enabled=false`.
+
+Options:
+  num-sms=132                  streaming multiprocessors of the target GPU (H100 SXM): what
+                               "enough outputs to fill the GPU" and the piece sizes scale with
+  min-elements-per-thread=32   the least work per thread worth a piece (Inductor: the warp size)
+  max-elements-per-thread=512  the most work per thread before more pieces pay off (Inductor's)
+  enabled=true                 false leaves every reduction whole (Inductor's
+                               `split_reductions` switch), e.g. to compare the two forms
+
+Fails when: an option is out of range (ValueError).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import sympy
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    f32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from mlc.dialects import buffer, loops, triton
+from mlc.dialects.sym import FloorDiv, ModularIndexing, symbol
+from mlc.passes.flat_index import simplify_index
+from mlc.passes.reduction_heuristics import num_splits, product
+
+SPLITTABLE = ("sum", "prod", "max", "min", "any")
+
+
+def _split_candidate(node: buffer.ComputedOp) -> buffer.ReduceOp | None:
+    """The node's one reduction, when the node can be split at all."""
+    reduces = [op for op in node.body.block.ops if isinstance(op, buffer.ReduceOp)]
+    if len(reduces) != 1 or reduces[0].kind not in SPLITTABLE:
+        return None
+    sizes = [*node.range_exprs, *node.reduction_range_exprs]
+    return reduces[0] if all(s.is_Integer for s in sizes) else None
+
+
+def _next_free(names: set[str]) -> str:
+    numbers = [int(m.group(1)) for n in names if (m := re.fullmatch(r"buf(\d+)", n))]
+    return f"buf{max(numbers, default=-1) + 1}"
+
+
+def _constant(value: int | float, t: Attribute) -> arith.ConstantOp:
+    if isinstance(t, IntegerType):
+        return arith.ConstantOp(IntegerAttr(int(value), t))
+    return arith.ConstantOp(FloatAttr(float(value), t))  # type: ignore[arg-type]
+
+
+def _unflatten(flat: sympy.Expr, sizes: list[sympy.Expr]) -> list[sympy.Expr]:
+    """The row-major indices into `sizes` of the flat position `flat`."""
+    out: list[sympy.Expr] = []
+    stride: sympy.Expr = sympy.Integer(1)
+    for k in reversed(range(len(sizes))):
+        out.append(FloorDiv(flat, stride) if k == 0 else ModularIndexing(flat, stride, sizes[k]))
+        stride = stride * sizes[k]
+    return out[::-1]
+
+
+def _erase_dead(block: Block) -> None:
+    """Drop ops whose results nobody uses (the store, a terminator, stays)."""
+    changed = True
+    while changed:
+        changed = False
+        for op in reversed(list(block.ops)):
+            if op.results and not any(r.uses for r in op.results):
+                block.erase_op(op)
+                changed = True
+
+
+def _intermediate_type(t: Attribute) -> Attribute:
+    return f32 if isinstance(t, (Float16Type, BFloat16Type)) else t
+
+
+def split_node(node: buffer.ComputedOp, reduce: buffer.ReduceOp, split: int, name: str) -> list[buffer.ComputedOp]:
+    """[partial, final] for `node` cut into `split` pieces, the partial result stored as `name`."""
+    ranges, rranges = node.range_exprs, node.reduction_range_exprs
+    rnumel = int(product(rranges))
+    piece = -(-rnumel // split)
+    kind, t = reduce.kind, reduce.results[0].type
+    mid = _intermediate_type(t)
+
+    # The partial reduction: the node's body up to the reduce, over (i..., piece index) x r0_0.
+    split_var, r0 = symbol(f"i{len(ranges)}"), symbol("r0_0")
+    flat = piece * split_var + r0
+    olds = [symbol(f"r0_{k}") for k in range(len(rranges))]
+    subst = dict(zip(olds, _unflatten(flat, rranges)))
+    extents = {symbol(f"i{k}"): r for k, r in enumerate(ranges)}
+    extents |= {split_var: sympy.Integer(split), r0: sympy.Integer(piece)}
+
+    def reindex(expr: sympy.Expr) -> sympy.Expr:
+        return simplify_index(expr.xreplace(subst), extents)
+
+    block = Block()
+    values: dict[SSAValue, SSAValue] = {}
+    mask: SSAValue | None = None
+    if piece * split != rnumel:
+        position = loops.IndexOp(flat, i64)
+        bound = _constant(rnumel, i64)
+        inside = arith.CmpiOp(position.result, bound.result, "slt")
+        block.add_ops([position, bound, inside])
+        mask = inside.result
+    for op in node.body.block.ops:
+        if op is reduce:
+            break
+        if isinstance(op, buffer.LoadOp):
+            load_mask = mask
+            if op.mask is not None and mask is not None:
+                both = arith.AndIOp(values[op.mask], mask)
+                block.add_op(both)
+                load_mask = both.result
+            elif op.mask is not None:
+                load_mask = values[op.mask]
+            new: Operation = buffer.LoadOp(op.buffer_name, reindex(op.index.expr), op.result.type, load_mask)
+        elif isinstance(op, loops.IndexOp):
+            new = loops.IndexOp(reindex(op.expr.expr), op.result.type)
+        else:
+            new = op.clone(value_mapper=values)
+        block.add_op(new)
+        values.update(zip(op.results, new.results))
+    value = values[reduce.value]
+    if mask is not None:  # lanes past rnumel reduce the identity
+        identity = _constant(triton.reduction_identity(kind, value.type), value.type)
+        chosen = arith.SelectOp(mask, value, identity.result)
+        block.add_ops([identity, chosen])
+        value = chosen.result
+    if value.type != mid:
+        widened = arith.ExtFOp(value, mid)
+        block.add_op(widened)
+        value = widened.result
+    partial_reduce = buffer.ReduceOp(kind, value, [mid])
+    partial_layout = buffer.LayoutAttr([*ranges, split], None, mid)
+    partial_index = partial_layout.flat_index([symbol(f"i{k}") for k in range(len(ranges) + 1)])
+    block.add_ops([partial_reduce, buffer.StoreOp(name, partial_index, partial_reduce.results[0])])
+    _erase_dead(block)
+    partial = buffer.ComputedOp(name, partial_layout, [*ranges, split], Region(block), [piece], node.origin_names)
+
+    # The final reduction: the split partial results, then the node's epilogue and store.
+    final_block = Block()
+    load = buffer.LoadOp(name, partial_layout.flat_index([*(symbol(f"i{k}") for k in range(len(ranges))), r0]), mid)
+    final_reduce = buffer.ReduceOp(kind, load.result, [mid])
+    final_block.add_ops([load, final_reduce])
+    result = final_reduce.results[0]
+    if mid != t:
+        narrowed = arith.TruncFOp(result, t)
+        final_block.add_op(narrowed)
+        result = narrowed.result
+    values = {reduce.results[0]: result}
+    for op in node.body.block.ops:  # the prologue is cloned too, and dropped: nothing uses it now
+        if op is not reduce:
+            new = op.clone(value_mapper=values)
+            final_block.add_op(new)
+            values.update(zip(op.results, new.results))
+    _erase_dead(final_block)
+    final = buffer.ComputedOp(node.buffer.data, node.layout, ranges, Region(final_block), [split], node.origin_names)
+    return [partial, final]
+
+
+@dataclass(frozen=True)
+class SplitReductionsPass(ModulePass):
+    """Split long reductions with few outputs into a partial and a final reduction (two kernels)."""
+
+    name = "split-reductions"
+
+    num_sms: int = 132
+    min_elements_per_thread: int = 32
+    max_elements_per_thread: int = 512
+    enabled: bool = True
+
+    def __post_init__(self) -> None:
+        if self.num_sms < 1:
+            raise ValueError(f"split-reductions: num-sms must be positive, got {self.num_sms}")
+        if not 1 <= self.min_elements_per_thread <= self.max_elements_per_thread:
+            raise ValueError(
+                "split-reductions: need 1 <= min-elements-per-thread <= max-elements-per-thread, got "
+                f"{self.min_elements_per_thread} and {self.max_elements_per_thread}"
+            )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if not self.enabled:
+            return
+        for graph in [g for g in op.body.block.ops if isinstance(g, buffer.GraphOp)]:
+            names = {n for node in graph.nodes() for n in node.defined_names()}
+            for node in [n for n in graph.nodes() if isinstance(n, buffer.ComputedOp) and n.is_reduction]:
+                if (reduce := _split_candidate(node)) is None:
+                    continue
+                _, split = num_splits(node, self.num_sms, self.min_elements_per_thread, self.max_elements_per_thread)
+                if split <= 1:
+                    continue
+                name = _next_free(names)
+                names.add(name)
+                Rewriter.insert_op(split_node(node, reduce, split, name), InsertPoint.before(node))
+                Rewriter.erase_op(node)

@@ -1,0 +1,532 @@
+"""Reduction kernels for `--convert-to-triton`: tiling, launch configurations, and the kernel body.
+
+A group holding a reduction becomes one kernel over `xnumel` kept elements (the product of its
+ranges) and `r0_numel` reduced ones (the product of its reduce ranges). x tiles are
+`[XBLOCK, 1]`, r tiles `[1, R0_BLOCK]`; each kept dimension gets an index symbol over xindex
+(`x0 = xindex`) and each reduced one over r0_index (`r0_0 = ModularIndexing(r0_index, 1, 9)`).
+
+* Persistent (`triton_per_...`, kind `persistent_reduction`) when r0_numel is static and at
+  most `persistent_threshold` (1024, Inductor's threshold for INNER reductions): one
+  R0_BLOCK = next_pow2(r0_numel) slice holds the whole row; `triton.reduce` reduces it.
+* Looped (`triton_red_...`, kind `reduction`) otherwise: a `triton.rloop` over R0_BLOCK slices
+  carries accumulators that `triton.accumulate` updates lane by lane; `triton.reduce` combines
+  the lanes after the loop. Ops that do not vary along r0 and come before any reduction (x-only
+  loads, constants, accumulator inits) are hoisted before the loop; the epilogue (ops on
+  reduced values) and the store of the result follow it.
+* Masks: `r0_mask` on what uses a reduction index, `xmask` on what uses a kept one, each
+  dropped where constant (xnumel 1 or a multiple of 4096; r0_numel a power of two >= 32 in a
+  persistent kernel, a multiple of 65536 in a looped one). A masked load that uses r0 reads
+  `other` = the identity of the reduction it feeds (0.0 otherwise); `triton.reduce` and
+  `triton.accumulate` ignore masked lanes in any case.
+* Welford: looped kernels carry (mean, m2, weight) accumulators; persistent ones use Inductor's
+  two-pass fallback: sum -> mean = sum / r0_numel, then the sum of squared deviations.
+* fp16/bf16 values are reduced in f32 (`arith.extf` first, `arith.truncf` of the result).
+* Eviction: broadcast and uncoalesced loads `evict_last`; other loads of the reduction
+  `evict_first`, or `evict_last` when the buffer is read again later in the kernel.
+* Fused groups: reductions of one (xnumel, r0_numel), pointwise members over xnumel (run on
+  the reduced columns) or over xnumel * r0_numel (split into (x, r0) at a dimension boundary).
+  A looped kernel has one loop: a reduced value feeding another reduction needs a persistent
+  kernel (a second loop is for a later issue).
+
+Configs (`runtime/triton_heuristics.py`): `_persistent_reduction_configs` (XBLOCK in 1, 8, 32,
+128 with XBLOCK * R0_BLOCK <= 4096, narrowed by the reduction hint; R0_BLOCK is fixed, not in
+the configs) and `_reduction_configs` (contiguous / outer / tiny / three fixed shapes, chosen by
+the hint), both through `triton_config_reduction`. The hint is `reduction_heuristics.reduction_hint`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import sympy
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    BFloat16Type,
+    Float16Type,
+    FloatAttr,
+    IntegerAttr,
+    IntegerType,
+    f32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import PassFailedException
+
+from mlc.dialects import buffer, triton
+from mlc.dialects.sym import expr_str, symbol
+from mlc.passes.convert_to_triton import (
+    MAX_GRID_X,
+    TRITON_MAX_XBLOCK,
+    KernelBuilder,
+    _length,
+    _zero,
+    has_constant_mask,
+    next_power_of_2,
+    size_hint,
+)
+from mlc.passes.reduction_heuristics import DEFAULT, INNER, OUTER, OUTER_TINY, product, reduction_hint
+
+R0_INDEX = symbol("r0_index")
+TRITON_MAX_R0_BLOCK = 4096 * 16  # runtime/hints.py: TRITON_MAX_BLOCK["R0_"]
+MAX_PERSISTENT_BLOCK_NUMEL = 4096  # XBLOCK * R0_BLOCK of a persistent config
+MAX_R0_BLOCK = 2048  # a looped config's largest R0_BLOCK (1024 on sm >= 10)
+INT64_MAX = 2**63 - 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Launch configurations
+
+
+def triton_config_reduction(
+    x_hint: int,
+    r_hint: int,
+    x: int,
+    r: int,
+    hint: str = DEFAULT,
+    num_warps: int | None = None,
+    register_intensive: bool = False,
+    min_num_warps: int = 2,
+) -> triton.ConfigAttr:
+    """Inductor's `triton_config_reduction`: clamp the blocks to the size hints, grow them to
+    the requested product, warps by block size (by r for INNER), at most 16 (32 past 8192,
+    halved when register intensive)."""
+    r0 = min(r, r_hint, TRITON_MAX_R0_BLOCK)
+    x = min(x, x_hint)
+    target = x * r0
+    if x_hint * r_hint < target:
+        target //= 8
+    while x < x_hint and x * r0 < target:
+        x *= 2
+    while r0 < r_hint and x * r0 < target:
+        r0 *= 2
+    if num_warps is None:
+        num_warps = r // 128 if hint == INNER else x * r0 // 128
+    max_warps = 16 if r <= 8192 else 32
+    if register_intensive:
+        max_warps //= 2
+    num_warps = next_power_of_2(min(max(num_warps, min_num_warps), max_warps))
+    while -(-x_hint // x) > MAX_GRID_X and x < x_hint and x < TRITON_MAX_XBLOCK:
+        x *= 2
+    while x * r0 > target and r0 > 1:
+        r0 //= 2
+    return triton.ConfigAttr({"XBLOCK": x, "R0_BLOCK": r0}, num_warps, 1)
+
+
+def _unique(configs: Sequence[triton.ConfigAttr]) -> list[triton.ConfigAttr]:
+    return list(dict.fromkeys(configs))
+
+
+def persistent_reduction_configs(xnumel: sympy.Expr, rnumel: int, hint: str = DEFAULT) -> list[triton.ConfigAttr]:
+    """`_persistent_reduction_configs`: XBLOCK 1, 8, 32, 128 (1 always; the others while
+    XBLOCK * R0_BLOCK <= 4096 and XBLOCK <= the x size hint); INNER rows of >= 256 keep one
+    config (1 warp, XBLOCK = min(1024 // R0_BLOCK, 8), when there are >= 1024 rows); OUTER
+    keeps the largest; OUTER_TINY the tiny one. R0_BLOCK = next_pow2(rnumel) is not a config."""
+    xh, rh = size_hint(xnumel), next_power_of_2(rnumel)
+    configs = [
+        triton_config_reduction(xh, rh, xb, rh, hint, register_intensive=True)
+        for xb in (1, 8, 32, 128)
+        if xb == 1 or (rh * xb <= MAX_PERSISTENT_BLOCK_NUMEL and xb <= xh)
+    ]
+    if hint == INNER and rh >= 256:
+        if rh > 1024 or xh // 8 < 128:
+            configs = configs[:1]
+        else:
+            x = min(1024 // rh, 8)
+            configs = [triton_config_reduction(xh, rh, x, rh, hint, num_warps=1, register_intensive=True, min_num_warps=1)]
+    elif hint == OUTER:
+        configs = configs[-1:]
+    elif hint == OUTER_TINY:
+        configs = [triton_config_reduction(xh, rh, 2 * (256 // rh) if rh <= 256 else 1, rh, hint)]
+    return _unique([triton.ConfigAttr({"XBLOCK": c.block_sizes["XBLOCK"]}, c.num_warps.data, 1) for c in configs])
+
+
+def reduction_configs(
+    xnumel: sympy.Expr, rnumel: sympy.Expr, hint: str = DEFAULT, num_loads: int = 0, num_reductions: int = 0,
+    num_dynamic: int = 0,
+) -> list[triton.ConfigAttr]:
+    """`_reduction_configs`: INNER -> contiguous (XBLOCK 2 up to 2048 elements else 1,
+    R0_BLOCK up to 2048); OUTER -> `outer_config_opt`; OUTER_TINY -> tiny; DEFAULT -> all three
+    plus 64x64, 8x512 and 64x4 with 8 warps. Wide kernels (x >= 1024) with >= 10 loads and
+    reductions are register intensive: R0_BLOCK <= 1024, half the warps."""
+    xh, rh = size_hint(xnumel), size_hint(rnumel)
+    register_intensive = xh >= 1024 and num_loads + num_reductions >= 10
+    max_r0 = 1024 if register_intensive else MAX_R0_BLOCK
+
+    def make(x: int, r: int, num_warps: int | None = None) -> triton.ConfigAttr:
+        return triton_config_reduction(xh, rh, x, r, hint, num_warps, register_intensive)
+
+    contiguous = make(2 if rh <= 2048 else 1, min(rh, max_r0))
+    tiny = make(2 * (256 // rh) if rh <= 256 else 1, min(rh, max_r0))
+    if hint == INNER:
+        return [contiguous]
+    if hint == OUTER_TINY:
+        return [tiny]
+    outer = make(*_outer_config(xh, rh, num_loads, num_dynamic))
+    if hint == OUTER:
+        return [outer]
+    return _unique([contiguous, outer, tiny, make(64, 64), make(8, 512), make(64, 4, 8)])
+
+
+def _outer_config(xh: int, rh: int, num_loads: int, num_dynamic: int) -> tuple[int, int, int | None]:
+    """`outer_config_opt`: (XBLOCK, R0_BLOCK, warps) for reductions along a strided dimension."""
+    x_block, num_warps = 64, None
+    if xh <= 1024:
+        x_block, r_block = max(min(xh // 128, 8), 2), min(rh, 64)
+    elif xh // 4096 <= 8:
+        x_block, r_block = 16, 512 // 16
+    elif num_dynamic > 1:
+        r_block = max(min(rh // 64, 64), 8)
+    elif num_dynamic == 1:
+        r_block = 1 if num_loads >= 3 else min(next_power_of_2(max(rh, 128) // 128), 8)
+    else:
+        x_block = max(min(256, next_power_of_2(xh // 4096)), x_block)
+        if num_loads < 4 or rh <= 128:
+            r_block = 512 // x_block
+        else:
+            r_block = 64 if rh >= 2048 else 32
+            x_block, num_warps = min(x_block, 32), 4
+    return x_block, r_block, num_warps
+
+
+def use_persistent_reduction(rnumel: sympy.Expr, threshold: int) -> bool:
+    return bool(rnumel.is_Integer and int(rnumel) <= threshold)
+
+
+def kernel_hint(members: Sequence[buffer.ComputedOp], num_sms: int) -> str:
+    """The kernel's hint: its reductions' common one, else DEFAULT (SIMDKernelFeatures)."""
+    hints = {reduction_hint(m, num_sms) for m in members if m.is_reduction}
+    return hints.pop() if len(hints) == 1 else DEFAULT
+
+
+# ---------------------------------------------------------------------------------------------
+# The kernel body
+
+
+def _is_half(t: Attribute) -> bool:
+    return isinstance(t, (Float16Type, BFloat16Type))
+
+
+def _number(value: int | float, t: Attribute) -> Attribute:
+    if isinstance(t, AnyFloat):
+        return FloatAttr(float(value), t)  # type: ignore[arg-type]
+    return IntegerAttr(int(value), t)  # type: ignore[arg-type]
+
+
+def _constant(value: int | float, t: Attribute) -> arith.ConstantOp:
+    return arith.ConstantOp(_number(value, t))
+
+
+def _reduction_feeds(node: buffer.ComputedOp) -> dict[SSAValue, set[str]]:
+    """For each value of the body, the kinds of the reductions it flows into."""
+    feeds: dict[SSAValue, set[str]] = {}
+    for op in reversed(list(node.body.block.ops)):
+        kinds: set[str] = set()
+        if isinstance(op, buffer.ReduceOp):
+            kinds.add(op.kind)
+        for result in op.results:
+            kinds |= feeds.get(result, set())
+        for operand in op.operands:
+            feeds.setdefault(operand, set()).update(kinds)
+    return feeds
+
+
+@dataclass
+class ReductionKernelBuilder(KernelBuilder):
+    """A KernelBuilder for a group holding reductions: x and r0 index symbols, per-symbol masks,
+    reductions, and (looped) the placement of each op before, in or after the loop."""
+
+    rnumel: sympy.Expr = sympy.Integer(1)
+    persistent: bool = True
+    r_vars: dict[str, tuple[str, sympy.Expr]] = field(default_factory=dict)
+    pre: list[Operation] = field(default_factory=list)  # looped: before the loop
+    loop: list[Operation] = field(default_factory=list)
+    post: list[Operation] = field(default_factory=list)
+    varies: set[SSAValue] = field(default_factory=set)  # values that vary along r0
+    level: dict[SSAValue, int] = field(default_factory=dict)  # how many reductions a value is past
+    loop_block: Block = field(default_factory=Block)  # its arguments are the accumulators
+    inits: list[SSAValue] = field(default_factory=list)
+    yields: list[SSAValue] = field(default_factory=list)
+    finals: Block = field(default_factory=Block)  # stand-ins for the loop's results
+    feeds: dict[SSAValue, set[str]] = field(default_factory=dict)
+    reads_left: Counter = field(default_factory=Counter)  # loads of each buffer still to convert
+    in_reduction: bool = False
+
+    @property
+    def x_names(self) -> set[str]:
+        return {name for name, _ in self.index_vars.values()}
+
+    @property
+    def r_names(self) -> set[str]:
+        return {name for name, _ in self.r_vars.values()}
+
+    @property
+    def r_mask_constant(self) -> bool:
+        """R0_BLOCK always divides r0_numel (Inductor's _has_constant_mask for the r tree)."""
+        if not self.rnumel.is_Integer:
+            return False
+        n = int(self.rnumel)
+        if self.persistent:
+            return n == next_power_of_2(n) and n >= 32
+        return n % TRITON_MAX_R0_BLOCK == 0
+
+    def masks_for(self, uses_x: bool, uses_r: bool) -> list[str]:
+        masks = []
+        if uses_r and not self.r_mask_constant:
+            masks.append("r0_mask")
+        if uses_x and not has_constant_mask(self.numel):
+            masks.append("xmask")
+        return masks
+
+    def _uses(self, index: sympy.Expr) -> tuple[bool, bool]:
+        names = {s.name for s in index.free_symbols}
+        return bool(names & self.x_names), bool(names & self.r_names)
+
+    # -- members -------------------------------------------------------------------------------
+
+    def count_reads(self, members: Sequence[buffer.ComputedOp]) -> None:
+        for m in members:
+            reads = {(op.buffer_name, op.index.expr) for op in m.body.walk() if isinstance(op, buffer.LoadOp)}
+            self.reads_left.update(self.roots.get(name, name) for name, _ in reads)
+
+    def add_member(self, node: buffer.ComputedOp) -> None:
+        ranges, rranges = node.range_exprs, node.reduction_range_exprs
+        xvars = [symbol(f"i{k}") for k in range(len(ranges))]
+        if node.is_reduction:
+            subst = self.name_dims(ranges, xvars)
+            rvars = [symbol(f"r0_{k}") for k in range(len(rranges))]
+            subst |= self.name_dims(rranges, rvars, R0_INDEX, "r0_", self.r_vars)
+        elif sympy.simplify(product(ranges) - self.numel) == 0:
+            subst = self.name_dims(ranges, xvars)
+        else:
+            split = self._split_point(ranges)
+            if split is None:
+                raise PassFailedException(
+                    f"convert-to-triton: '{node.buffer.data}' ({expr_str(product(ranges))} elements) does not tile as "
+                    f"{expr_str(self.numel)} x {expr_str(self.rnumel)} with the reduction it is fused with"
+                )
+            subst = self.name_dims(ranges[:split], xvars[:split])
+            subst |= self.name_dims(ranges[split:], xvars[split:], R0_INDEX, "r0_", self.r_vars)
+        self.feeds = _reduction_feeds(node)
+        self.in_reduction = node.is_reduction
+        values: dict[SSAValue, SSAValue] = {}
+        seen: set[tuple[str, sympy.Expr]] = set()
+        for op in node.body.block.ops:
+            if isinstance(op, buffer.LoadOp) and (op.buffer_name, op.index.expr) not in seen:
+                seen.add((op.buffer_name, op.index.expr))
+                self.reads_left[self.roots.get(op.buffer_name, op.buffer_name)] -= 1
+            self._convert(node, op, subst, values)
+
+    def _split_point(self, ranges: Sequence[sympy.Expr]) -> int | None:
+        """Where a pointwise member's ranges divide into (xnumel, r0_numel), if they do."""
+        for k in range(len(ranges) + 1):
+            if sympy.simplify(product(ranges[:k]) - self.numel) == 0 and sympy.simplify(
+                product(ranges[k:]) - self.rnumel
+            ) == 0:
+                return k
+        return None
+
+    # -- loads and stores ----------------------------------------------------------------------
+
+    def load_masks(self, index: sympy.Expr) -> list[str]:
+        return self.masks_for(*self._uses(index))
+
+    def store_masks(self, index: sympy.Expr) -> list[str]:
+        return self.masks_for(*self._uses(index))
+
+    def load_other(self, op: buffer.LoadOp, index: sympy.Expr, masks: list[str]) -> Attribute | None:
+        """A masked buffer.load reads 0; a masked load along r0 reads the identity of the
+        reduction it feeds (one identity for all of them, else 0)."""
+        if op.mask is not None:
+            return _zero(op.result.type)
+        if not masks or not self._uses(index)[1]:
+            return None
+        t = op.result.type
+        identities = {triton.reduction_identity(k, t) for k in self.feeds.get(op.result, set())}
+        if len(identities) != 1:
+            return _zero(t)
+        return _number(identities.pop(), t)
+
+    def eviction(self, node: buffer.ComputedOp, name: str, index: sympy.Expr) -> str | None:
+        uses_x, uses_r = self._uses(index)
+        if not (self.in_reduction or uses_r):
+            return super().eviction(node, name, index)
+        if self._is_broadcast_2d(index) or not self._has_unit_stride(index):
+            return "evict_last"
+        return "evict_last" if uses_r and self.reads_left[name] > 0 else "evict_first"
+
+    def _is_broadcast_2d(self, index: sympy.Expr) -> bool:
+        names = {s.name for s in index.free_symbols}
+        for numel, registry in ((self.numel, self.index_vars), (self.rnumel, self.r_vars)):
+            covered: sympy.Expr = sympy.Integer(1)
+            for var, expr in registry.values():
+                if var in names:
+                    covered = covered * _length(expr, numel)
+            if sympy.simplify(numel - covered) != 0:
+                return True
+        return False
+
+    def _has_unit_stride(self, index: sympy.Expr) -> bool:
+        """Some index symbol moves the address by exactly one element (Inductor's is_coalesced)."""
+        symbols = sorted(index.free_symbols, key=lambda s: s.name)
+        zero = {s: 0 for s in symbols}
+        for s in symbols:
+            step = index.subs({**zero, s: 1}) - index.subs(zero)
+            if not step.is_Integer or int(step) == 1:
+                return True
+        return False
+
+    # -- reductions ----------------------------------------------------------------------------
+
+    def reduce(self, node: buffer.ComputedOp, op: buffer.ReduceOp, values: dict[SSAValue, SSAValue]) -> None:
+        kind = op.kind
+        value = values[op.value]
+        if _is_half(value.type):  # reduce 16-bit floats in f32 (Inductor's upcast)
+            value = self._append(arith.ExtFOp(value, f32)).results[0]
+        masks = self.masks_for(True, True)
+        if self.persistent and kind == "welford":
+            results = self._welford_two_pass(value, masks)
+        elif self.persistent:
+            types = _result_types(kind, value.type)
+            results = list(self._append(triton.ReduceOp(kind, [value], types, masks)).results)
+        else:
+            results = self._looped(kind, value, masks)
+        for old, new in zip(op.results, results):
+            if new.type != old.type:  # back to the reduction's own type (f16 from f32)
+                new = self._append(arith.TruncFOp(new, old.type)).results[0]
+            values[old] = new
+
+    def _welford_two_pass(self, value: SSAValue, masks: list[str]) -> list[SSAValue]:
+        """Inductor's welford_reduce_fallback: mean = sum / n, m2 = sum((v - mean)^2), weight = n."""
+        t = value.type
+        total = self._append(triton.ReduceOp("sum", [value], [t], masks)).results[0]
+        count = self._append(_constant(int(self.rnumel), t)).results[0]
+        mean = self._append(arith.DivfOp(total, count)).results[0]
+        delta = self._append(arith.SubfOp(value, mean)).results[0]
+        square = self._append(arith.MulfOp(delta, delta)).results[0]
+        m2 = self._append(triton.ReduceOp("sum", [square], [t], masks)).results[0]
+        return [mean, m2, count]
+
+    def _looped(self, kind: str, value: SSAValue, masks: list[str]) -> list[SSAValue]:
+        """Accumulators (inits before the loop), one triton.accumulate in it, triton.reduce after."""
+        t = value.type
+        if kind in ("argmax", "argmin"):
+            inits = [(triton.reduction_identity(kind, t), t), (INT64_MAX, i64)]
+        elif kind == "welford":
+            inits = [(0.0, t)] * 3
+        else:
+            inits = [(triton.reduction_identity(kind, t), t)]
+        accs = []
+        for init, typ in inits:
+            self.inits.append(self._append(_constant(init, typ)).results[0])
+            accs.append(self.loop_block.insert_arg(typ, len(self.loop_block.args)))
+        step = self._append(triton.AccumulateOp(kind, value, accs, masks))
+        self.yields.extend(step.results)
+        finals = [self.finals.insert_arg(a.type, len(self.finals.args)) for a in accs]
+        return list(self._append(triton.ReduceOp(kind, finals, _result_types(kind, t))).results)
+
+    # -- placement -----------------------------------------------------------------------------
+
+    def place(self, new: Operation) -> None:
+        level = max((self.level.get(o, 0) for o in new.operands), default=0)
+        if isinstance(new, triton.ReduceOp):
+            varies, level = False, level + 1
+        elif isinstance(new, triton.AccumulateOp):
+            varies = True
+        else:
+            index = new.properties.get("index") or new.properties.get("expr")
+            uses_r = isinstance(index, triton.ExprAttr) and self._uses(index.expr)[1]
+            varies = uses_r or any(o in self.varies for o in new.operands)
+        for result in new.results:
+            self.level[result] = level
+            if varies:
+                self.varies.add(result)
+        if self.persistent:
+            self.ops.append(new)
+        elif isinstance(new, triton.ReduceOp):
+            self.post.append(new)
+        elif varies:
+            if level > 0:
+                raise PassFailedException(
+                    "convert-to-triton: a reduced value feeds another reduction: a looped kernel would need a "
+                    "second reduction loop (not supported yet)"
+                )
+            self.loop.append(new)
+        else:
+            (self.pre if level == 0 else self.post).append(new)
+
+    def build(self, name: str, origins: Sequence[str], configs: Sequence[triton.ConfigAttr]) -> triton.KernelOp:
+        order = [("in_ptr", n) for n in self.reads] + [("out_ptr", n) for n in self.writes]
+        block = Block(arg_types=[self.pointers[key].type for key in order])
+        for key, arg in zip(order, block.args):
+            arg.name_hint = self.pointers[key].name_hint
+            self.pointers[key].replace_all_uses_with(arg)
+        x_defs = [triton.IndexOp(v, e) for v, e in _in_order(self.index_vars) if v in self.used_vars]
+        r_defs = [triton.IndexOp(v, e) for v, e in _in_order(self.r_vars) if v in self.used_vars]
+        block.add_ops(x_defs)
+        if self.persistent:
+            block.add_ops([*r_defs, *self.ops])
+            kind = "persistent_reduction"
+        else:
+            self.loop_block.add_ops([*r_defs, *self.loop, triton.YieldOp(self.yields)])
+            rloop = triton.RLoopOp(self.inits, Region(self.loop_block))
+            for stand_in, result in zip(self.finals.args, rloop.results):
+                stand_in.replace_all_uses_with(result)
+            block.add_ops([*self.pre, rloop, *self.post])
+            kind = "reduction"
+        return triton.KernelOp(name, kind, self.numel, Region(block), self.rnumel, origins, configs)
+
+
+def _in_order(registry: dict[str, tuple[str, sympy.Expr]]) -> list[tuple[str, sympy.Expr]]:
+    return sorted(registry.values(), key=lambda v: int(v[0].rsplit("_", 1)[-1].lstrip("x")))
+
+
+def _result_types(kind: str, t: Attribute) -> list[Attribute]:
+    if kind in ("argmax", "argmin"):
+        return [i64]
+    return [t] * 3 if kind == "welford" else [t]
+
+
+# ---------------------------------------------------------------------------------------------
+# One group
+
+
+def build_reduction_kernel(
+    members: Sequence[buffer.ComputedOp],
+    layouts: dict[str, buffer.LayoutAttr],
+    roots: dict[str, str],
+    local: set[str],
+    persistent_threshold: int,
+    num_sms: int,
+) -> tuple[triton.KernelOp, list[str], sympy.Expr, sympy.Expr]:
+    """The kernel of a group holding reductions (unnamed), its launch arguments, xnumel and r0_numel."""
+    reductions = [m for m in members if m.is_reduction]
+    numel, rnumel = product(reductions[0].range_exprs), product(reductions[0].reduction_range_exprs)
+    for m in reductions[1:]:
+        n, r = product(m.range_exprs), product(m.reduction_range_exprs)
+        if sympy.simplify(n - numel) != 0 or sympy.simplify(r - rnumel) != 0:
+            raise PassFailedException(
+                f"convert-to-triton: fused reductions iterate different (numel, r0_numel): {reductions[0].buffer.data} "
+                f"({expr_str(numel)}, {expr_str(rnumel)}), {m.buffer.data} ({expr_str(n)}, {expr_str(r)})"
+            )
+    persistent = use_persistent_reduction(rnumel, persistent_threshold)
+    builder = ReductionKernelBuilder(numel, layouts, roots, local, rnumel=rnumel, persistent=persistent)
+    builder.count_reads(members)
+    for m in members:
+        builder.add_member(m)
+    origins = sorted({o for m in members for o in m.origin_names})
+    kernel = builder.build("", origins, [])
+    hint = kernel_hint(members, num_sms)
+    if persistent:
+        configs = persistent_reduction_configs(numel, int(rnumel), hint)
+    else:
+        ops = list(kernel.body.walk())
+        loads = sum(isinstance(op, triton.LoadOp) for op in ops)
+        reduces = sum(isinstance(op, triton.ReduceOp) for op in ops)
+        dynamic = len({s for s in (numel.free_symbols | rnumel.free_symbols)})
+        configs = reduction_configs(numel, rnumel, hint, loads, reduces, dynamic)
+    kernel.properties["configs"] = ArrayAttr(configs)
+    return kernel, builder.launch_args(), numel, rnumel

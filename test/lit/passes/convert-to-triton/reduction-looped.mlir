@@ -1,0 +1,115 @@
+// RUN: mlc-opt %s --convert-to-triton --split-input-file | filecheck %s
+// RUN: mlc-opt %s --convert-to-triton --split-input-file | mlc-opt --split-input-file | filecheck %s
+
+// Looped reductions (triton_red_...): r0_numel above 1024 (or not static). A triton.rloop
+// walks the row in R0_BLOCK steps carrying [XBLOCK, R0_BLOCK] accumulators; triton.reduce
+// combines their lanes after the loop, and the epilogue and the store follow it.
+
+// mean(x + b[:, None], 1) over rows of 20,000: the x-only load of b and the constants are
+// hoisted before the loop; masked lanes keep the accumulator (triton.accumulate ... mask).
+// The reduction hint is INNER: one contiguous config, R0_BLOCK 2048 and 2048 / 128 = 16 warps.
+// CHECK-LABEL: triton.kernel @triton_red_fused_add_mean_0 reduction(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 3 r0_numel 20000 origins ["add", "mean"] configs [#triton.config<XBLOCK = 1, R0_BLOCK = 2048, num_warps = 16, num_stages = 1>] {
+// CHECK-NEXT:    triton.index x0 = xindex
+// CHECK-NEXT:    %[[B:.*]] = triton.load %in_ptr1[x0] mask xmask evict_last : f32
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[N:.*]] = arith.constant 2.000000e+04 : f32
+// CHECK-NEXT:    %[[ACC:.*]] = triton.rloop iter_args(%[[A:.*]] = %[[ZERO]] : f32) {
+// CHECK-NEXT:      triton.index r0_0 = r0_index
+// CHECK-NEXT:      %[[X:.*]] = triton.load %in_ptr0[r0_0 + 20000*x0] mask r0_mask, xmask other 0.000000e+00 evict_first : f32
+// CHECK-NEXT:      %[[V:.*]] = arith.addf %[[X]], %[[B]] : f32
+// CHECK-NEXT:      %[[NEXT:.*]] = triton.accumulate sum %[[V]] into %[[A]] mask r0_mask, xmask : f32 -> f32
+// CHECK-NEXT:      triton.yield %[[NEXT]] : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[SUM:.*]] = triton.reduce sum %[[ACC]] : f32 -> f32
+// CHECK-NEXT:    %[[MEAN:.*]] = arith.divf %[[SUM]], %[[N]] : f32
+// CHECK-NEXT:    triton.store %out_ptr0[x0], %[[MEAN]] mask xmask : f32
+// CHECK-NEXT:  }
+// CHECK:         triton.launch @triton_red_fused_add_mean_0(@x, @b, @buf0) xnumel 3 r0_numel 20000
+buffer.graph @long_rows {
+  buffer.input "x" #buffer.layout<[3, 20000], [20000, 1], f32>
+  buffer.input "b" #buffer.layout<[3], [1], f32>
+  buffer.computed "buf0" #buffer.layout<[3], [1], f32> ranges [3] reduce [20000] origins ["add", "mean"] {
+    %0 = buffer.load @x[r0_0 + 20000*i0] : f32
+    %1 = buffer.load @b[i0] : f32
+    %2 = arith.addf %0, %1 : f32
+    %3 = buffer.reduce sum %2 : f32 -> f32
+    %4 = arith.constant 20000.0 : f32
+    %5 = arith.divf %3, %4 : f32
+    buffer.store @buf0[i0], %5 : f32
+  }
+  buffer.output @buf0
+}
+
+// -----
+
+// argmax over long rows carries (value, index) accumulators, starting at (-inf, INT64_MAX):
+// each lane keeps its first maximum, and the final reduce keeps the lowest index on ties.
+// CHECK-LABEL: triton.kernel @triton_red_fused_argmax_0 reduction
+// CHECK:         %[[NINF:.*]] = arith.constant 0xff800000 : f32
+// CHECK-NEXT:    %[[BIG:.*]] = arith.constant 9223372036854775807 : i64
+// CHECK-NEXT:    %[[ACC:.*]], %[[IDX:.*]] = triton.rloop iter_args(%[[A:.*]] = %[[NINF]] : f32, %[[AI:.*]] = %[[BIG]] : i64) {
+// CHECK:           %[[X:.*]] = triton.load %in_ptr0[r0_0 + 20000*x0] mask r0_mask, xmask other -inf evict_first : f32
+// CHECK-NEXT:      %[[V:.*]], %[[I:.*]] = triton.accumulate argmax %[[X]] into %[[A]], %[[AI]] mask r0_mask, xmask : f32 -> f32, i64
+// CHECK-NEXT:      triton.yield %[[V]], %[[I]] : f32, i64
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[R:.*]] = triton.reduce argmax %[[ACC]], %[[IDX]] : f32, i64 -> i64
+// CHECK-NEXT:    triton.store %out_ptr0[x0], %[[R]] mask xmask : i64
+buffer.graph @long_argmax {
+  buffer.input "x" #buffer.layout<[3, 20000], [20000, 1], f32>
+  buffer.computed "buf0" #buffer.layout<[3], [1], i64> ranges [3] reduce [20000] origins ["argmax"] {
+    %0 = buffer.load @x[r0_0 + 20000*i0] : f32
+    %1 = buffer.reduce argmax %0 : f32 -> i64
+    buffer.store @buf0[i0], %1 : i64
+  }
+  buffer.output @buf0
+}
+
+// -----
+
+// var over long rows: (mean, m2, weight) accumulators updated one sample per lane
+// (welford_reduce), combined across lanes after the loop (welford), then the epilogue.
+// CHECK-LABEL: triton.kernel @triton_red_fused_var_0 reduction
+// CHECK:         %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         %[[M:.*]], %[[M2:.*]], %[[W:.*]] = triton.rloop iter_args(%[[A:.*]] = %[[Z]] : f32, %[[B:.*]] = %[[Z]] : f32, %[[C:.*]] = %[[Z]] : f32) {
+// CHECK:           %{{.*}}, %{{.*}}, %{{.*}} = triton.accumulate welford %{{.*}} into %[[A]], %[[B]], %[[C]] mask r0_mask, xmask : f32 -> f32, f32, f32
+// CHECK:         }
+// CHECK-NEXT:    %{{.*}}, %[[RM2:.*]], %[[RW:.*]] = triton.reduce welford %[[M]], %[[M2]], %[[W]] : f32, f32, f32 -> f32, f32, f32
+// CHECK-NEXT:    %[[DOF:.*]] = arith.subf %[[RW]], %{{.*}} : f32
+// CHECK-NEXT:    %[[VAR:.*]] = arith.divf %[[RM2]], %[[DOF]] : f32
+// CHECK-NEXT:    triton.store %out_ptr0[x0], %[[VAR]] mask xmask : f32
+buffer.graph @long_var {
+  buffer.input "x" #buffer.layout<[3, 20000], [20000, 1], f32>
+  buffer.computed "buf0" #buffer.layout<[3], [1], f32> ranges [3] reduce [20000] origins ["var"] {
+    %0 = buffer.load @x[r0_0 + 20000*i0] : f32
+    %1, %2, %3 = buffer.reduce welford %0 : f32 -> (f32, f32, f32)
+    %4 = arith.constant 1.0 : f32
+    %5 = arith.subf %3, %4 : f32
+    %6 = arith.divf %2, %5 : f32
+    buffer.store @buf0[i0], %6 : f32
+  }
+  buffer.output @buf0
+}
+
+// -----
+
+// A long column sum of f16 (x.sum(0) of [2048, 32]): the body widens to f32 before the
+// reduce and narrows the result; the accumulator is f32. The hint is OUTER: Inductor's
+// outer_config_opt gives XBLOCK 2 (few columns), R0_BLOCK 64.
+// CHECK-LABEL: triton.kernel @triton_red_fused_sum_0 reduction(%in_ptr0: !triton.ptr<f16>, %out_ptr0: !triton.ptr<f16>) xnumel 32 r0_numel 2048 origins ["sum"] configs [#triton.config<XBLOCK = 2, R0_BLOCK = 64, num_warps = 2, num_stages = 1>] {
+// CHECK:           %[[X:.*]] = triton.load %in_ptr0[x0 + 32*r0_0] mask r0_mask, xmask other 0.000000e+00 evict_first : f16
+// CHECK-NEXT:      %[[W:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK-NEXT:      %{{.*}} = triton.accumulate sum %[[W]] into %{{.*}} mask r0_mask, xmask : f32 -> f32
+// CHECK:         %[[S:.*]] = triton.reduce sum %{{.*}} : f32 -> f32
+// CHECK-NEXT:    %[[H:.*]] = arith.truncf %[[S]] : f32 to f16
+// CHECK-NEXT:    triton.store %out_ptr0[x0], %[[H]] mask xmask : f16
+buffer.graph @long_columns_f16 {
+  buffer.input "x" #buffer.layout<[2048, 32], [32, 1], f16>
+  buffer.computed "buf0" #buffer.layout<[32], [1], f16> ranges [32] reduce [2048] origins ["sum"] {
+    %0 = buffer.load @x[i0 + 32*r0_0] : f16
+    %1 = arith.extf %0 : f16 to f32
+    %2 = buffer.reduce sum %1 : f32 -> f32
+    %3 = arith.truncf %2 : f32 to f16
+    buffer.store @buf0[i0], %3 : f16
+  }
+  buffer.output @buf0
+}
