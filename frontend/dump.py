@@ -4,7 +4,8 @@
     <dir>/graph_0/01-lower-aten.mlir         after each pass, numbered in pipeline order
     <dir>/graph_0/02-inline.mlir
     <dir>/graph_0/03-realize.mlir
-    <dir>/graph_0/04-convert-to-triton.mlir
+    <dir>/graph_0/04-split-reductions.mlir
+    <dir>/graph_0/05-convert-to-triton.mlir
     <dir>/graph_0/module.py                  the emitted Python (kernels + call)
     <dir>/graph_1/...                        the next graph compiled (e.g. the backward)
 
