@@ -10,28 +10,34 @@ rules); the graph becomes `triton.wrapper @call` (Inductor's `TritonScheduling.c
 Before:
     buffer.graph @forward {
       buffer.input "arg0_1" #buffer.layout<[8, 64], [64, 1], f32>
-      buffer.computed "buf0" #buffer.layout<[8, 64], [64, 1], f32> ranges [8, 64] origins ["gelu"] {
+      buffer.input "arg1_1" #buffer.layout<[64], [1], f32>
+      buffer.computed "buf0" #buffer.layout<[8, 64], [64, 1], f32> ranges [8, 64] origins ["add"] {
         %0 = buffer.load @arg0_1[i1 + 64*i0] : f32
-        %1 = math.erf %0 : f32
-        buffer.store @buf0[i1 + 64*i0], %1 : f32 }
+        %1 = buffer.load @arg1_1[i1] : f32
+        %2 = arith.addf %0, %1 : f32
+        buffer.store @buf0[i1 + 64*i0], %2 : f32 }
       buffer.output @buf0 }
 After:
-    triton.kernel @triton_poi_fused_gelu_0 pointwise(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 512 origins ["gelu"] configs [...] {
+    triton.kernel @triton_poi_fused_add_0 pointwise(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 512 origins ["add"] configs [...] {
       triton.index x0 = ModularIndexing(xindex, 1, 64)
-      triton.index x1 = FloorDiv(xindex, 64)
-      %0 = triton.load %in_ptr0[x0 + 64*x1] mask xmask : f32
-      %1 = math.erf %0 : f32
-      triton.store %out_ptr0[x0 + 64*x1], %1 mask xmask : f32 }
+      %0 = triton.load %in_ptr0[xindex] mask xmask : f32
+      %1 = triton.load %in_ptr1[x0] mask xmask evict_last : f32
+      %2 = arith.addf %0, %1 : f32
+      triton.store %out_ptr0[xindex], %2 mask xmask : f32 }
     triton.wrapper @call {
       triton.input "arg0_1" #buffer.layout<[8, 64], [64, 1], f32>
+      triton.input "arg1_1" #buffer.layout<[64], [1], f32>
       triton.alloc "buf0" #buffer.layout<[8, 64], [64, 1], f32>
-      triton.launch @triton_poi_fused_gelu_0(@arg0_1, @buf0) xnumel 512
+      triton.launch @triton_poi_fused_add_0(@arg0_1, @arg1_1, @buf0) xnumel 512
       triton.return @buf0 }
 
 Rules (Inductor's, `reference/inductor-rules.md` section 6):
 - Index symbols: `xindex` is split into one symbol per dimension of size > 1, innermost first
   (`x0 = xindex % 64`, `x1 = xindex // 64`; the outermost needs no modulo; one dimension is
   `xindex` itself); a node's `i_k` is replaced by its dimension's symbol, size-1 dims by 0.
+  An index that walks the dims contiguously (`x0 + 64*x1`) is written `xindex`, as Inductor's
+  merged loops do, so Triton sees unit stride and vectorizes; the per-dim symbols remain for
+  the accesses that need them (broadcasts, transposes). Reduction kernels keep every dim named.
 - Masks: every load and store carries `xmask` unless xnumel is 1 or a multiple of the largest
   XBLOCK (4096); a load with its own mask also gets `other=0`. Loads that broadcast (use fewer
   elements than xnumel) or are not coalesced (no unit stride along xindex) get `evict_last`.
@@ -77,6 +83,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from mlc.dialects import buffer, loops, triton
 from mlc.dialects.sym import CeilDiv, FloorDiv, ModularIndexing, expr_str, symbol
+from mlc.passes.flat_index import simplify_index
 
 XINDEX = symbol("xindex")
 TRITON_MAX_XBLOCK = 4096  # runtime/hints.py: TRITON_MAX_BLOCK["X"]
@@ -214,10 +221,23 @@ class KernelBuilder:
     def eviction(self, node: buffer.ComputedOp, name: str, index: sympy.Expr) -> str | None:
         return "evict_last" if self._is_broadcast(index) or not self._is_coalesced(index) else None
 
+    # A reduction kernel decides masks per index name, so it keeps every dimension named.
+    merge_contiguous_dims = True
+
     def _index(self, expr: sympy.Expr, subst: dict[sympy.Symbol, sympy.Expr]) -> sympy.Expr:
         out = expr.xreplace(subst)
+        if self.merge_contiguous_dims:
+            out = self._contiguous(out)
         self.used_vars.update(s.name for s in out.free_symbols)
         return out
+
+    def _contiguous(self, index: sympy.Expr) -> sympy.Expr:
+        """`x0 + 64*x1` -> `xindex` when the dims it walks are contiguous (Inductor merges such
+        dims): a plain affine index lets Triton prove contiguity and vectorize the access."""
+        flat = simplify_index(self._xindex_form(index), {XINDEX: self.numel})
+        if flat.has(FloorDiv, ModularIndexing) or flat.free_symbols - {XINDEX}:
+            return index
+        return flat
 
     def _pointer(self, role: str, name: str) -> SSAValue:
         if (role, name) not in self.pointers:
@@ -300,6 +320,8 @@ class KernelBuilder:
         used = set(self.index_vars.values())
         lengths: sympy.Expr = sympy.Integer(1)
         names = {s.name for s in index.free_symbols}
+        if XINDEX.name in names:  # a merged index walks every element
+            return False
         for name, expr in used:
             if name in names:
                 lengths = lengths * _length(expr, self.numel)

@@ -240,6 +240,7 @@ class ReductionKernelBuilder(KernelBuilder):
     reductions, and (looped) the placement of each op before, in or after the loop."""
 
     rnumel: sympy.Expr = sympy.Integer(1)
+    merge_contiguous_dims = False
     persistent: bool = True
     r_vars: dict[str, tuple[str, sympy.Expr]] = field(default_factory=dict)
     pre: list[Operation] = field(default_factory=list)  # looped: before the loop

@@ -25,14 +25,14 @@ buffer.graph @forward {
 // CHECK-NEXT:   triton.kernel @triton_poi_fused_add_mul_0 pointwise(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %in_ptr2: !triton.ptr<f32>, %in_ptr3: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 512 origins ["add", "mul"] configs [#triton.config<XBLOCK = 256, num_warps = 4, num_stages = 1>, #triton.config<XBLOCK = 128, num_warps = 4, num_stages = 1>] {
 // CHECK-NEXT:     triton.index x0 = ModularIndexing(xindex, 1, 64)
 // CHECK-NEXT:     triton.index x1 = FloorDiv(xindex, 64)
-// CHECK-NEXT:     %[[V0:[0-9]+]] = triton.load %in_ptr0[x0 + 64*x1] mask xmask : f32
+// CHECK-NEXT:     %[[V0:[0-9]+]] = triton.load %in_ptr0[xindex] mask xmask : f32
 // CHECK-NEXT:     %[[V1:[0-9]+]] = triton.load %in_ptr1[x0] mask xmask evict_last : f32
 // CHECK-NEXT:     %[[V2:[0-9]+]] = arith.addf %[[V0]], %[[V1]] : f32
 // CHECK-NEXT:     %[[V3:[0-9]+]] = triton.load %in_ptr2[x1] mask xmask evict_last : f32
 // CHECK-NEXT:     %[[V4:[0-9]+]] = arith.mulf %[[V2]], %[[V3]] : f32
 // CHECK-NEXT:     %[[V5:[0-9]+]] = triton.load %in_ptr3[0] mask xmask evict_last : f32
 // CHECK-NEXT:     %[[V6:[0-9]+]] = arith.addf %[[V4]], %[[V5]] : f32
-// CHECK-NEXT:     triton.store %out_ptr0[x0 + 64*x1], %[[V6]] mask xmask : f32
+// CHECK-NEXT:     triton.store %out_ptr0[xindex], %[[V6]] mask xmask : f32
 // CHECK-NEXT:   }
 // CHECK-NEXT:   triton.wrapper @call {
 // CHECK-NEXT:     triton.input "arg0_1" #buffer.layout<[8, 64], [64, 1], f32>

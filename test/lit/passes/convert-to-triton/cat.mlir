@@ -30,7 +30,7 @@ buffer.graph @forward {
 // CHECK-NEXT:     %[[V4:[0-9]+]] = arith.cmpi sge, %[[V0]], %[[V1]] : i64
 // CHECK-NEXT:     %[[V5:[0-9]+]] = triton.load %in_ptr1[x0 + 64*x1 - 64] mask xmask, %[[V4]] other 0.000000e+00 : f32
 // CHECK-NEXT:     %[[V6:[0-9]+]] = arith.select %[[V2]], %[[V3]], %[[V5]] : f32
-// CHECK-NEXT:     triton.store %out_ptr0[x0 + 128*x1], %[[V6]] mask xmask : f32
+// CHECK-NEXT:     triton.store %out_ptr0[xindex], %[[V6]] mask xmask : f32
 // CHECK-NEXT:   }
 // CHECK-NEXT:   triton.wrapper @call {
 // CHECK-NEXT:     triton.input "arg0_1" #buffer.layout<[8, 64], [64, 1], f32>

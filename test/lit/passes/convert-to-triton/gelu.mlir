@@ -29,9 +29,7 @@ buffer.graph @forward {
 
 // CHECK:      builtin.module {
 // CHECK-NEXT:   triton.kernel @triton_poi_fused_gelu_0 pointwise(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 512 origins ["gelu"] configs [#triton.config<XBLOCK = 256, num_warps = 4, num_stages = 1>, #triton.config<XBLOCK = 128, num_warps = 4, num_stages = 1>] {
-// CHECK-NEXT:     triton.index x0 = ModularIndexing(xindex, 1, 64)
-// CHECK-NEXT:     triton.index x1 = FloorDiv(xindex, 64)
-// CHECK-NEXT:     %[[TMP0:.*]] = triton.load %in_ptr0[x0 + 64*x1] mask xmask : f32
+// CHECK-NEXT:     %[[TMP0:.*]] = triton.load %in_ptr0[xindex] mask xmask : f32
 // CHECK-NEXT:     %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
 // CHECK-NEXT:     %[[TMP2:.*]] = arith.mulf %[[TMP0]], %[[HALF]] : f32
 // CHECK-NEXT:     %[[RSQRT2:.*]] = arith.constant 0.707106769 : f32
@@ -40,7 +38,7 @@ buffer.graph @forward {
 // CHECK-NEXT:     %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK-NEXT:     %[[TMP8:.*]] = arith.addf %[[TMP6]], %[[ONE]] : f32
 // CHECK-NEXT:     %[[TMP9:.*]] = arith.mulf %[[TMP2]], %[[TMP8]] : f32
-// CHECK-NEXT:     triton.store %out_ptr0[x0 + 64*x1], %[[TMP9]] mask xmask : f32
+// CHECK-NEXT:     triton.store %out_ptr0[xindex], %[[TMP9]] mask xmask : f32
 // CHECK-NEXT:   }
 // CHECK-NEXT:   triton.wrapper @call {
 // CHECK-NEXT:     triton.input "primals_1" #buffer.layout<[64, 32], [32, 1], f32>

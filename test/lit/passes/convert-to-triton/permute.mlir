@@ -28,7 +28,7 @@ buffer.graph @forward {
 // CHECK-NEXT:     %[[V0:[0-9]+]] = triton.load %in_ptr0[x1 + 8*x0] mask xmask evict_last : f32
 // CHECK-NEXT:     %[[V1:[0-9]+]] = arith.constant 1.000000e+00 : f32
 // CHECK-NEXT:     %[[V2:[0-9]+]] = arith.addf %[[V0]], %[[V1]] : f32
-// CHECK-NEXT:     triton.store %out_ptr0[x0 + 64*x1], %[[V2]] mask xmask : f32
+// CHECK-NEXT:     triton.store %out_ptr0[xindex], %[[V2]] mask xmask : f32
 // CHECK-NEXT:   }
 // CHECK-NEXT:   triton.kernel @triton_poi_fused_permute_relu_1 pointwise(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 64 origins ["permute", "relu"] configs [#triton.config<XBLOCK = 64, num_warps = 1, num_stages = 1>] {
 // CHECK-NEXT:     triton.index x0 = ModularIndexing(xindex, 1, 4)
@@ -36,7 +36,7 @@ buffer.graph @forward {
 // CHECK-NEXT:     %[[V0:[0-9]+]] = triton.load %in_ptr0[x1 + 16*x0] mask xmask evict_last : f32
 // CHECK-NEXT:     %[[V1:[0-9]+]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:     %[[V2:[0-9]+]] = arith.maximumf %[[V0]], %[[V1]] : f32
-// CHECK-NEXT:     triton.store %out_ptr0[x0 + 4*x1], %[[V2]] mask xmask : f32
+// CHECK-NEXT:     triton.store %out_ptr0[xindex], %[[V2]] mask xmask : f32
 // CHECK-NEXT:   }
 // CHECK-NEXT:   triton.wrapper @call {
 // CHECK-NEXT:     triton.input "arg0_1" #buffer.layout<[64, 8], [8, 1], f32>

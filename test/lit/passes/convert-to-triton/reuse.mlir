@@ -30,18 +30,16 @@ buffer.graph @forward {
 
 // CHECK:      builtin.module {
 // CHECK-NEXT:   triton.kernel @triton_poi_fused_relu_0 pointwise(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 4096 origins ["relu"] configs [#triton.config<XBLOCK = 256, num_warps = 4, num_stages = 1>, #triton.config<XBLOCK = 128, num_warps = 4, num_stages = 1>] {
-// CHECK-NEXT:     triton.index x0 = xindex
-// CHECK-NEXT:     %[[V0:[0-9]+]] = triton.load %in_ptr0[x0] : f32
+// CHECK-NEXT:     %[[V0:[0-9]+]] = triton.load %in_ptr0[xindex] : f32
 // CHECK-NEXT:     %[[V1:[0-9]+]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:     %[[V2:[0-9]+]] = arith.maximumf %[[V0]], %[[V1]] : f32
-// CHECK-NEXT:     triton.store %out_ptr0[x0], %[[V2]] : f32
+// CHECK-NEXT:     triton.store %out_ptr0[xindex], %[[V2]] : f32
 // CHECK-NEXT:   }
 // CHECK-NEXT:   triton.kernel @triton_poi_fused_mul_1 pointwise(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 4096 origins ["mul"] configs [#triton.config<XBLOCK = 256, num_warps = 4, num_stages = 1>, #triton.config<XBLOCK = 128, num_warps = 4, num_stages = 1>] {
-// CHECK-NEXT:     triton.index x0 = xindex
-// CHECK-NEXT:     %[[V0:[0-9]+]] = triton.load %in_ptr0[x0] : f32
-// CHECK-NEXT:     %[[V1:[0-9]+]] = triton.load %in_ptr1[x0] : f32
+// CHECK-NEXT:     %[[V0:[0-9]+]] = triton.load %in_ptr0[xindex] : f32
+// CHECK-NEXT:     %[[V1:[0-9]+]] = triton.load %in_ptr1[xindex] : f32
 // CHECK-NEXT:     %[[V2:[0-9]+]] = arith.mulf %[[V0]], %[[V1]] : f32
-// CHECK-NEXT:     triton.store %out_ptr0[x0], %[[V2]] : f32
+// CHECK-NEXT:     triton.store %out_ptr0[xindex], %[[V2]] : f32
 // CHECK-NEXT:   }
 // CHECK-NEXT:   triton.wrapper @call {
 // CHECK-NEXT:     triton.input "arg0_1" #buffer.layout<[4096], [1], f32>

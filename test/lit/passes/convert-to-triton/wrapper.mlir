@@ -35,21 +35,19 @@ buffer.graph @forward {
 
 // CHECK:      builtin.module {
 // CHECK-NEXT:   triton.kernel @triton_poi_fused_sin_0 pointwise(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 64 origins ["sin"] configs [#triton.config<XBLOCK = 64, num_warps = 1, num_stages = 1>] {
-// CHECK-NEXT:     triton.index x0 = ModularIndexing(xindex, 1, 8)
-// CHECK-NEXT:     triton.index x1 = FloorDiv(xindex, 8)
-// CHECK-NEXT:     %[[V0:[0-9]+]] = triton.load %in_ptr0[x0 + 8*x1] mask xmask : f32
+// CHECK-NEXT:     %[[V0:[0-9]+]] = triton.load %in_ptr0[xindex] mask xmask : f32
 // CHECK-NEXT:     %[[V1:[0-9]+]] = math.sin %[[V0]] : f32
-// CHECK-NEXT:     triton.store %out_ptr0[x0 + 8*x1], %[[V1]] mask xmask : f32
+// CHECK-NEXT:     triton.store %out_ptr0[xindex], %[[V1]] mask xmask : f32
 // CHECK-NEXT:   }
 // CHECK-NEXT:   triton.kernel @triton_poi_fused_add_mul_1 pointwise(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %in_ptr2: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 64 origins ["add", "mul"] configs [#triton.config<XBLOCK = 64, num_warps = 1, num_stages = 1>] {
 // CHECK-NEXT:     triton.index x0 = ModularIndexing(xindex, 1, 8)
 // CHECK-NEXT:     triton.index x1 = FloorDiv(xindex, 8)
-// CHECK-NEXT:     %[[V0:[0-9]+]] = triton.load %in_ptr0[x0 + 8*x1] mask xmask : f32
+// CHECK-NEXT:     %[[V0:[0-9]+]] = triton.load %in_ptr0[xindex] mask xmask : f32
 // CHECK-NEXT:     %[[V1:[0-9]+]] = triton.load %in_ptr1[x1 + 8*x0] mask xmask evict_last : f32
 // CHECK-NEXT:     %[[V2:[0-9]+]] = arith.mulf %[[V0]], %[[V1]] : f32
-// CHECK-NEXT:     %[[V3:[0-9]+]] = triton.load %in_ptr2[x0 + 8*x1] mask xmask : f32
+// CHECK-NEXT:     %[[V3:[0-9]+]] = triton.load %in_ptr2[xindex] mask xmask : f32
 // CHECK-NEXT:     %[[V4:[0-9]+]] = arith.addf %[[V2]], %[[V3]] : f32
-// CHECK-NEXT:     triton.store %out_ptr0[x0 + 8*x1], %[[V4]] mask xmask : f32
+// CHECK-NEXT:     triton.store %out_ptr0[xindex], %[[V4]] mask xmask : f32
 // CHECK-NEXT:   }
 // CHECK-NEXT:   triton.wrapper @call {
 // CHECK-NEXT:     triton.input "arg0_1" #buffer.layout<[8, 8], [8, 1], f32>
