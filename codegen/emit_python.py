@@ -25,14 +25,16 @@ externs and returns the outputs. For the seed-000 gelu:
         args.clear()
         assert_size_stride(arg0_1, (8, 64), (64, 1))
         buf0 = empty_strided((8, 64), (64, 1), dtype=torch.float32, device=DEVICE)
-        triton_poi_fused_gelu_0[(triton.cdiv(512, 256),)](arg0_1, buf0, 512, XBLOCK=256, num_warps=4, num_stages=1)
+        launch(triton_poi_fused_gelu_0, triton_poi_fused_gelu_0_configs, 512, (arg0_1, buf0, 512,))
         return (buf0,)
 
 Choices (each one is the why behind a rule below):
 
-* Launch configuration: the kernel's first `#triton.config` (the heuristics' preferred one),
-  the same on the GPU and under the interpreter, so a module's text does not depend on the
-  machine. Without configs: XBLOCK = next power of two of xnumel, at most 1024.
+* Launch configuration: each kernel's `#triton.config`s become a module-level tuple
+  (`<kernel>_configs`, the heuristics' preferred first) and launches go through
+  `triton_helpers.launch`, which autotunes among them on the first launch on a GPU (Inductor's
+  CachingAutotuner) and takes the first under the interpreter; the module's text does not
+  depend on the machine. Without configs: XBLOCK = next power of two of xnumel, at most 1024.
 * Constants print as Python literals (`tmp1 = 0.5`) where Triton's weak typing gives them the
   right type -- an f32/i32 constant used only by binary ops next to a tile -- and as
   `tl.full([1], v, dtype)` elsewhere, so a cast or a store of a constant keeps its dtype.
@@ -104,6 +106,7 @@ from mlc.codegen.triton_helpers import (
     ceil_div_integer,
     ensure_layout,
     floor_div_integer,
+    launch,
     libdevice,
     maximum,
     minimum,
@@ -133,6 +136,7 @@ def emit_python(module: ModuleOp) -> str:
     for kernel in kernels:
         emitter = _KernelEmitter if kernel.kernel_kind == "pointwise" else _ReductionKernelEmitter
         parts.append("\n\n" + emitter(kernel).emit())
+        parts.append(f"\n\n{_configs_name(kernel)} = {_configs_literal(kernel)}\n")
     parts.append("\n\n" + _emit_wrapper(wrappers[0], by_name))
     return "".join(parts)
 
@@ -611,18 +615,37 @@ def _block_symbols(expr: sympy.Expr) -> list[str]:
 # The wrapper
 
 
-def _launch_config(kernel: tt.KernelOp) -> tuple[int, int, int]:
-    """(XBLOCK, num_warps, num_stages) for a launch: the kernel's first config."""
-    configs = kernel.config_list
+def _configs_name(kernel: tt.KernelOp) -> str:
+    return f"{kernel.sym_name.data}_configs"
+
+
+def _launch_configs(kernel: tt.KernelOp) -> list[dict[str, int]]:
+    """The kernel's launch configs, the heuristics' preferred first (R0_BLOCK only for looped
+    reductions: a persistent kernel fixes it in its body). Without configs: one fallback."""
+    keep = {"XBLOCK", "R0_BLOCK"} if kernel.kernel_kind == "reduction" else {"XBLOCK"}
+    configs = [
+        {**{k: v for k, v in c.block_sizes.items() if k in keep},
+         "num_warps": c.num_warps.data, "num_stages": c.num_stages.data}
+        for c in kernel.config_list
+    ]
     if configs:
-        c = configs[0]
-        return c.block_sizes.get("XBLOCK", 1), c.num_warps.data, c.num_stages.data
-    xnumel = kernel.xnumel.expr
-    n = int(xnumel) if xnumel.is_Integer else 1024
-    block = 1
-    while block < min(max(n, 1), 1024):
-        block *= 2
-    return block, 4, 1
+        return configs
+    if kernel.kernel_kind == "pointwise":
+        xnumel = kernel.xnumel.expr
+        n = int(xnumel) if xnumel.is_Integer else 1024
+        return [{"XBLOCK": min(_next_power_of_2(max(n, 1)), 1024), "num_warps": 4, "num_stages": 1}]
+    r0 = kernel.r0_numel.expr if kernel.r0_numel is not None else sympy.Integer(1)
+    fallback = {"XBLOCK": 1, "num_warps": 4, "num_stages": 1}
+    if kernel.kernel_kind == "reduction":
+        fallback["R0_BLOCK"] = min(_next_power_of_2(int(r0)) if r0.is_Integer else 1024, 2048)
+    return [fallback]
+
+
+def _configs_literal(kernel: tt.KernelOp) -> str:
+    items = [
+        "dict(" + ", ".join(f"{k}={v}" for k, v in c.items()) + ")" for c in _launch_configs(kernel)
+    ]
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
 def _emit_wrapper(wrapper: tt.WrapperOp, kernels: dict[str, tt.KernelOp]) -> str:
@@ -681,15 +704,16 @@ def _alloc(layout: LayoutAttr, op: Operation) -> str:
 
 
 def _launch(op: tt.LaunchOp, kernels: dict[str, tt.KernelOp]) -> str:
+    """`launch(kernel, kernel_configs, xnumel, (buffers..., xnumel[, r0_numel]))`: the grid is
+    cdiv(xnumel, XBLOCK) of the config `triton_helpers.launch` picks (autotuned on a GPU)."""
     kernel = kernels.get(op.kernel_name)
     if kernel is None:
         raise EmitError(f"{_where(op)}: no kernel @{op.kernel_name}", op)
-    if kernel.kernel_kind != "pointwise":
-        return _launch_reduction(op, kernel)
-    xblock, warps, stages = _launch_config(kernel)
     xnumel = _host(op.xnumel.expr)
-    args = [*op.arg_names, xnumel, f"XBLOCK={xblock}", f"num_warps={warps}", f"num_stages={stages}"]
-    return f"{op.kernel_name}[(triton.cdiv({xnumel}, {xblock}),)]({', '.join(args)})"
+    args = [*op.arg_names, xnumel]
+    if kernel.kernel_kind != "pointwise":
+        args.append(_host(op.r0_numel.expr if op.r0_numel is not None else 1))
+    return f"launch({op.kernel_name}, {_configs_name(kernel)}, {xnumel}, ({', '.join(args)},))"
 
 
 # Device-ish strings the importer keeps for aten arguments.
@@ -884,18 +908,3 @@ class _ReductionKernelEmitter(_KernelEmitter):
         self.lines = outer
 
 
-def _launch_reduction(op: tt.LaunchOp, kernel: tt.KernelOp) -> str:
-    """`kernel[grid](buffers..., xnumel, r0_numel, XBLOCK=.., [R0_BLOCK=..,] num_warps=.., num_stages=..)`
-    with the kernel's first config (R0_BLOCK of a persistent kernel is fixed in its body)."""
-    configs = kernel.config_list
-    if configs:
-        blocks, warps, stages = configs[0].block_sizes, configs[0].num_warps.data, configs[0].num_stages.data
-    else:
-        r0 = kernel.r0_numel.expr if kernel.r0_numel is not None else sympy.Integer(1)
-        blocks, warps, stages = {"XBLOCK": 1, "R0_BLOCK": min(_next_power_of_2(int(r0)) if r0.is_Integer else 1024, 2048)}, 4, 1
-    xnumel, r0_numel = _host(op.xnumel.expr), _host(op.r0_numel.expr if op.r0_numel is not None else 1)
-    args = [*op.arg_names, xnumel, r0_numel, f"XBLOCK={blocks['XBLOCK']}"]
-    if kernel.kernel_kind == "reduction":
-        args.append(f"R0_BLOCK={blocks['R0_BLOCK']}")
-    args += [f"num_warps={warps}", f"num_stages={stages}"]
-    return f"{op.kernel_name}[(triton.cdiv({xnumel}, {blocks['XBLOCK']}),)]({', '.join(args)})"

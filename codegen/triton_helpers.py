@@ -150,6 +150,34 @@ def ceil_div_integer(a, b):
     return tl.where((rem != 0) & ((rem < 0) == (b < 0)), quot + 1, quot)
 
 
+# (kernel, xnumel) -> the config the autotuner picked; filled once per kernel and process.
+_TUNED: dict[tuple[int, int], dict] = {}
+
+
+def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple) -> None:
+    """Launch `kernel` over cdiv(xnumel, XBLOCK) programs with the best of `configs`.
+
+    With several configs on a GPU, the first launch times each one (Inductor's CachingAutotuner:
+    every listed config is benchmarked, the fastest kept); the kernels only write fresh outputs,
+    so running them repeatedly is harmless. Under the interpreter, or with one config, the first
+    config (the heuristics' preferred one) is used: timing interpreted kernels means nothing."""
+    config = configs[0] if len(configs) == 1 or INTERPRETING else _tuned(kernel, configs, xnumel, args)
+    kernel[(triton.cdiv(xnumel, config["XBLOCK"]),)](*args, **config)
+
+
+def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple) -> dict:
+    key = (id(kernel), xnumel)
+    if key not in _TUNED:
+        from triton.testing import do_bench
+
+        def time(config: dict) -> float:
+            grid = (triton.cdiv(xnumel, config["XBLOCK"]),)
+            return do_bench(lambda: kernel[grid](*args, **config), warmup=5, rep=20, return_mode="median")
+
+        _TUNED[key] = min(configs, key=time)
+    return _TUNED[key]
+
+
 def ensure_layout(t: torch.Tensor, size: tuple, stride: tuple, offset: int = 0) -> torch.Tensor:
     """`t` with exactly this size, stride and storage offset: itself when it has them (the usual
     case), else a copy. Kernels index extern results with the layout the IR fixed for them."""

@@ -46,7 +46,7 @@ def test_dump_forward_and_backward(tmp_path, monkeypatch, make):
         assert "@triton.jit" in source and "def call(args):" in source
     fwd_source = (forward / "module.py").read_text()
     assert "def triton_poi_fused_gelu_0(" in fwd_source
-    assert "triton_poi_fused_gelu_0[" in fwd_source  # launched by call(), not just defined
+    assert "launch(triton_poi_fused_gelu_0," in fwd_source  # launched by call(), not just defined
     assert "gelu_backward" in (backward / "module.py").read_text()
     aten_ir = (forward / "00-aten.mlir").read_text()
     assert 'loc("' in aten_ir and 'origin = "gelu"' in aten_ir

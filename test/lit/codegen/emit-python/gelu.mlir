@@ -41,10 +41,12 @@ triton.wrapper @call {
 // CHECK-NEXT:      tmp7 = tmp5 + tmp6
 // CHECK-NEXT:      tmp8 = tmp2 * tmp7
 // CHECK-NEXT:      tl.store(out_ptr0 + (x0 + 64*x1), tmp8, xmask)
+// The launch configs, the heuristics' preferred first; `launch` autotunes among them on a GPU.
+// CHECK:       triton_poi_fused_gelu_0_configs = (dict(XBLOCK=256, num_warps=4, num_stages=1), dict(XBLOCK=128, num_warps=4, num_stages=1))
 // CHECK:       def call(args):
 // CHECK-NEXT:      arg0_1, = args
 // CHECK-NEXT:      args.clear()
 // CHECK-NEXT:      assert_size_stride(arg0_1, (8, 64), (64, 1))
 // CHECK-NEXT:      buf0 = empty_strided((8, 64), (64, 1), dtype=torch.float32, device=DEVICE)
-// CHECK-NEXT:      triton_poi_fused_gelu_0[(triton.cdiv(512, 256),)](arg0_1, buf0, 512, XBLOCK=256, num_warps=4, num_stages=1)
+// CHECK-NEXT:      launch(triton_poi_fused_gelu_0, triton_poi_fused_gelu_0_configs, 512, (arg0_1, buf0, 512,))
 // CHECK-NEXT:      return (buf0,)
