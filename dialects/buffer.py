@@ -323,15 +323,16 @@ class InputOp(BufferNode):
         return [self.buffer.data]
 
 
-def _symbol_refs(attr: Attribute) -> Iterator[str]:
+def symbol_refs(attr: Attribute) -> Iterator[str]:
+    """The buffer names an argument attribute references (`@name`, nested in lists and dicts)."""
     if isinstance(attr, SymbolRefAttr):
         yield attr.root_reference.data
     elif isinstance(attr, ArrayAttr):
         for a in attr.data:
-            yield from _symbol_refs(a)
+            yield from symbol_refs(a)
     elif isinstance(attr, DictionaryAttr):
         for a in attr.data.values():
-            yield from _symbol_refs(a)
+            yield from symbol_refs(a)
 
 
 @irdl_op_definition
@@ -463,13 +464,12 @@ class ComputedOp(BufferNode):
         return op
 
 
-@irdl_op_definition
-class ExternOp(BufferNode):
-    """Buffers written by one aten call at run time (Inductor's ExternKernel / FallbackKernel).
+class ExternCall(IRDLOperation):
+    """Buffers written by one aten call at run time: `"buf2" = "mm.default" {args = [...]} : #layout`.
 
-    `args`/`kwargs` are the call's Python arguments, with `@name` for a buffer."""
+    `args`/`kwargs` are the call's Python arguments, with `@name` for a buffer. Shared by
+    `buffer.extern` and the wrapper's `triton.extern`, which differ only in where they live."""
 
-    name = "buffer.extern"
     buffers = prop_def(ArrayAttr)
     layouts = prop_def(ArrayAttr)
     overload = prop_def(StringAttr)
@@ -502,16 +502,21 @@ class ExternOp(BufferNode):
         return [n.data for n in self.buffers.data]  # type: ignore[attr-defined]
 
     def referenced_names(self) -> Iterator[str]:
-        yield from _symbol_refs(self.args)
+        yield from symbol_refs(self.args)
         if self.kwargs is not None:
-            yield from _symbol_refs(self.kwargs)
+            yield from symbol_refs(self.kwargs)
+
+    def layout_of(self, name: str) -> LayoutAttr | None:
+        index = self.defined_names().index(name)
+        layout = self.layouts.data[index] if index < len(self.layouts) else None
+        return layout if isinstance(layout, LayoutAttr) else None  # verify_ reports a bad one
 
     def verify_(self) -> None:
         if len(self.buffers) != len(self.layouts) or not self.buffers.data:
-            raise VerifyException("buffer.extern: needs one layout per buffer name")
+            raise VerifyException(f"{self.name}: needs one layout per buffer name")
         for layout in self.layouts.data:
             if not isinstance(layout, LayoutAttr):
-                raise VerifyException(f"buffer.extern: {layout} is not a #buffer.layout")
+                raise VerifyException(f"{self.name}: {layout} is not a #buffer.layout")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -529,7 +534,7 @@ class ExternOp(BufferNode):
         printer.print_list(self.layouts.data, printer.print_attribute)
 
     @classmethod
-    def parse(cls, parser: Parser) -> ExternOp:
+    def parse(cls, parser: Parser):  # type: ignore[no-untyped-def]
         names = [parser.parse_str_literal()]
         while parser.parse_optional_punctuation(","):
             names.append(parser.parse_str_literal())
@@ -538,10 +543,10 @@ class ExternOp(BufferNode):
         pos = parser.pos
         props = parser.parse_optional_attr_dict()
         if not isinstance(props.get("args"), ArrayAttr):
-            parser.raise_error("buffer.extern needs {args = [...]}", pos, parser.pos)
+            parser.raise_error(f"{cls.name} needs {{args = [...]}}", pos, parser.pos)
         unknown = set(props) - {"args", "kwargs", "origins"}
         if unknown:
-            parser.raise_error(f"buffer.extern: unknown property {sorted(unknown)[0]!r}", pos, parser.pos)
+            parser.raise_error(f"{cls.name}: unknown property {sorted(unknown)[0]!r}", pos, parser.pos)
         parser.parse_punctuation(":")
         layouts = [parser.parse_attribute()]
         while parser.parse_optional_punctuation(","):
@@ -551,6 +556,13 @@ class ExternOp(BufferNode):
             if key in props:
                 op.properties[key] = props[key]
         return op
+
+
+@irdl_op_definition
+class ExternOp(ExternCall, BufferNode):
+    """An extern node of the graph (Inductor's ExternKernel / FallbackKernel)."""
+
+    name = "buffer.extern"
 
 
 @irdl_op_definition

@@ -112,7 +112,7 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, Pure, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
-from mlc.dialects.buffer import LayoutAttr
+from mlc.dialects.buffer import ExternCall, LayoutAttr, symbol_refs
 from mlc.dialects.loops import is_size_symbol
 from mlc.dialects.sym import ExprAttr, expr_str, free_symbol_names, parse_expr
 
@@ -1167,95 +1167,16 @@ class LaunchOp(WrapperBodyOp):
         return cls(kernel, args, xnumel.expr, None if r0_numel is None else r0_numel.expr)
 
 
-def _symbol_refs(attr: Attribute) -> Iterator[str]:
-    if isinstance(attr, SymbolRefAttr):
-        yield attr.root_reference.data
-    elif isinstance(attr, ArrayAttr):
-        for a in attr.data:
-            yield from _symbol_refs(a)
-    elif isinstance(attr, DictionaryAttr):
-        for a in attr.data.values():
-            yield from _symbol_refs(a)
-
-
 @irdl_op_definition
-class ExternOp(WrapperBodyOp):
+class ExternOp(ExternCall, WrapperBodyOp):
     """`triton.extern "buf1" = "mm.default" {args = [@buf0, @arg1_1]} : #buffer.layout<...>`:
     an aten call at run time (`@name` = a buffer) defining its result buffers with these layouts
     (the emitter may call an `out=` variant into an `empty_strided`, or restride the result)."""
 
     name = "triton.extern"
-    buffers = prop_def(ArrayAttr)
-    layouts = prop_def(ArrayAttr)
-    overload = prop_def(StringAttr)
-    args = prop_def(ArrayAttr)
-    kwargs = opt_prop_def(DictionaryAttr)
-
-    def __init__(
-        self,
-        names: Sequence[str],
-        layouts: Sequence[LayoutAttr],
-        overload: str,
-        args: Sequence[Attribute],
-        kwargs: dict[str, Attribute] | None = None,
-    ):
-        props: dict[str, Attribute] = {
-            "buffers": ArrayAttr([StringAttr(n) for n in names]),
-            "layouts": ArrayAttr(list(layouts)),
-            "overload": StringAttr(overload),
-            "args": ArrayAttr(list(args)),
-        }
-        if kwargs:
-            props["kwargs"] = DictionaryAttr(kwargs)
-        super().__init__(properties=props)
-
-    def defined_names(self) -> list[str]:
-        return [n.data for n in self.buffers.data]  # type: ignore[attr-defined]
 
     def referenced_names(self) -> list[str]:
-        return [*_symbol_refs(self.args), *(_symbol_refs(self.kwargs) if self.kwargs is not None else ())]
-
-    def layout_of(self, name: str) -> LayoutAttr | None:
-        index = self.defined_names().index(name)
-        layout = self.layouts.data[index] if index < len(self.layouts) else None
-        return layout if isinstance(layout, LayoutAttr) else None  # verify_ reports a bad one
-
-    def verify_(self) -> None:
-        if not self.buffers.data or len(self.buffers) != len(self.layouts):
-            raise VerifyException("triton.extern: needs one layout per buffer name")
-        for layout in self.layouts.data:
-            if not isinstance(layout, LayoutAttr):
-                raise VerifyException(f"triton.extern: {layout} is not a #buffer.layout")
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.buffers.data, printer.print_attribute)
-        printer.print_string(" = ")
-        printer.print_string_literal(self.overload.data)
-        props: dict[str, Attribute] = {"args": self.args}
-        if self.kwargs is not None:
-            props["kwargs"] = self.kwargs
-        printer.print_string(" ")
-        printer.print_attr_dict(props)
-        printer.print_string(" : ")
-        printer.print_list(self.layouts.data, printer.print_attribute)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ExternOp:
-        names = [parser.parse_str_literal()]
-        while parser.parse_optional_punctuation(","):
-            names.append(parser.parse_str_literal())
-        parser.parse_punctuation("=")
-        overload = parser.parse_str_literal()
-        pos = parser.pos
-        props = parser.parse_optional_attr_dict()
-        if not isinstance(props.get("args"), ArrayAttr) or set(props) - {"args", "kwargs"}:
-            parser.raise_error("triton.extern needs {args = [...]} and optionally kwargs", pos, parser.pos)
-        parser.parse_punctuation(":")
-        layouts = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_attribute)
-        kwargs = props.get("kwargs")
-        kwargs_data = kwargs.data if isinstance(kwargs, DictionaryAttr) else None
-        return cls(names, layouts, overload, props["args"].data, kwargs_data)  # type: ignore[arg-type]
+        return list(ExternCall.referenced_names(self))
 
 
 @irdl_op_definition
