@@ -61,9 +61,7 @@ from xdsl.utils.exceptions import VerifyException
 from mlc.dialects.loops import (
     blame,
     index_names,
-    parse_reduce,
-    print_reduce,
-    verify_reduce,
+    ReduceBase,
     reduction_index_names,
     verify_index_symbols,
 )
@@ -565,11 +563,10 @@ class ExternOp(ExternCall, BufferNode):
     name = "buffer.extern"
 
 
-@irdl_op_definition
-class ViewOp(BufferNode):
-    """A buffer that aliases another's storage with its own layout (Inductor's ReinterpretView)."""
+class ViewBase(IRDLOperation):
+    """`"buf3" = @buf0 #buffer.layout<...>`: a buffer aliasing another's storage with its own
+    layout (Inductor's ReinterpretView); shared by `buffer.view` and the wrapper's `triton.view`."""
 
-    name = "buffer.view"
     buffer = prop_def(StringAttr)
     source = prop_def(SymbolRefAttr)
     layout = prop_def(LayoutAttr)
@@ -583,8 +580,18 @@ class ViewOp(BufferNode):
     def defined_names(self) -> list[str]:
         return [self.buffer.data]
 
-    def referenced_names(self) -> Iterator[str]:
-        yield self.source.root_reference.data
+    def referenced_names(self) -> list[str]:
+        return [self.source.root_reference.data]
+
+    def layout_of(self, name: str) -> LayoutAttr | None:
+        return self.layout
+
+
+@irdl_op_definition
+class ViewOp(ViewBase, BufferNode):
+    """A view node of the graph."""
+
+    name = "buffer.view"
 
 
 @irdl_op_definition
@@ -768,37 +775,10 @@ class StoreOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ReduceOp(IRDLOperation):
-    """Combine a value over all reduction indices: `%r = buffer.reduce sum %v : f32 -> f32`.
-
-    argmax/argmin give i64 positions in the flattened reduction ranges (first on ties);
-    welford gives (mean, m2, weight)."""
+class ReduceOp(ReduceBase):
+    """A reduction in a `buffer.computed` body: `%r = buffer.reduce sum %v : f32 -> f32`."""
 
     name = "buffer.reduce"
-    reduction_type = prop_def(StringAttr)
-    value = operand_def()
-    outputs = var_result_def()
-
-    def __init__(self, kind: str, value: SSAValue, result_types: Sequence[Attribute]):
-        super().__init__(
-            operands=[value],
-            properties={"reduction_type": StringAttr(kind)},
-            result_types=[list(result_types)],
-        )
-
-    @property
-    def kind(self) -> str:
-        return self.reduction_type.data
-
-    def verify_(self) -> None:
-        verify_reduce(self)
-
-    def print(self, printer: Printer) -> None:
-        print_reduce(self, printer)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ReduceOp:
-        return cls(*parse_reduce(parser))
 
 
 Buffer = Dialect(

@@ -345,14 +345,13 @@ def _index_exprs_of(op: Operation) -> list[sympy.Expr]:
     return []
 
 
-@irdl_op_definition
-class ReduceOp(IRDLOperation):
-    """Combine a value over all reduction indices: `%r = loops.reduce sum %v : f32 -> f32`.
+class ReduceBase(IRDLOperation):
+    """`%r = <dialect>.reduce <kind> %v : T -> T'`: combine a value over all reduction indices.
 
-    argmax/argmin give i64 positions in the flattened reduction ranges (the first on ties,
-    as PyTorch); welford gives (mean, m2, weight); any gives i1."""
+    argmax/argmin give i64 positions in the flattened reduction ranges (the first on ties, as
+    PyTorch); welford gives (mean, m2, weight); any gives i1. `loops.reduce` and `buffer.reduce`
+    share this definition."""
 
-    name = "loops.reduce"
     reduction_type = prop_def(StringAttr)
     value = operand_def()
     outputs = var_result_def()
@@ -370,19 +369,38 @@ class ReduceOp(IRDLOperation):
 
     def verify_(self) -> None:
         verify_reduce(self)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind} ")
+        printer.print_ssa_value(self.value)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+        printer.print_string(" -> ")
+        _print_type_list(printer, [r.type for r in self.results])
+
+    @classmethod
+    def parse(cls, parser: Parser):  # type: ignore[no-untyped-def]
+        kind = parser.parse_identifier("reduction type")
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        value_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        return cls(kind, parser.resolve_operand(value, value_type), _parse_type_list(parser))
+
+
+@irdl_op_definition
+class ReduceOp(ReduceBase):
+    """A reduction in a `loops.reduction` body: `%r = loops.reduce sum %v : f32 -> f32`."""
+
+    name = "loops.reduce"
+
+    def verify_(self) -> None:
+        super().verify_()
         if not isinstance(self.parent_op(), ReductionOp):
             raise VerifyException("loops.reduce must be directly inside loops.reduction")
 
-    def print(self, printer: Printer) -> None:
-        print_reduce(self, printer)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> ReduceOp:
-        kind, value, types = parse_reduce(parser)
-        return cls(kind, value, types)
-
-
-def verify_reduce(op: ReduceOp | Operation) -> None:
+def verify_reduce(op: ReduceBase) -> None:
     """Shared by loops.reduce and buffer.reduce: a known kind with its number and types of results."""
     kind = op.reduction_type.data  # type: ignore[attr-defined]
     if kind not in REDUCTION_TYPES:
@@ -400,24 +418,6 @@ def verify_reduce(op: ReduceOp | Operation) -> None:
         raise VerifyException(
             f"{op.name}: {kind} of {op.operands[0].type} cannot give {op.results[0].type}"
         )
-
-
-def print_reduce(op: Operation, printer: Printer) -> None:
-    printer.print_string(f" {op.reduction_type.data} ")  # type: ignore[attr-defined]
-    printer.print_ssa_value(op.operands[0])
-    printer.print_string(" : ")
-    printer.print_attribute(op.operands[0].type)
-    printer.print_string(" -> ")
-    _print_type_list(printer, [r.type for r in op.results])
-
-
-def parse_reduce(parser: Parser) -> tuple[str, SSAValue, list[Attribute]]:
-    kind = parser.parse_identifier("reduction type")
-    value = parser.parse_unresolved_operand()
-    parser.parse_punctuation(":")
-    value_type = parser.parse_type()
-    parser.parse_punctuation("->")
-    return kind, parser.resolve_operand(value, value_type), _parse_type_list(parser)
 
 
 def enclosing_loops(op: Operation) -> LoopsBodyOp | None:

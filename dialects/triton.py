@@ -112,7 +112,7 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, Pure, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
-from mlc.dialects.buffer import ExternCall, LayoutAttr, symbol_refs
+from mlc.dialects.buffer import ExternCall, LayoutAttr, ViewBase, symbol_refs
 from mlc.dialects.loops import is_size_symbol
 from mlc.dialects.sym import ExprAttr, expr_str, free_symbol_names, parse_expr
 
@@ -1180,26 +1180,10 @@ class ExternOp(ExternCall, WrapperBodyOp):
 
 
 @irdl_op_definition
-class ViewOp(WrapperBodyOp):
+class ViewOp(ViewBase, WrapperBodyOp):
     """`triton.view "buf3" = @buf0 #buffer.layout<...>`: `reinterpret_tensor(buf0, size, stride, offset)`."""
 
     name = "triton.view"
-    buffer = prop_def(StringAttr)
-    source = prop_def(SymbolRefAttr)
-    layout = prop_def(LayoutAttr)
-    assembly_format = "$buffer `=` $source qualified($layout) attr-dict"
-
-    def __init__(self, name: str, source: str, layout: LayoutAttr):
-        super().__init__(properties={"buffer": StringAttr(name), "source": SymbolRefAttr(source), "layout": layout})
-
-    def defined_names(self) -> list[str]:
-        return [self.buffer.data]
-
-    def referenced_names(self) -> list[str]:
-        return [self.source.root_reference.data]
-
-    def layout_of(self, name: str) -> LayoutAttr | None:
-        return self.layout
 
 
 @irdl_op_definition
