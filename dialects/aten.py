@@ -25,7 +25,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import (

@@ -51,7 +51,6 @@ from xdsl.irdl import (
     region_def,
     result_def,
     traits_def,
-    var_result_def,
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer

@@ -76,7 +76,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 import sympy
 from xdsl.dialects.builtin import (
@@ -112,7 +112,7 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, Pure, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
-from mlc.dialects.buffer import ExternCall, LayoutAttr, ViewBase, symbol_refs
+from mlc.dialects.buffer import ExternCall, LayoutAttr, ViewBase
 from mlc.dialects.loops import is_size_symbol
 from mlc.dialects.sym import ExprAttr, expr_str, free_symbol_names, parse_expr
 

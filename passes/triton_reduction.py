@@ -49,7 +49,6 @@ from xdsl.dialects.builtin import (
     Float16Type,
     FloatAttr,
     IntegerAttr,
-    IntegerType,
     f32,
     i64,
 )

@@ -12,8 +12,11 @@ diagnostics drive `--verify-diagnostics`, which checks MLIR-style annotations:
 from __future__ import annotations
 
 import re
+import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -120,6 +123,18 @@ def verify_with_positions(module: ModuleOp, source: Source) -> None:
 def _message(e: BaseException) -> str:
     text = str(e).split("\n")[0] if str(e) else type(e).__name__
     return text.removeprefix("Operation does not verify: ")
+
+
+def tool_main(tool: str, run: Callable[[], int]) -> NoReturn:
+    """A console script's entry: `run()`'s status, and never a traceback without --debug."""
+    try:
+        code = run()
+    except KeyboardInterrupt:
+        code = 130
+    except Exception as e:  # the last line of defence
+        sys.stderr.write(f"{tool}: " + internal_error(tool, e, "--debug" in sys.argv) + "\n")
+        code = 1
+    sys.exit(code)
 
 
 def internal_error(what: str, e: BaseException, debug: bool) -> str:

@@ -33,6 +33,7 @@ from mlc.tools.diagnostics import (
     check_expected,
     expected_errors,
     internal_error,
+    tool_main,
     parse_source,
     verify_with_positions,
 )
@@ -208,14 +209,7 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def main() -> None:
-    try:
-        code = run()
-    except KeyboardInterrupt:
-        code = 130
-    except Exception as e:  # the last line of defence: never a traceback without --debug
-        sys.stderr.write("mlc-opt: " + internal_error("mlc-opt", e, "--debug" in sys.argv) + "\n")
-        code = 1
-    sys.exit(code)
+    tool_main("mlc-opt", run)
 
 
 if __name__ == "__main__":

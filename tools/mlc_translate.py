@@ -17,7 +17,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from mlc.tools.diagnostics import CompileError, Diagnostic, Source, internal_error, parse_source
+from mlc.tools.diagnostics import CompileError, Diagnostic, Source, internal_error, parse_source, tool_main
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -73,14 +73,7 @@ def run(argv: Sequence[str] | None = None) -> int:
 
 
 def main() -> None:
-    try:
-        code = run()
-    except KeyboardInterrupt:
-        code = 130
-    except Exception as e:  # the last line of defence: never a traceback without --debug
-        sys.stderr.write("mlc-translate: " + internal_error("mlc-translate", e, "--debug" in sys.argv) + "\n")
-        code = 1
-    sys.exit(code)
+    tool_main("mlc-translate", run)
 
 
 if __name__ == "__main__":
