@@ -341,6 +341,7 @@ class _KernelEmitter:
         self.kind = kernel.kernel_kind
         if self.kind not in _BLOCK_SHAPE:
             raise EmitError(f"triton.kernel @{kernel.sym_name.data}: {self.kind} kernels are not supported by emit-python yet", kernel)
+        self.shape = "[YBLOCK, XBLOCK]" if kernel.is_tiled else _BLOCK_SHAPE[self.kind]
         self.names: dict[SSAValue, str] = {}
         self.lines: list[str] = []
         self.count = 0
@@ -352,16 +353,27 @@ class _KernelEmitter:
     def emit(self) -> str:
         k = self.kernel
         params = [*k.arg_names, "xnumel", "XBLOCK: tl.constexpr"]
+        if k.is_tiled:  # 2-D: [YBLOCK, 1] rows by [1, XBLOCK] columns, grid (x programs, y programs)
+            params = [*k.arg_names, "ynumel", "xnumel", "YBLOCK: tl.constexpr", "XBLOCK: tl.constexpr"]
         head = []
         if k.origin_names:
             head.append(f"# origins: {', '.join(k.origin_names)}")
-        head += [
-            "@triton.jit",
-            f"def {k.sym_name.data}({', '.join(params)}):",
-            "    xoffset = tl.program_id(0) * XBLOCK",
-            "    xindex = xoffset + tl.arange(0, XBLOCK)[:]",
-            "    xmask = xindex < xnumel",
-        ]
+        head += ["@triton.jit", f"def {k.sym_name.data}({', '.join(params)}):"]
+        if k.is_tiled:
+            head += [
+                "    yoffset = tl.program_id(1) * YBLOCK",
+                "    yindex = yoffset + tl.arange(0, YBLOCK)[:, None]",
+                "    ymask = yindex < ynumel",
+                "    xoffset = tl.program_id(0) * XBLOCK",
+                "    xindex = xoffset + tl.arange(0, XBLOCK)[None, :]",
+                "    xmask = xindex < xnumel",
+            ]
+        else:
+            head += [
+                "    xoffset = tl.program_id(0) * XBLOCK",
+                "    xindex = xoffset + tl.arange(0, XBLOCK)[:]",
+                "    xmask = xindex < xnumel",
+            ]
         for op in k.body.block.ops:
             self.op(op)
         return "\n".join(head + ["    " + line for line in self.lines]) + "\n"
@@ -409,7 +421,7 @@ class _KernelEmitter:
                 text = text if isinstance(expr, sympy.Symbol) else f"({text})"
                 self.define(op.result, f"{text}.to({dtype})")
             else:  # a constant index: make it a tile, so casts and stores of it work
-                self.define(op.result, f"tl.full({_BLOCK_SHAPE[self.kind]}, {py_expr(expr, kernel=True)}, {dtype})")
+                self.define(op.result, f"tl.full({self.shape}, {py_expr(expr, kernel=True)}, {dtype})")
         elif isinstance(op, arith.ConstantOp):
             self.constant(op)
         else:
@@ -430,11 +442,15 @@ class _KernelEmitter:
             # A constant index reads one element, always in bounds: load it once, unmasked, and
             # give it the block's shape, as Inductor does (Triton rejects a block mask on a
             # scalar pointer). A value mask still selects `other` lane by lane.
-            text = f"tl.broadcast_to(tl.load({ptr}{policy}), {_BLOCK_SHAPE[self.kind]})"
+            text = f"tl.broadcast_to(tl.load({ptr}{policy}), {self.shape})"
             if op.mask is not None and op.other is not None:
                 text = f"tl.where({self.v(op.mask)}, {text}, {self.other(op.other)})"
             self.define(op.result, text)
             return
+        if self.kernel.is_tiled and op.mask is not None and len({n[0] for n in _block_symbols(index)}) < 2:
+            # A value mask is a whole [YBLOCK, XBLOCK] tile; the pointers of an index along one
+            # tile dim are a row or a column: give them the tile's shape so the mask fits.
+            ptr = f"tl.broadcast_to({ptr}, {self.shape})"
         args = [ptr]
         mask = self.mask(op.masks, op.mask)
         if mask:
@@ -448,7 +464,7 @@ class _KernelEmitter:
         text = py_expr(index, kernel=True)
         if not _block_symbols(index):
             # A block of pointers (all to one element), so that the mask's shape fits.
-            text = f"tl.full({_BLOCK_SHAPE[self.kind]}, {text}, tl.int32)"
+            text = f"tl.full({self.shape}, {text}, tl.int32)"
         mask = self.mask(op.masks, op.mask)
         self.lines.append(f"tl.store({self.v(op.ptr)} + ({text}), {self.v(op.value)}{', ' + mask if mask else ''})")
 
@@ -622,7 +638,7 @@ def _configs_name(kernel: tt.KernelOp) -> str:
 def _launch_configs(kernel: tt.KernelOp) -> list[dict[str, int]]:
     """The kernel's launch configs, the heuristics' preferred first (R0_BLOCK only for looped
     reductions: a persistent kernel fixes it in its body). Without configs: one fallback."""
-    keep = {"XBLOCK", "R0_BLOCK"} if kernel.kernel_kind == "reduction" else {"XBLOCK"}
+    keep = {"XBLOCK", "R0_BLOCK"} if kernel.kernel_kind == "reduction" else {"XBLOCK", "YBLOCK"}
     configs = [
         {**{k: v for k, v in c.block_sizes.items() if k in keep},
          "num_warps": c.num_warps.data, "num_stages": c.num_stages.data}
@@ -630,6 +646,8 @@ def _launch_configs(kernel: tt.KernelOp) -> list[dict[str, int]]:
     ]
     if configs:
         return configs
+    if kernel.is_tiled:
+        return [{"YBLOCK": 32, "XBLOCK": 32, "num_warps": 4, "num_stages": 1}]
     if kernel.kernel_kind == "pointwise":
         xnumel = kernel.xnumel.expr
         n = int(xnumel) if xnumel.is_Integer else 1024
@@ -705,11 +723,17 @@ def _alloc(layout: LayoutAttr, op: Operation) -> str:
 
 def _launch(op: tt.LaunchOp, kernels: dict[str, tt.KernelOp]) -> str:
     """`launch(kernel, kernel_configs, xnumel, (buffers..., xnumel[, r0_numel]))`: the grid is
-    cdiv(xnumel, XBLOCK) of the config `triton_helpers.launch` picks (autotuned on a GPU)."""
+    cdiv(xnumel, XBLOCK) of the config `triton_helpers.launch` picks (autotuned on a GPU). A 2-D
+    kernel: `launch(kernel, configs, xnumel, (buffers..., ynumel, xnumel), ynumel=ynumel)`, grid
+    (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK))."""
     kernel = kernels.get(op.kernel_name)
     if kernel is None:
         raise EmitError(f"{_where(op)}: no kernel @{op.kernel_name}", op)
     xnumel = _host(op.xnumel.expr)
+    if op.ynumel is not None:
+        ynumel = _host(op.ynumel.expr)
+        args = [*op.arg_names, ynumel, xnumel]
+        return f"launch({op.kernel_name}, {_configs_name(kernel)}, {xnumel}, ({', '.join(args)},), ynumel={ynumel})"
     args = [*op.arg_names, xnumel]
     if kernel.kernel_kind != "pointwise":
         args.append(_host(op.r0_numel.expr if op.r0_numel is not None else 1))

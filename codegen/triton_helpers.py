@@ -151,27 +151,34 @@ def ceil_div_integer(a, b):
 
 
 # (kernel, xnumel) -> the config the autotuner picked; filled once per kernel and process.
-_TUNED: dict[tuple[int, int], dict] = {}
+_TUNED: dict[tuple, dict] = {}
 
 
-def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple) -> None:
-    """Launch `kernel` over cdiv(xnumel, XBLOCK) programs with the best of `configs`.
+def _grid(config: dict, xnumel: int, ynumel: int | None) -> tuple[int, ...]:
+    if ynumel is None:
+        return (triton.cdiv(xnumel, config["XBLOCK"]),)
+    return (triton.cdiv(xnumel, config["XBLOCK"]), triton.cdiv(ynumel, config["YBLOCK"]))
+
+
+def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> None:
+    """Launch `kernel` over cdiv(xnumel, XBLOCK) programs with the best of `configs` (a 2-D
+    tiled kernel, given `ynumel`: over (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK))).
 
     With several configs on a GPU, the first launch times each one (Inductor's CachingAutotuner:
     every listed config is benchmarked, the fastest kept); the kernels only write fresh outputs,
     so running them repeatedly is harmless. Under the interpreter, or with one config, the first
     config (the heuristics' preferred one) is used: timing interpreted kernels means nothing."""
-    config = configs[0] if len(configs) == 1 or INTERPRETING else _tuned(kernel, configs, xnumel, args)
-    kernel[(triton.cdiv(xnumel, config["XBLOCK"]),)](*args, **config)
+    config = configs[0] if len(configs) == 1 or INTERPRETING else _tuned(kernel, configs, xnumel, args, ynumel)
+    kernel[_grid(config, xnumel, ynumel)](*args, **config)
 
 
-def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple) -> dict:
-    key = (id(kernel), xnumel)
+def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> dict:
+    key = (id(kernel), xnumel, ynumel)
     if key not in _TUNED:
         from triton.testing import do_bench
 
         def time(config: dict) -> float:
-            grid = (triton.cdiv(xnumel, config["XBLOCK"]),)
+            grid = _grid(config, xnumel, ynumel)
             return do_bench(lambda: kernel[grid](*args, **config), warmup=5, rep=20, return_mode="median")
 
         _TUNED[key] = min(configs, key=time)

@@ -31,7 +31,11 @@ Triton broadcasting one against the other -- so `arith`/`math` ops are reused un
 `xoffset = program_id(0) * XBLOCK`, `xindex = xoffset + arange(0, XBLOCK)` and
 `xmask = xindex < xnumel`; a reduction kernel also `r0_index` (`[1, R0_BLOCK]`) and
 `r0_mask = r0_index < r0_numel` -- a looped one only inside its `triton.rloop`, one R0_BLOCK
-slice per step. `triton.index` names derived index symbols (`x0 = xindex % 64`,
+slice per step. A 2-D tiled pointwise kernel (`ynumel Y xnumel X`, Inductor's (y, x) tiling for
+transposes) has [YBLOCK, XBLOCK] values and also defines `yoffset = program_id(1) * YBLOCK`,
+`yindex = yoffset + arange(0, YBLOCK)[:, None]` and `ymask = yindex < ynumel`, with `xindex`
+a `[None, :]` row; its configs set XBLOCK and YBLOCK and its grid is
+`(cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK))`. `triton.index` names derived index symbols (`x0 = xindex % 64`,
 `r0_0 = r0_index`); loads, stores and `triton.expr` use sym expressions over them. Block sizes
 are not in the IR: `configs` are the launch configurations the runtime may autotune over
 (XBLOCK, and R0_BLOCK for a looped reduction; a persistent one fixes R0_BLOCK =
@@ -123,7 +127,9 @@ _REDUCTION_INDICES, _REDUCTION_MASKS = ("xindex", "r0_index"), ("xmask", "r0_mas
 IMPLICIT_INDICES = {"pointwise": ("xindex",), "reduction": _REDUCTION_INDICES, "persistent_reduction": _REDUCTION_INDICES}
 MASK_NAMES = {"pointwise": ("xmask",), "reduction": _REDUCTION_MASKS, "persistent_reduction": _REDUCTION_MASKS}
 # Names the emitted Python defines itself; an index symbol may not shadow them.
-RESERVED = {"xoffset", "xindex", "xmask", "xnumel", "XBLOCK"} | {
+# A 2-D tiled pointwise kernel (one with `ynumel`) also defines yindex ([YBLOCK, 1]) and ymask.
+TILED_INDICES, TILED_MASKS = ("xindex", "yindex"), ("xmask", "ymask")
+RESERVED = {"xoffset", "xindex", "xmask", "xnumel", "XBLOCK"} | {"yoffset", "yindex", "ymask", "ynumel", "YBLOCK"} | {
     "r0_offset", "r0_index", "r0_mask", "r0_numel", "R0_BLOCK", "r0_base"}
 # Reductions: kinds, and how many accumulators a looped reduction of each kind carries.
 REDUCE_KINDS = ("sum", "prod", "max", "min", "argmax", "argmin", "any", "welford")
@@ -237,17 +243,23 @@ def _ref_names(refs: ArrayAttr) -> list[str]:
     return [r.root_reference.data for r in refs.data]  # type: ignore[attr-defined]
 
 
-def _print_numels(printer: Printer, xnumel: ExprAttr, r0_numel: ExprAttr | None) -> None:
+def _print_numels(
+    printer: Printer, xnumel: ExprAttr, r0_numel: ExprAttr | None, ynumel: ExprAttr | None = None
+) -> None:
+    if ynumel is not None:
+        printer.print_string(f" ynumel {expr_str(ynumel.expr)}")
     printer.print_string(f" xnumel {expr_str(xnumel.expr)}")
     if r0_numel is not None:
         printer.print_string(f" r0_numel {expr_str(r0_numel.expr)}")
 
 
-def _parse_numels(parser: Parser) -> tuple[ExprAttr, ExprAttr | None]:
+def _parse_numels(parser: Parser) -> tuple[ExprAttr, ExprAttr | None, ExprAttr | None]:
+    """`[ynumel Y] xnumel X [r0_numel R]` -> (xnumel, r0_numel, ynumel)."""
+    ynumel = ExprAttr(parse_expr(parser)) if parser.parse_optional_keyword("ynumel") else None
     parser.parse_keyword("xnumel")
     xnumel = ExprAttr(parse_expr(parser))
     r0_numel = ExprAttr(parse_expr(parser)) if parser.parse_optional_keyword("r0_numel") else None
-    return xnumel, r0_numel
+    return xnumel, r0_numel, ynumel
 
 
 @irdl_op_definition
@@ -262,6 +274,7 @@ class KernelOp(IRDLOperation):
     kind = prop_def(StringAttr)
     xnumel = prop_def(ExprAttr)
     r0_numel = opt_prop_def(ExprAttr)
+    ynumel = opt_prop_def(ExprAttr)  # a 2-D tiled pointwise kernel: rows (yindex) x xnumel columns
     origins = opt_prop_def(ArrayAttr)
     configs = opt_prop_def(ArrayAttr)
     body = region_def("single_block")
@@ -276,10 +289,13 @@ class KernelOp(IRDLOperation):
         r0_numel: sympy.Expr | int | None = None,
         origins: Sequence[str] = (),
         configs: Sequence[ConfigAttr] = (),
+        ynumel: sympy.Expr | int | None = None,
     ):
         props: dict[str, Attribute] = {"sym_name": StringAttr(name), "kind": StringAttr(kind), "xnumel": ExprAttr(xnumel)}
         if r0_numel is not None:
             props["r0_numel"] = ExprAttr(r0_numel)
+        if ynumel is not None:
+            props["ynumel"] = ExprAttr(ynumel)
         if origins:
             props["origins"] = ArrayAttr([StringAttr(o) for o in origins])
         if configs:
@@ -302,12 +318,19 @@ class KernelOp(IRDLOperation):
     def config_list(self) -> list[ConfigAttr]:
         return list(self.configs.data) if self.configs is not None else []  # type: ignore[arg-type]
 
+    @property
+    def is_tiled(self) -> bool:
+        """A 2-D tiled pointwise kernel (`ynumel` set): grid (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK))."""
+        return self.ynumel is not None
+
     def verify_(self) -> None:
         kind = self.kernel_kind
         if kind not in KERNEL_KINDS:
             raise VerifyException(f"triton.kernel: unknown kind '{kind}' (expected one of {', '.join(KERNEL_KINDS)})")
         if (self.r0_numel is not None) != (kind != "pointwise"):
             raise VerifyException(f"triton.kernel: a {kind} kernel {'needs' if kind != 'pointwise' else 'takes no'} r0_numel")
+        if self.ynumel is not None and kind != "pointwise":
+            raise VerifyException(f"triton.kernel: only a pointwise kernel takes ynumel, not a {kind} kernel")
         seen: set[str] = set()
         for arg in self.body.block.args:
             if not isinstance(arg.type, PtrType):
@@ -317,7 +340,7 @@ class KernelOp(IRDLOperation):
             if arg.name_hint in seen:
                 raise VerifyException(f"triton.kernel: argument %{arg.name_hint} appears twice")
             seen.add(arg.name_hint)
-        blocks = {"reduction": ["R0_BLOCK", "XBLOCK"]}.get(kind, ["XBLOCK"])
+        blocks = {"reduction": ["R0_BLOCK", "XBLOCK"]}.get(kind, ["XBLOCK", "YBLOCK"] if self.is_tiled else ["XBLOCK"])
         for c in self.config_list:
             if not isinstance(c, ConfigAttr):
                 raise VerifyException(f"triton.kernel: configs are #triton.config, got {c}")
@@ -345,7 +368,7 @@ class KernelOp(IRDLOperation):
             printer.print_string(": ")
             printer.print_attribute(arg.type)
         printer.print_string(")")
-        _print_numels(printer, self.xnumel, self.r0_numel)
+        _print_numels(printer, self.xnumel, self.r0_numel, self.ynumel)
         if self.origins is not None:
             printer.print_string(" origins [")
             printer.print_list(self.origins.data, printer.print_attribute)
@@ -364,7 +387,7 @@ class KernelOp(IRDLOperation):
         name = parser.parse_symbol_name().data
         kind = parser.parse_identifier("kernel kind")
         args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
-        xnumel, r0_numel = _parse_numels(parser)
+        xnumel, r0_numel, ynumel = _parse_numels(parser)
         origins: list[str] = []
         if parser.parse_optional_keyword("origins"):
             origins = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_str_literal)
@@ -375,7 +398,8 @@ class KernelOp(IRDLOperation):
         if not body.blocks:
             body.add_block(Block(arg_types=[a.type for a in args]))
         r0 = None if r0_numel is None else r0_numel.expr
-        op = cls(name, kind, xnumel.expr, body, r0, origins, configs)  # type: ignore[arg-type]
+        y = None if ynumel is None else ynumel.expr
+        op = cls(name, kind, xnumel.expr, body, r0, origins, configs, y)  # type: ignore[arg-type]
         if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
             op.attributes |= attrs.data
         return op
@@ -405,11 +429,15 @@ class KernelBodyOp(IRDLOperation):
         kernel's rloop)."""
         if kernel.kernel_kind == "reduction" and not self.in_rloop():
             return ("xindex",)
+        if kernel.is_tiled:
+            return TILED_INDICES
         return IMPLICIT_INDICES.get(kernel.kernel_kind, ())
 
     def valid_masks(self, kernel: KernelOp) -> tuple[str, ...]:
         if kernel.kernel_kind == "reduction" and not self.in_rloop():
             return ("xmask",)
+        if kernel.is_tiled:
+            return TILED_MASKS
         return MASK_NAMES.get(kernel.kernel_kind, ())
 
     def _verify_symbols(self, exprs: Sequence[sympy.Expr]) -> KernelOp:
@@ -498,7 +526,7 @@ def _parse_mask(parser: Parser) -> tuple[list[str], SSAValue | None]:
 
 def _verify_mask(op: KernelBodyOp, kernel: KernelOp, names: ArrayAttr | None) -> None:
     valid = op.valid_masks(kernel)
-    where = " outside its triton.rloop" if valid != MASK_NAMES.get(kernel.kernel_kind, ()) else ""
+    where = " outside its triton.rloop" if kernel.kernel_kind == "reduction" and valid == ("xmask",) else ""
     for n in names.data if names is not None else []:
         if n.data not in valid:  # type: ignore[attr-defined]
             raise VerifyException(
@@ -1106,13 +1134,17 @@ class LaunchOp(WrapperBodyOp):
     args = prop_def(ArrayAttr)
     xnumel = prop_def(ExprAttr)
     r0_numel = opt_prop_def(ExprAttr)
+    ynumel = opt_prop_def(ExprAttr)
 
     def __init__(
-        self, kernel: str, args: Sequence[str], xnumel: sympy.Expr | int, r0_numel: sympy.Expr | int | None = None
+        self, kernel: str, args: Sequence[str], xnumel: sympy.Expr | int, r0_numel: sympy.Expr | int | None = None,
+        ynumel: sympy.Expr | int | None = None,
     ):
         props: dict[str, Attribute] = {"kernel": SymbolRefAttr(kernel), "args": _refs(args), "xnumel": ExprAttr(xnumel)}
         if r0_numel is not None:
             props["r0_numel"] = ExprAttr(r0_numel)
+        if ynumel is not None:
+            props["ynumel"] = ExprAttr(ynumel)
         super().__init__(properties=props)
 
     @property
@@ -1145,7 +1177,9 @@ class LaunchOp(WrapperBodyOp):
             raise VerifyException(
                 f"triton.launch: @{self.kernel_name} takes {len(ptrs)} pointers, got {len(self.args)} buffers"
             )
-        for mine, theirs, what in ((self.xnumel, kernel.xnumel, "xnumel"), (self.r0_numel, kernel.r0_numel, "r0_numel")):
+        pairs = ((self.xnumel, kernel.xnumel, "xnumel"), (self.r0_numel, kernel.r0_numel, "r0_numel"),
+                 (self.ynumel, kernel.ynumel, "ynumel"))
+        for mine, theirs, what in pairs:
             if (mine is None) != (theirs is None) or (
                 mine is not None and theirs is not None and not theirs.expr.free_symbols and mine.expr != theirs.expr
             ):
@@ -1155,7 +1189,7 @@ class LaunchOp(WrapperBodyOp):
         printer.print_string(f" @{self.kernel_name}(")
         _print_names(printer, self.arg_names)
         printer.print_string(")")
-        _print_numels(printer, self.xnumel, self.r0_numel)
+        _print_numels(printer, self.xnumel, self.r0_numel, self.ynumel)
 
     @classmethod
     def parse(cls, parser: Parser) -> LaunchOp:
@@ -1163,8 +1197,9 @@ class LaunchOp(WrapperBodyOp):
         parser.parse_punctuation("(")
         args = _parse_ref_list(parser)
         parser.parse_punctuation(")")
-        xnumel, r0_numel = _parse_numels(parser)
-        return cls(kernel, args, xnumel.expr, None if r0_numel is None else r0_numel.expr)
+        xnumel, r0_numel, ynumel = _parse_numels(parser)
+        r0 = None if r0_numel is None else r0_numel.expr
+        return cls(kernel, args, xnumel.expr, r0, None if ynumel is None else ynumel.expr)
 
 
 @irdl_op_definition

@@ -38,6 +38,13 @@ Rules (Inductor's, `reference/inductor-rules.md` section 6):
   An index that walks the dims contiguously (`x0 + 64*x1`) is written `xindex`, as Inductor's
   merged loops do, so Triton sees unit stride and vectorizes; the per-dim symbols remain for
   the accesses that need them (broadcasts, transposes). Reduction kernels keep every dim named.
+- 2-D tiling (`select_tiling_2d`, Inductor's `candidate_tilings`): a pointwise kernel with an
+  access that is not coalesced along xindex but unit-stride along an outer dim (a transpose)
+  splits its ranges into outer dims -> `ynumel`/`yindex` ([YBLOCK, 1]) and inner dims ->
+  `xnumel`/`xindex` ([1, XBLOCK]); both groups are named and merged as above (`y0`, `yindex`);
+  loads and stores carry `ymask`/`xmask` for the tile dims their index uses; configs are
+  Inductor's 2-D list (32x32, 64x64, 256x16, 16x256, bs x 1, 1 x bs; x by y), only 32x32
+  without autotuning. Kernels whose accesses are all coalesced along xindex stay 1-D.
 - Masks: every load and store carries `xmask` unless xnumel is 1 or a multiple of the largest
   XBLOCK (4096); a load with its own mask also gets `other=0`. Loads that broadcast (use fewer
   elements than xnumel) or are not coalesced (no unit stride along xindex) get `evict_last`.
@@ -58,7 +65,8 @@ Rules (Inductor's, `reference/inductor-rules.md` section 6):
 Options: `autotune-pointwise=true` (above); `persistent-reduction-threshold=1024`, the largest
 static r0_numel a persistent kernel takes (Inductor's bound for INNER reductions; it uses 64 for
 the other hints, mlc 1024 for all); `num-sms=132`, the GPU's multiprocessors, from which the
-reduction hint decides an output is wide enough for DEFAULT configs.
+reduction hint decides an output is wide enough for DEFAULT configs; `tile-2d=true`, 2-D tiles
+for pointwise kernels with a transposed access (false: every pointwise kernel is 1-D).
 
 Fails when: a fused group's members iterate incompatible sizes, a reduced value would have to
 feed a second reduction loop, or a body op has no Triton form (each names the node).
@@ -86,8 +94,12 @@ from mlc.dialects.sym import CeilDiv, FloorDiv, ModularIndexing, expr_str, symbo
 from mlc.passes.flat_index import simplify_index
 
 XINDEX = symbol("xindex")
+YINDEX = symbol("yindex")
 TRITON_MAX_XBLOCK = 4096  # runtime/hints.py: TRITON_MAX_BLOCK["X"]
+TRITON_MAX_YBLOCK = 1024  # runtime/hints.py: TRITON_MAX_BLOCK["Y"]
 MAX_GRID_X = 2**31 - 1
+MAX_GRID_Y = 65535
+MIN_TILE = 32  # a 2-D tiling needs both tile groups at least this large (Inductor's "good size")
 SYMBOLIC_SIZE_HINT = 8192  # size hint for a numel with symbols (no example value here)
 
 
@@ -113,6 +125,30 @@ def triton_config(hint: int, x: int, elements_per_warp: int) -> triton.ConfigAtt
     if x >= 128:  # at least 4 warps when there is enough work (pytorch#97950)
         num_warps = max(num_warps, 4)
     return triton.ConfigAttr({"XBLOCK": x}, num_warps, 1)
+
+
+def triton_config_2d(ynumel: int, xnumel: int, x: int, y: int, elements_per_warp: int = 256) -> triton.ConfigAttr:
+    """A 2-D config (triton_config with x and y): blocks clamped to the size hints, then grown
+    (x first) while the grid would be too large or the tile is below its target."""
+    xhint, yhint = next_power_of_2(xnumel), next_power_of_2(ynumel)
+    target = x * y // 8 if xhint * yhint < x * y else x * y
+    x, y = min(x, xhint), min(y, yhint)
+    while x < min(xhint, TRITON_MAX_XBLOCK) and (x * MAX_GRID_X < xhint or x * y < target):
+        x *= 2
+    while y < min(yhint, TRITON_MAX_YBLOCK) and (y * MAX_GRID_Y < yhint or x * y < target):
+        y *= 2
+    num_warps = next_power_of_2(min(max(x * y // elements_per_warp, 1), 8))
+    if x * y >= 128:
+        num_warps = max(num_warps, 4)
+    return triton.ConfigAttr({"YBLOCK": y, "XBLOCK": x}, num_warps, 1)
+
+
+def pointwise_configs_2d(ynumel: int, xnumel: int, autotune: bool = True) -> list[triton.ConfigAttr]:
+    """Inductor's 2-D pointwise list (x by y): 32x32, 64x64, 256x16, 16x256, bs x 1, 1 x bs;
+    only 32x32 without autotuning."""
+    bs = max(256, min(next_power_of_2(xnumel) * next_power_of_2(ynumel) // 128, 1024))
+    sizes = [(32, 32)] + ([(64, 64), (256, 16), (16, 256), (bs, 1), (1, bs)] if autotune else [])
+    return list(dict.fromkeys(triton_config_2d(ynumel, xnumel, x, y) for x, y in sizes))
 
 
 def pointwise_configs(numel: sympy.Expr, autotune: bool = True) -> list[triton.ConfigAttr]:
@@ -155,9 +191,63 @@ def dimension_indices(ranges: Sequence[sympy.Expr], base: sympy.Symbol = XINDEX)
     return out
 
 
+def _strides(index: sympy.Expr, variables: Sequence[sympy.Symbol]) -> list[sympy.Expr]:
+    """The index's step along each variable from the origin (exact for affine indices)."""
+    zero = {v: 0 for v in variables}
+    base = index.xreplace(zero)
+    return [sympy.simplify(index.xreplace({**zero, v: 1}) - base) for v in variables]
+
+
+def select_tiling_2d(ranges: Sequence[sympy.Expr], indices: Sequence[tuple[sympy.Expr, bool]]) -> int | None:
+    """Where to split `ranges` into y (outer dims) and x (inner dims) tiles, or None for 1-D.
+
+    Why: a 1-D kernel walks xindex along the innermost dimension, so an access that is unit-stride
+    along an outer dimension (a transposed read) strides through memory across lanes. Tiling
+    [YBLOCK, XBLOCK] makes both kinds coalesced inside a tile (Inductor's `candidate_tilings`):
+    every access `(index, is_write)` unit-stride along some dimension k proposes the split after k
+    and scores the elements it touches, doubled for a write and for each group of a good size.
+    The best total wins when it reaches numel. Stays 1-D when every access is already coalesced
+    along xindex (unit stride or broadcast along the innermost dimension), when sizes are not
+    static, or when either group is smaller than MIN_TILE (a tile that small gains nothing)."""
+    ranges = [sympy.sympify(r) for r in ranges]
+    sized = [k for k, r in enumerate(ranges) if r != 1]
+    if len(sized) < 2 or not all(ranges[k].is_Integer for k in sized):
+        return None
+    variables = [symbol(f"i{k}") for k in range(len(ranges))]
+    numel = int(sympy.Mul(*ranges))
+    strides = [([_strides(index, variables)[k] for k in sized], write) for index, write in indices]
+    if all(st[-1] in (0, 1) for st, _ in strides):
+        return None  # coalesced along xindex already
+    scores: dict[int, int] = {}
+    for st, write in strides:
+        if 1 not in st[:-1]:
+            continue
+        split = st.index(1) + 1
+        if all(s == 0 for s in st[split:]):
+            continue  # broadcast along every inner dim: not a real split
+        groups = [int(sympy.Mul(*[ranges[k] for k in sized[:split]])), int(sympy.Mul(*[ranges[k] for k in sized[split:]]))]
+        if min(groups) < MIN_TILE:
+            continue
+        score = int(sympy.Mul(*[ranges[k] for k, s in zip(sized, st) if s != 0]))
+        score *= 2 if write else 1
+        for g in groups:
+            score *= 2 if g % 32 == 0 else 1
+        if score >= numel:
+            scores[split] = scores.get(split, 0) + score
+    if not scores:
+        return None
+    best = max(scores.items(), key=lambda kv: (kv[1], -kv[0]))[0]
+    return sized[best - 1] + 1  # split position in `ranges` (size-1 dims go with y)
+
+
 def has_constant_mask(numel: sympy.Expr) -> bool:
     """No xmask needed: every XBLOCK divides xnumel (TritonKernel._has_constant_mask)."""
     return bool(numel.is_Integer and (int(numel) == 1 or int(numel) % TRITON_MAX_XBLOCK == 0))
+
+
+def has_constant_mask_y(numel: sympy.Expr) -> bool:
+    """No ymask needed: every YBLOCK (at most 1024) divides ynumel."""
+    return bool(numel.is_Integer and (int(numel) == 1 or int(numel) % TRITON_MAX_YBLOCK == 0))
 
 
 @dataclass
@@ -177,15 +267,36 @@ class KernelBuilder:
     pointers: dict[tuple[str, str], SSAValue] = field(default_factory=dict)  # (role, buffer) -> arg
     stored: dict[str, tuple[sympy.Expr, SSAValue]] = field(default_factory=dict)
     cse: dict[tuple, Operation] = field(default_factory=dict)  # pure op's key -> first such op
+    # 2-D tiling (select_tiling_2d): ranges[:split] walk yindex (numel = ynumel), the rest xindex.
+    split: int | None = None
+    ynumel: sympy.Expr | None = None
+    y_vars: dict[str, tuple[str, sympy.Expr]] = field(default_factory=dict)
 
     @property
     def masks(self) -> list[str]:
         return [] if has_constant_mask(self.numel) else ["xmask"]
 
+    def tiled_masks(self, index: sympy.Expr) -> list[str]:
+        """In a 2-D kernel: ymask and/or xmask, for the tile dims the index varies along."""
+        full = self._xindex_form(index)
+        masks = []
+        if YINDEX in full.free_symbols and not has_constant_mask_y(self.ynumel):  # type: ignore[arg-type]
+            masks.append("ymask")
+        if XINDEX in full.free_symbols and not has_constant_mask(self.numel):
+            masks.append("xmask")
+        return masks
+
     def add_member(self, node: buffer.ComputedOp) -> None:
         if node.is_reduction:
             raise PassFailedException(f"convert-to-triton: reduction '{node.buffer.data}' in a pointwise kernel")
-        subst = self.name_dims(node.range_exprs, [symbol(f"i{k}") for k in range(len(node.range_exprs))])
+        ranges = node.range_exprs
+        variables = [symbol(f"i{k}") for k in range(len(ranges))]
+        if self.split is not None:
+            p = self.split
+            subst = self.name_dims(ranges[:p], variables[:p], YINDEX, "y", self.y_vars)
+            subst |= self.name_dims(ranges[p:], variables[p:])
+        else:
+            subst = self.name_dims(ranges, variables)
         values: dict[SSAValue, SSAValue] = {}
         for op in node.body.block.ops:
             self._convert(node, op, subst, values)
@@ -210,10 +321,10 @@ class KernelBuilder:
 
     # Hooks a reduction kernel overrides: masks, `other` and eviction of loads, masks of stores.
     def load_masks(self, index: sympy.Expr) -> list[str]:
-        return self.masks
+        return self.tiled_masks(index) if self.split is not None else self.masks
 
     def store_masks(self, index: sympy.Expr) -> list[str]:
-        return self.masks
+        return self.tiled_masks(index) if self.split is not None else self.masks
 
     def load_other(self, op: buffer.LoadOp, index: sympy.Expr, masks: list[str]) -> Attribute | None:
         return _zero(op.result.type) if op.mask is not None else None
@@ -234,8 +345,9 @@ class KernelBuilder:
     def _contiguous(self, index: sympy.Expr) -> sympy.Expr:
         """`x0 + 64*x1` -> `xindex` when the dims it walks are contiguous (Inductor merges such
         dims): a plain affine index lets Triton prove contiguity and vectorize the access."""
-        flat = simplify_index(self._xindex_form(index), {XINDEX: self.numel})
-        if flat.has(FloorDiv, ModularIndexing) or flat.free_symbols - {XINDEX}:
+        ranges = {XINDEX: self.numel} if self.ynumel is None else {XINDEX: self.numel, YINDEX: self.ynumel}
+        flat = simplify_index(self._xindex_form(index), ranges)
+        if flat.has(FloorDiv, ModularIndexing) or flat.free_symbols - set(ranges):
             return index
         return flat
 
@@ -312,26 +424,38 @@ class KernelBuilder:
         self.ops.append(new)
 
     def _xindex_form(self, index: sympy.Expr) -> sympy.Expr:
-        defs = {symbol(name): expr for name, expr in self.index_vars.values()}
+        defs = {symbol(name): expr for name, expr in [*self.index_vars.values(), *self.y_vars.values()]}
         return index.xreplace(defs)
 
     def _is_broadcast(self, index: sympy.Expr) -> bool:
-        """Fewer distinct elements than xnumel (Inductor's is_broadcasted)."""
-        used = set(self.index_vars.values())
-        lengths: sympy.Expr = sympy.Integer(1)
+        """Fewer distinct elements than the kernel's numel (Inductor's is_broadcasted)."""
         names = {s.name for s in index.free_symbols}
-        if XINDEX.name in names:  # a merged index walks every element
-            return False
-        for name, expr in used:
-            if name in names:
-                lengths = lengths * _length(expr, self.numel)
-        return sympy.simplify(self.numel - lengths) != 0
+        total: sympy.Expr = self.numel
+        lengths: sympy.Expr = sympy.Integer(1)
+        trees = [(XINDEX, self.numel, self.index_vars)]
+        if self.ynumel is not None:
+            total = self.numel * self.ynumel
+            trees.append((YINDEX, self.ynumel, self.y_vars))
+        for base, numel, registry in trees:
+            if base.name in names:  # a merged index walks every element of its tree
+                lengths = lengths * numel
+                continue
+            for name, expr in set(registry.values()):
+                if name in names:
+                    lengths = lengths * _length(expr, numel)
+        return sympy.simplify(total - lengths) != 0
 
     def _is_coalesced(self, index: sympy.Expr) -> bool:
-        """Whether neighbouring lanes read neighbouring elements (unit stride along xindex)."""
+        """Whether neighbouring lanes read neighbouring elements: unit stride along xindex (or,
+        in a 2-D tile, along yindex: the tile's columns are then contiguous)."""
         full = self._xindex_form(index)
-        step = full.subs(XINDEX, 1) - full.subs(XINDEX, 0)
-        return not step.is_Integer or int(step) == 1
+        bases = [XINDEX] if self.ynumel is None else [XINDEX, YINDEX]
+        for base in bases:
+            others = {b: 0 for b in bases if b != base}
+            step = sympy.sympify(full.subs({**others, base: 1}) - full.subs({**others, base: 0}))
+            if not step.is_Integer or int(step) == 1:
+                return True
+        return False
 
     def build(self, name: str, origins: Sequence[str], configs: Sequence[triton.ConfigAttr]) -> triton.KernelOp:
         # Pointers were made in first-use order; the signature lists inputs, then outputs.
@@ -340,10 +464,13 @@ class KernelBuilder:
         for key, arg in zip(order, block.args):
             arg.name_hint = self.pointers[key].name_hint
             self.pointers[key].replace_all_uses_with(arg)
-        defs = sorted(self.index_vars.values(), key=lambda v: int(v[0][1:]))
+        defs = [*sorted(self.y_vars.values(), key=lambda v: int(v[0][1:])),
+                *sorted(self.index_vars.values(), key=lambda v: int(v[0][1:]))]
         block.add_ops(triton.IndexOp(var, expr) for var, expr in defs if var in self.used_vars)
         block.add_ops(self.ops)
-        return triton.KernelOp(name, "pointwise", self.numel, Region(block), origins=origins, configs=configs)
+        return triton.KernelOp(
+            name, "pointwise", self.numel, Region(block), origins=origins, configs=configs, ynumel=self.ynumel
+        )
 
     def launch_args(self) -> list[str]:
         return [*self.reads, *self.writes]
@@ -413,6 +540,7 @@ class ConvertToTritonPass(ModulePass):
     autotune_pointwise: bool = True  # two configs for the runtime to benchmark; one when false
     persistent_reduction_threshold: int = 1024  # the largest static r0_numel of a persistent kernel
     num_sms: int = 132  # streaming multiprocessors (H100 SXM), for the reduction hint
+    tile_2d: bool = True  # 2-D (y, x) tiles for pointwise kernels with a transposed access
 
     def __post_init__(self) -> None:
         if self.persistent_reduction_threshold < 0 or self.num_sms < 1:
@@ -473,6 +601,7 @@ class ConvertToTritonPass(ModulePass):
         local = {n for n in written if len(members) > 1 and readers.get(n, set()) <= {pos}}
         origins = sorted({o for m in members for o in m.origin_names})
         rnumel: sympy.Expr | None = None
+        ynumel: sympy.Expr | None = None
         if any(m.is_reduction for m in members):
             from mlc.passes.triton_reduction import build_reduction_kernel  # it builds on this module
 
@@ -485,17 +614,42 @@ class ConvertToTritonPass(ModulePass):
                 names = ", ".join(f"{m.buffer.data} ({expr_str(n)})" for m, n in zip(members, numels))
                 raise PassFailedException(f"convert-to-triton: fused members iterate different numels: {names}")
             builder = KernelBuilder(numels[0], layouts, roots, local)
+            split = self._tiling(members, roots, local) if self.tile_2d else None
+            if split is not None:
+                ranges = members[0].range_exprs
+                builder.split, builder.numel = split, sympy.Mul(*ranges[split:])
+                builder.ynumel = sympy.Mul(*ranges[:split])
             for m in members:
                 builder.add_member(m)
-            configs = pointwise_configs(builder.numel, self.autotune_pointwise)
+            if builder.ynumel is not None:
+                configs = pointwise_configs_2d(int(builder.ynumel), int(builder.numel), self.autotune_pointwise)
+            else:
+                configs = pointwise_configs(builder.numel, self.autotune_pointwise)
             kernel, args, numel = builder.build("", origins, configs), builder.launch_args(), builder.numel
+            ynumel = builder.ynumel
         key = kernel_key(kernel)
         if key not in kernels:
             kernel.properties["sym_name"] = StringAttr(f"{kernel_base_name(kernel.kernel_kind, origins)}_{len(kernels)}")
             kernels[key] = kernel
         name = kernels[key].sym_name.data
         allocs = [triton.AllocOp(m.buffer.data, m.layout) for m in members if m.buffer.data not in local]
-        return [*allocs, triton.LaunchOp(name, args, numel, rnumel)]
+        return [*allocs, triton.LaunchOp(name, args, numel, rnumel, ynumel)]
+
+    @staticmethod
+    def _tiling(members: list[buffer.ComputedOp], roots: dict[str, str], local: set[str]) -> int | None:
+        """The 2-D split of a pointwise group (select_tiling_2d over every load and store of
+        memory); None when members iterate different shapes."""
+        ranges = members[0].range_exprs
+        if any(list(m.range_exprs) != list(ranges) for m in members[1:]):
+            return None
+        accesses: list[tuple[sympy.Expr, bool]] = []
+        for m in members:
+            for op in m.body.block.ops:
+                if isinstance(op, buffer.LoadOp) and roots.get(op.buffer_name, op.buffer_name) not in local:
+                    accesses.append((op.index.expr, False))
+                elif isinstance(op, buffer.StoreOp) and op.buffer_name not in local:
+                    accesses.append((op.index.expr, True))
+        return select_tiling_2d(ranges, accesses)
 
 
 def _with_frees(body: list[triton.WrapperBodyOp], keep: set[str]) -> list[triton.WrapperBodyOp]:

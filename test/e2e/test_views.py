@@ -50,3 +50,13 @@ BROADCASTS = [
 @pytest.mark.parametrize("fn, xs, bs", [pytest.param(f, a, b, id=n) for n, f, a, b in BROADCASTS])
 def test_broadcast(check, make, fn, xs, bs):
     check(fn, make(*xs), make(*bs, low=0.5, high=2.0))
+
+
+@pytest.mark.parametrize("m, n", [(64, 48), (67, 45)])
+def test_transposed_add_2d_tiles(check, make, m, n):
+    """Large enough for a 2-D (y, x) tiled kernel: x.t() is read unit-stride along y."""
+    check(lambda x, y: x.t() + y, make(n, m), make(m, n))
+
+
+def test_permute_3d_2d_tiles(check, make):
+    check(lambda x: x.permute(2, 0, 1) * 2, make(33, 40, 35))

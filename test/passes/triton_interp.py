@@ -172,6 +172,12 @@ def run_triton(module: ModuleOp, inputs: dict[str, np.ndarray], config: int = 0)
             blocks = configs[min(config, len(configs) - 1)].block_sizes if configs else {"XBLOCK": 128}
             xblock = blocks["XBLOCK"]
             numel = int(op.xnumel.expr)
+            if op.ynumel is not None:  # 2-D tiles: grid (x programs, y programs)
+                ynumel, yblock = int(op.ynumel.expr), blocks.get("YBLOCK", 32)
+                for ypid in range(-(-ynumel // yblock)):
+                    for pid in range(-(-numel // xblock)):
+                        run_block(kernel, ptrs, pid, xblock, numel, (ypid, yblock, ynumel))
+                continue
             for pid in range(-(-numel // xblock)):
                 if kernel.kernel_kind == "pointwise":
                     run_block(kernel, ptrs, pid, xblock, numel)
@@ -182,11 +188,22 @@ def run_triton(module: ModuleOp, inputs: dict[str, np.ndarray], config: int = 0)
     return {k.removeprefix("freed:"): v for k, v in mem.items()}
 
 
-def run_block(kernel: triton.KernelOp, ptrs: dict[SSAValue, np.ndarray], pid: int, xblock: int, numel: int) -> None:
+def run_block(
+    kernel: triton.KernelOp, ptrs: dict[SSAValue, np.ndarray], pid: int, xblock: int, numel: int,
+    y: tuple[int, int, int] | None = None,
+) -> None:
+    """One program; `y` = (y program id, YBLOCK, ynumel) for a 2-D tiled kernel, whose yindex
+    is a (YBLOCK, 1) column and xindex a (1, XBLOCK) row."""
     xindex = pid * xblock + np.arange(xblock, dtype=np.int64)
     env = {"xindex": xindex}
     masks = {"xmask": xindex < numel}
-    shape = (xblock,)
+    shape: tuple[int, ...] = (xblock,)
+    if y is not None:
+        ypid, yblock, ynumel = y
+        yindex = (ypid * yblock + np.arange(yblock, dtype=np.int64))[:, None]
+        env = {"xindex": xindex[None, :], "yindex": yindex}
+        masks = {"xmask": env["xindex"] < numel, "ymask": yindex < ynumel}
+        shape = (yblock, xblock)
     vals: dict[SSAValue, np.ndarray] = {}
 
     def mask_of(op: triton.LoadOp | triton.StoreOp) -> np.ndarray:

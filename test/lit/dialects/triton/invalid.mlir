@@ -393,3 +393,64 @@ triton.kernel @k reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9000 {
   // expected-error@+1 {{index symbol 'r0_0' is not defined here}}
   %0 = triton.load %in_ptr0[r0_0] mask xmask : f32
 }
+
+// -----
+
+// expected-error@+1 {{only a pointwise kernel takes ynumel, not a reduction kernel}}
+triton.kernel @k reduction(%in_ptr0: !triton.ptr<f32>) ynumel 4 xnumel 8 r0_numel 16 {
+}
+
+// -----
+
+// expected-error@+1 {{a pointwise kernel's configs set XBLOCK and YBLOCK}}
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) ynumel 4 xnumel 8 configs [#triton.config<XBLOCK = 8, num_warps = 1, num_stages = 1>] {
+}
+
+// -----
+
+// expected-error@+1 {{a pointwise kernel's configs set XBLOCK}}
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 configs [#triton.config<XBLOCK = 8, YBLOCK = 4, num_warps = 1, num_stages = 1>] {
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
+  // expected-error@+1 {{index symbol 'yindex' is not defined here}}
+  %0 = triton.load %in_ptr0[yindex] mask xmask : f32
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
+  // expected-error@+1 {{unknown mask 'ymask' in a pointwise kernel (known: xmask)}}
+  %0 = triton.load %in_ptr0[xindex] mask ymask : f32
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) ynumel 4 xnumel 8 {
+  // expected-error@+1 {{unknown mask 'r0_mask' in a pointwise kernel (known: xmask, ymask)}}
+  %0 = triton.load %in_ptr0[xindex + 8*yindex] mask r0_mask : f32
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) ynumel 4 xnumel 8 {
+}
+triton.wrapper @call {
+  triton.alloc "buf0" #buffer.layout<[32], [1], f32>
+  // expected-error@+1 {{ynumel does not match @k's}}
+  triton.launch @k(@buf0) xnumel 8
+  triton.return @buf0
+}
+
+// -----
+
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) ynumel 4 xnumel 8 {
+}
+triton.wrapper @call {
+  triton.alloc "buf0" #buffer.layout<[32], [1], f32>
+  // expected-error@+1 {{ynumel does not match @k's}}
+  triton.launch @k(@buf0) ynumel 2 xnumel 8
+  triton.return @buf0
+}

@@ -52,6 +52,24 @@ triton.kernel @triton_poi_fused_2 pointwise() xnumel s0 {
 // CHECK-LABEL: triton.kernel @triton_poi_fused_2 pointwise() xnumel s0 {
 // CHECK-NEXT:  }
 
+// A 2-D tiled pointwise kernel (a transpose): `ynumel` rows by `xnumel` columns, yindex and
+// ymask implicit, configs set YBLOCK and XBLOCK; a load along one tile dim masks only that dim.
+
+triton.kernel @triton_poi_fused_permute_2 pointwise(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) ynumel 8 xnumel 64 origins ["permute"] configs [#triton.config<YBLOCK = 8, XBLOCK = 64, num_warps = 4, num_stages = 1>, #triton.config<YBLOCK = 1, XBLOCK = 64, num_warps = 1, num_stages = 1>] {
+  triton.index y0 = yindex
+  %0 = triton.load %in_ptr0[xindex + 64*y0] mask ymask, xmask : f32
+  %1 = triton.load %in_ptr1[xindex] mask xmask evict_last : f32
+  %2 = arith.addf %0, %1 : f32
+  triton.store %out_ptr0[y0 + 8*xindex], %2 mask ymask, xmask : f32
+}
+// CHECK-LABEL: triton.kernel @triton_poi_fused_permute_2 pointwise(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) ynumel 8 xnumel 64 origins ["permute"] configs [#triton.config<YBLOCK = 8, XBLOCK = 64, num_warps = 4, num_stages = 1>, #triton.config<YBLOCK = 1, XBLOCK = 64, num_warps = 1, num_stages = 1>] {
+// CHECK-NEXT:    triton.index y0 = yindex
+// CHECK-NEXT:    %[[T0:.*]] = triton.load %in_ptr0[xindex + 64*y0] mask ymask, xmask : f32
+// CHECK-NEXT:    %[[T1:.*]] = triton.load %in_ptr1[xindex] mask xmask evict_last : f32
+// CHECK-NEXT:    %[[T2:.*]] = arith.addf %[[T0]], %[[T1]] : f32
+// CHECK-NEXT:    triton.store %out_ptr0[y0 + 8*xindex], %[[T2]] mask ymask, xmask : f32
+// CHECK-NEXT:  }
+
 triton.wrapper @call {
   triton.input "arg0_1" #buffer.layout<[8, 64], [64, 1], f32>
   triton.input "arg1_1" #buffer.layout<[64], [1], f32>
@@ -62,8 +80,10 @@ triton.wrapper @call {
   triton.extern "buf2" = "mm.default" {args = [@buf0, @buf1]} : #buffer.layout<[8, 8], [8, 1], f32>
   triton.alloc "buf3" #buffer.layout<[8, 128], [128, 1], f32>
   triton.launch @triton_poi_fused_add_cat_1(@buf0, @arg1_1, @arg2_1, @buf3) xnumel 1024
+  triton.alloc "buf4" #buffer.layout<[64, 8], [8, 1], f32>
+  triton.launch @triton_poi_fused_permute_2(@buf0, @arg1_1, @buf4) ynumel 8 xnumel 64
   triton.free @buf0, @buf1
-  triton.return @buf3, @buf2, @arg0_1
+  triton.return @buf3, @buf2, @arg0_1, @buf4
 }
 // CHECK-LABEL: triton.wrapper @call {
 // CHECK-NEXT:    triton.input "arg0_1" #buffer.layout<[8, 64], [64, 1], f32>
@@ -75,8 +95,10 @@ triton.wrapper @call {
 // CHECK-NEXT:    triton.extern "buf2" = "mm.default" {args = [@buf0, @buf1]} : #buffer.layout<[8, 8], [8, 1], f32>
 // CHECK-NEXT:    triton.alloc "buf3" #buffer.layout<[8, 128], [128, 1], f32>
 // CHECK-NEXT:    triton.launch @triton_poi_fused_add_cat_1(@buf0, @arg1_1, @arg2_1, @buf3) xnumel 1024
+// CHECK-NEXT:    triton.alloc "buf4" #buffer.layout<[64, 8], [8, 1], f32>
+// CHECK-NEXT:    triton.launch @triton_poi_fused_permute_2(@buf0, @arg1_1, @buf4) ynumel 8 xnumel 64
 // CHECK-NEXT:    triton.free @buf0, @buf1
-// CHECK-NEXT:    triton.return @buf3, @buf2, @arg0_1
+// CHECK-NEXT:    triton.return @buf3, @buf2, @arg0_1, @buf4
 // CHECK-NEXT:  }
 
 // Reductions. A persistent kernel reduces one R0_BLOCK slice per row with triton.reduce
