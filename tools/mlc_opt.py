@@ -72,7 +72,7 @@ def _pass_help() -> str:
         cls = load()
         lines.append(f"  --{name:<20} {pass_summary(cls)}")
         for f in fields(cls):
-            lines.append(f"      {f.name.replace('_', '-')}={f.default!r}")
+            lines.append(f"      {f.name.replace('_', '-')}={_option_text(f.default)}")
     return "\n".join(lines)
 
 
@@ -81,6 +81,11 @@ class _ArgumentParser(argparse.ArgumentParser):
         # Bad flags are user errors like any other: status 1, as the rest of the tool.
         self.print_usage(sys.stderr)
         self.exit(1, f"{self.prog}: error: {message}\n")
+
+
+def _option_text(value: object) -> str:
+    """A default as one would write it in a pipeline: `true`, `4`, `()`."""
+    return str(value).lower() if isinstance(value, bool) else repr(value)
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
