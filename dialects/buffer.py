@@ -58,9 +58,11 @@ from xdsl.traits import IsTerminator, NoTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from mlc.dialects.loops import (
+    ReduceBase,
     blame,
     index_names,
-    ReduceBase,
+    parse_origins,
+    print_origins,
     reduction_index_names,
     verify_index_symbols,
 )
@@ -433,10 +435,7 @@ class ComputedOp(BufferNode):
         if self.reduction_ranges is not None:
             printer.print_string(" reduce ")
             print_expr_list(printer, self.reduction_range_exprs)
-        if self.origins is not None and self.origins.data:
-            printer.print_string(" origins [")
-            printer.print_list(self.origins.data, printer.print_attribute)
-            printer.print_string("]")
+        print_origins(printer, self.origins)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False)
         if self.attributes:
@@ -451,11 +450,11 @@ class ComputedOp(BufferNode):
         parser.parse_keyword("ranges")
         ranges = parse_expr_list(parser)
         reduction_ranges = parse_expr_list(parser) if parser.parse_optional_keyword("reduce") else []
-        origins: list[str] = []
-        if parser.parse_optional_keyword("origins"):
-            origins = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_str_literal)
+        origins = parse_origins(parser)
         body = parser.parse_region()
-        op = cls(name, layout, ranges, body, reduction_ranges, origins)
+        op = cls(name, layout, ranges, body, reduction_ranges)
+        if origins is not None:
+            op.properties["origins"] = origins
         if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
             op.attributes |= attrs.data
         return op

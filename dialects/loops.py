@@ -87,14 +87,15 @@ def _exprs_attr(exprs: Sequence[sympy.Expr | int]) -> ArrayAttr:
     return ArrayAttr([ExprAttr(sympy.Integer(e) if isinstance(e, int) else e) for e in exprs])
 
 
-def _print_origins(printer: Printer, origins: ArrayAttr | None) -> None:
+def print_origins(printer: Printer, origins: ArrayAttr | None) -> None:
+    """` origins ["add", "sum"]` when there are any (shared by loops and buffer nodes)."""
     if origins is not None and origins.data:
         printer.print_string(" origins [")
         printer.print_list(origins.data, printer.print_attribute)
         printer.print_string("]")
 
 
-def _parse_origins(parser: Parser) -> ArrayAttr | None:
+def parse_origins(parser: Parser) -> ArrayAttr | None:
     if not parser.parse_optional_keyword("origins"):
         return None
     names = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_str_literal)
@@ -183,7 +184,7 @@ class PointwiseOp(LoopsBodyOp):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         print_expr_list(printer, self.range_exprs)
-        _print_origins(printer, self.origins)
+        print_origins(printer, self.origins)
         printer.print_string(" -> ")
         printer.print_attribute(self.result.type)
         printer.print_string(" ")
@@ -194,7 +195,7 @@ class PointwiseOp(LoopsBodyOp):
     @classmethod
     def parse(cls, parser: Parser) -> PointwiseOp:
         ranges = parse_expr_list(parser)
-        origins = _parse_origins(parser)
+        origins = parse_origins(parser)
         parser.parse_punctuation("->")
         result_type = parser.parse_type()
         body = parser.parse_region()
@@ -267,14 +268,9 @@ class ReductionOp(LoopsBodyOp):
         print_expr_list(printer, self.range_exprs)
         printer.print_string(" over ")
         print_expr_list(printer, self.reduction_range_exprs)
-        _print_origins(printer, self.origins)
+        print_origins(printer, self.origins)
         printer.print_string(" -> ")
-        if len(self.outputs) == 1:
-            printer.print_attribute(self.outputs[0].type)
-        else:
-            printer.print_string("(")
-            printer.print_list([o.type for o in self.outputs], printer.print_attribute)
-            printer.print_string(")")
+        _print_type_list(printer, [o.type for o in self.outputs])
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False)
         if self.attributes:
@@ -285,7 +281,7 @@ class ReductionOp(LoopsBodyOp):
         ranges = parse_expr_list(parser)
         parser.parse_keyword("over")
         reduction_ranges = parse_expr_list(parser)
-        origins = _parse_origins(parser)
+        origins = parse_origins(parser)
         parser.parse_punctuation("->")
         types = _parse_type_list(parser)
         body = parser.parse_region()

@@ -26,7 +26,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from mlc.dialects.loops import IndexOp, LoadOp, LoopsBodyOp, YieldOp, index_names
 from mlc.dialects.sym import symbol
-from mlc.passes.realization import RealizeOptions, consumers, should_inline
+from mlc.passes.realization import RealizeOptions, ThresholdOptions, consumers, should_inline
 
 
 def _zero(typ: Attribute) -> arith.ConstantOp:
@@ -216,7 +216,7 @@ def inline_block(block: Block, options: RealizeOptions, emulate_precision_casts:
 
 
 @dataclass(frozen=True)
-class InlinePass(ModulePass):
+class InlinePass(ThresholdOptions, ModulePass):
     """Fold unrealized loops producers into the bodies of their consumers.
 
     A `loops.load %p[e0, e1]` of a `loops.pointwise` %p that is not realized becomes a copy of
@@ -278,17 +278,7 @@ class InlinePass(ModulePass):
     """
 
     name = "inline"
-    reads_threshold: int = 4
-    acc_reads_threshold: int = 8
-    opcount_threshold: int = 30
     emulate_precision_casts: bool = False
-
-    def __post_init__(self) -> None:
-        self.options  # validates the thresholds (ValueError)
-
-    @property
-    def options(self) -> RealizeOptions:
-        return RealizeOptions(self.reads_threshold, self.acc_reads_threshold, self.opcount_threshold)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         options = self.options

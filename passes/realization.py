@@ -59,6 +59,23 @@ class RealizeOptions:
 
 
 @dataclass(frozen=True)
+class ThresholdOptions:
+    """The thresholds as pass options: `--inline` and `--realize` inherit the same names and
+    defaults, so one pipeline sets both alike (`inline{reads-threshold=1},realize{...}`)."""
+
+    reads_threshold: int = 4
+    acc_reads_threshold: int = 8
+    opcount_threshold: int = 30
+
+    def __post_init__(self) -> None:
+        self.options  # validates the thresholds (ValueError)
+
+    @property
+    def options(self) -> RealizeOptions:
+        return RealizeOptions(self.reads_threshold, self.acc_reads_threshold, self.opcount_threshold)
+
+
+@dataclass(frozen=True)
 class OpCount:
     """Inductor's OpCountResult: distinct values, distinct loads, loads at non-constant indices."""
 

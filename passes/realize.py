@@ -28,7 +28,7 @@ from mlc.dialects.aten import TensorArgAttr
 from mlc.dialects.buffer import LayoutAttr
 from mlc.dialects.sym import expr_str, symbol
 from mlc.passes.flat_index import affine_strides, simplify_index
-from mlc.passes.realization import RealizeOptions, consumers, is_view, realize_reason
+from mlc.passes.realization import RealizeOptions, ThresholdOptions, consumers, is_view, realize_reason
 
 # What `explain` says of an op that no rule stores: only seen when --inline did not run.
 NOT_INLINED = "no rule realizes it: --inline would recompute it in its consumers"
@@ -245,7 +245,7 @@ def _erase_unused(block: Block) -> None:
 
 
 @dataclass(frozen=True)
-class RealizePass(ModulePass):
+class RealizePass(ThresholdOptions, ModulePass):
     """Store the loops ops left by `--inline`: func.func -> buffer.graph of named buffers.
 
         func.func @f(%x: tensor<8x64xf32>, %w: tensor<64x32xf32>) -> tensor<8x32xf32> {
@@ -284,17 +284,7 @@ class RealizePass(ModulePass):
     """
 
     name = "realize"
-    reads_threshold: int = 4
-    acc_reads_threshold: int = 8
-    opcount_threshold: int = 30
     explain: bool = False
-
-    def __post_init__(self) -> None:
-        self.options  # validates the thresholds (ValueError)
-
-    @property
-    def options(self) -> RealizeOptions:
-        return RealizeOptions(self.reads_threshold, self.acc_reads_threshold, self.opcount_threshold)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for f in [o for o in op.walk() if isinstance(o, func.FuncOp) and o.body.blocks]:
