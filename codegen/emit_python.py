@@ -82,7 +82,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from mlc.dialects import triton as tt
 from mlc.dialects.buffer import LayoutAttr
-from mlc.dialects.sym import CeilDiv, FloorDiv, ModularIndexing
+from mlc.codegen.py_expr import ExprPrintError, py_expr
 
 
 class EmitError(Exception):
@@ -202,76 +202,6 @@ def py_float(value: float) -> str:
     if math.isinf(value):
         return 'float("inf")' if value > 0 else 'float("-inf")'
     return repr(float(value))
-
-
-def py_expr(expr: sympy.Expr | int, *, kernel: bool) -> str:
-    """A sym expression as Python. In kernels Min/Max are `tl.minimum`/`tl.maximum`; on the host
-    `min`/`max`. FloorDiv/ModularIndexing become `//` and `%` (their arguments are non-negative, so
-    Triton's truncating division agrees with Python's flooring one)."""
-    return _PyExpr(kernel).expr(sympy.sympify(expr))
-
-
-class _PyExpr:
-    def __init__(self, kernel: bool):
-        self.kernel = kernel
-
-    def expr(self, e: sympy.Expr) -> str:
-        if isinstance(e, sympy.Add):
-            # Positive terms first (`x0 + 64*x1 - 1`), each group in sympy's canonical order.
-            terms = sorted(e.args, key=lambda t: bool(t.as_coeff_Mul()[0].is_negative))
-            out = self.term(terms[0])
-            for t in terms[1:]:
-                if t.as_coeff_Mul()[0].is_negative:
-                    out += " - " + self.term(-t)
-                else:
-                    out += " + " + self.term(t)
-            return out
-        return self.term(e)
-
-    def term(self, e: sympy.Expr) -> str:
-        if isinstance(e, sympy.Mul):
-            coeff, rest = e.as_coeff_Mul()
-            if not coeff.is_Integer:
-                raise EmitError(f"index expression {e} has a non-integer coefficient")
-            factors = [self.atom(f) for f in sympy.Mul.make_args(rest)]
-            if coeff == -1:
-                return "-" + "*".join(factors)
-            if coeff != 1:
-                factors.insert(0, self.atom(coeff))
-            return "*".join(factors)
-        return self.atom(e)
-
-    def atom(self, e: sympy.Expr) -> str:
-        if isinstance(e, sympy.Symbol):
-            return e.name
-        if isinstance(e, sympy.Integer):
-            value = int(e)
-            return str(value) if value >= 0 else f"({value})"
-        if isinstance(e, (sympy.Add, sympy.Mul)):
-            return f"({self.expr(e)})"
-        if isinstance(e, sympy.Pow) and e.exp.is_Integer and int(e.exp) > 1:
-            return "*".join([self.atom(e.base)] * int(e.exp))
-        if isinstance(e, FloorDiv):
-            a, b = e.args
-            return f"({self.expr(a)} // {self.atom(b)})"
-        if isinstance(e, CeilDiv):
-            a, b = e.args
-            return f"(({self.expr(a)} + {self.atom(b - 1)}) // {self.atom(b)})"
-        if isinstance(e, ModularIndexing):
-            x, div, mod = e.args
-            inner = self.atom(x) if div == 1 else f"({self.atom(x)} // {self.atom(div)})"
-            return f"({inner} % {self.atom(mod)})"
-        if isinstance(e, (sympy.Min, sympy.Max)):
-            args = sorted(e.args, key=sympy.default_sort_key)
-            if self.kernel:
-                fn = "tl.minimum" if isinstance(e, sympy.Min) else "tl.maximum"
-                out = self.expr(args[-1])
-                for a in reversed(args[:-1]):
-                    out = f"{fn}({self.expr(a)}, {out})"
-                return out
-            fn = "min" if isinstance(e, sympy.Min) else "max"
-            return f"{fn}({', '.join(self.expr(a) for a in args)})"
-        raise EmitError(f"cannot print index expression {e} as Python")
 
 
 def _host(e: sympy.Expr | int) -> str:
@@ -401,8 +331,8 @@ class _KernelEmitter:
     def op(self, op: Operation) -> None:
         try:
             self._op(op)
-        except EmitError as e:
-            if e.op is not None:
+        except (EmitError, ExprPrintError) as e:
+            if getattr(e, "op", None) is not None:
                 raise
             raise EmitError(f"{_where(op)}: {e}", op) from None
 
@@ -675,8 +605,8 @@ def _emit_wrapper(wrapper: tt.WrapperOp, kernels: dict[str, tt.KernelOp]) -> str
     for op in wrapper.body.block.ops:
         try:
             lines.extend(_wrapper_op(op, kernels))
-        except EmitError as e:
-            if e.op is not None:
+        except (EmitError, ExprPrintError) as e:
+            if getattr(e, "op", None) is not None:
                 raise
             raise EmitError(f"{_where(op)}: {e}", op) from None
     body = "\n".join("    " + line for line in lines)

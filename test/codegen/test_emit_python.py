@@ -19,7 +19,8 @@ if not torch.cuda.is_available():
 import pytest  # noqa: E402
 import sympy  # noqa: E402
 
-from mlc.codegen.emit_python import EmitError, emit_python, py_expr, py_float  # noqa: E402
+from mlc.codegen.emit_python import EmitError, emit_python, py_float  # noqa: E402
+from mlc.codegen.py_expr import py_expr  # noqa: E402
 from mlc.dialects.registry import make_context  # noqa: E402
 from mlc.dialects.sym import CeilDiv, FloorDiv, ModularIndexing, symbol  # noqa: E402
 from mlc.tools.diagnostics import Source, parse_source  # noqa: E402
@@ -44,7 +45,7 @@ def parse(text: str, name: str = "test.mlir"):
         (CeilDiv(s0, 128), "((s0 + 127) // 128)", "((s0 + 127) // 128)"),
         (sympy.Min(x0, 7), "tl.minimum(7, x0)", "min(7, x0)"),
         (sympy.Max(x0, x1, 3), "tl.maximum(3, tl.maximum(x0, x1))", "max(3, x0, x1)"),
-        (sympy.Integer(-4), "(-4)", "(-4)"),
+        (sympy.Integer(-4), "-4", "-4"),
     ],
 )
 def test_py_expr(expr, kernel, host):

@@ -217,6 +217,20 @@ def test_var_mean_backward(check_grad, make):
     check_grad(lambda x: torch.var_mean(x, 1), make(8, 64, grad=True))
 
 
+# -- split reductions (issue 8: the split kernels indexed `(r0_0 + 8000*x0 // 1000)`) --------
+
+
+def test_split_reduction_of_a_broadcast_difference(check, make):
+    """32 rows of 1000: the full sum is split, and its first kernel reads `FloorDiv(r + k*x, 1000)`."""
+    check(lambda x: (x - x.amax(-1, keepdim=True)).sum(), make(32, 1000), atol=1e-2, rtol=1e-5)
+
+
+@pytest.mark.parametrize("classes", [512, 1000])
+def test_cross_entropy_backward_split(check_grad, make, classes):
+    x, t = make(32, classes, grad=True), _target(make, 32, classes, ignore=-100)
+    check_grad(lambda x, t: F.cross_entropy(x, t), x, t, atol=1e-5, rtol=1e-4)
+
+
 # -- nothing goes to aten -----------------------------------------------------------------------
 
 
