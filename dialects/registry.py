@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from xdsl.context import Context
@@ -60,8 +61,19 @@ DIALECTS: dict[str, Callable[[], Dialect]] = {
 }
 
 
+def _linear_time_string_literals() -> None:
+    """xDSL 0.74 lexes string literals with `"(?:[^"...]+|escape)*"`: a nested quantifier that
+    backtracks exponentially when a literal is not closed before the end of its line, so a
+    corrupted `"convolution_backward.default"` hangs the parser for minutes. One character per
+    repetition matches the same strings in linear time."""
+    from xdsl.utils.mlir_lexer import MLIRLexer
+
+    MLIRLexer._unescaped_characters_regex = re.compile(r'"(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*"')
+
+
 def make_context() -> Context:
     """A context that knows every dialect mlc's IR may contain (loaded lazily, on first use)."""
+    _linear_time_string_literals()
     ctx = Context()
     for name, load in DIALECTS.items():
         ctx.register_dialect(name, load)

@@ -76,6 +76,16 @@ def test_corrupted_input_is_a_clean_error() -> None:
                 assert "error:" in err
 
 
+def test_an_unclosed_long_string_literal_is_a_quick_error() -> None:
+    """xDSL's string-literal regex backtracked exponentially in the literal's length."""
+    import time
+
+    start = time.perf_counter()
+    code, _, err = mlc_opt(stdin='buffer.graph @g {\n  buffer.extern "buf0" = "convolution_backward_overrideable.default\n}\n')
+    assert code == 1 and "error:" in err
+    assert time.perf_counter() - start < 5
+
+
 def test_errors_name_file_line_col(tmp_path: Path) -> None:
     bad = tmp_path / "bad.mlir"
     bad.write_text("func.func @f(%x: tensor<8xf32>) {\n  %0 = aten.neg %x : (tensor<8xf32>) -> tensor<9xf32>\n  func.return\n}\n")
