@@ -712,12 +712,12 @@ def _extern(op: tt.ExternOp) -> list[str]:
     args = [_py_arg(a) for a in op.args.data]
     if op.kwargs is not None:
         args += [f"{k}={_py_arg(v, k)}" for k, v in op.kwargs.data.items()]
-    names = op.defined_names()
+    targets = [name or "_" for name in op.result_names()]  # `_`: a None or a number
     call = f"aten.{overload}({', '.join(args)})"
-    lines = [f"{', '.join(names)} = {call}"]
+    lines = [f"{', '.join(targets)} = {call}"]
     # Kernels index the result with the layout the IR gave it; an op free to pick another
     # layout is copied into one with it (no copy when it already matches).
-    for name, layout in zip(names, op.layouts.data):
+    for name, layout in zip(op.defined_names(), op.layouts.data):
         assert isinstance(layout, LayoutAttr)
         lines.append(f"{name} = ensure_layout({name}, {_sizes(layout.sizes)}, {_sizes(layout.strides)}, {_host(layout.offset.expr)})")
     return lines

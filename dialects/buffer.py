@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import sympy
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr, SymbolRefAttr, i1
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, NoneType, StringAttr, SymbolRefAttr, i1
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
@@ -463,8 +463,11 @@ class ComputedOp(BufferNode):
 class ExternCall(IRDLOperation):
     """Buffers written by one aten call at run time: `"buf2" = "mm.default" {args = [...]} : #layout`.
 
-    `args`/`kwargs` are the call's Python arguments, with `@name` for a buffer. Shared by
-    `buffer.extern` and the wrapper's `triton.extern`, which differ only in where they live."""
+    `args`/`kwargs` are the call's Python arguments, with `@name` for a buffer. `buffers` has
+    one entry per value the call returns: a name, or `none` where it returns no tensor (None, or
+    a number): `none, "buf3" = "convolution_backward.default" ...`; `layouts` has one layout
+    per name. Shared by `buffer.extern` and the wrapper's `triton.extern`, which differ only in
+    where they live."""
 
     buffers = prop_def(ArrayAttr)
     layouts = prop_def(ArrayAttr)
@@ -475,7 +478,7 @@ class ExternCall(IRDLOperation):
 
     def __init__(
         self,
-        names: Sequence[str],
+        names: Sequence[str | None],
         layouts: Sequence[LayoutAttr],
         overload: str,
         args: Sequence[Attribute],
@@ -483,7 +486,7 @@ class ExternCall(IRDLOperation):
         origins: Sequence[str] = (),
     ):
         props: dict[str, Attribute] = {
-            "buffers": ArrayAttr([StringAttr(n) for n in names]),
+            "buffers": ArrayAttr([NoneType() if n is None else StringAttr(n) for n in names]),
             "layouts": ArrayAttr(list(layouts)),
             "overload": StringAttr(overload),
             "args": ArrayAttr(list(args)),
@@ -494,8 +497,12 @@ class ExternCall(IRDLOperation):
             props["origins"] = ArrayAttr([StringAttr(o) for o in sorted(set(origins))])
         super().__init__(properties=props)
 
+    def result_names(self) -> list[str | None]:
+        """Per value the call returns: its buffer's name, or None where it returns no tensor."""
+        return [n.data if isinstance(n, StringAttr) else None for n in self.buffers.data]
+
     def defined_names(self) -> list[str]:
-        return [n.data for n in self.buffers.data]  # type: ignore[attr-defined]
+        return [n for n in self.result_names() if n is not None]
 
     def referenced_names(self) -> Iterator[str]:
         yield from symbol_refs(self.args)
@@ -508,7 +515,9 @@ class ExternCall(IRDLOperation):
         return layout if isinstance(layout, LayoutAttr) else None  # verify_ reports a bad one
 
     def verify_(self) -> None:
-        if len(self.buffers) != len(self.layouts) or not self.buffers.data:
+        if any(not isinstance(n, (StringAttr, NoneType)) for n in self.buffers.data):
+            raise VerifyException(f"{self.name}: each result is a buffer name or none")
+        if len(self.defined_names()) != len(self.layouts) or not self.layouts.data:
             raise VerifyException(f"{self.name}: needs one layout per buffer name")
         for layout in self.layouts.data:
             if not isinstance(layout, LayoutAttr):
@@ -531,9 +540,12 @@ class ExternCall(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):  # type: ignore[no-untyped-def]
-        names = [parser.parse_str_literal()]
+        def name() -> str | None:
+            return None if parser.parse_optional_keyword("none") else parser.parse_str_literal()
+
+        names = [name()]
         while parser.parse_optional_punctuation(","):
-            names.append(parser.parse_str_literal())
+            names.append(name())
         parser.parse_punctuation("=")
         overload = parser.parse_str_literal()
         pos = parser.pos

@@ -84,6 +84,9 @@ DTYPES: dict[str, Attribute] = {
     "int16": IntegerType(16),
     "int8": IntegerType(8),
     "uint8": IntegerType(8, Signedness.UNSIGNED),
+    "uint16": IntegerType(16, Signedness.UNSIGNED),
+    "uint32": IntegerType(32, Signedness.UNSIGNED),
+    "uint64": IntegerType(64, Signedness.UNSIGNED),
     "bool": i1,
 }
 DTYPE_NAMES: dict[Attribute, str] = {v: k for k, v in DTYPES.items()}

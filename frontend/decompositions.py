@@ -29,6 +29,10 @@ kept (unlike Inductor)
     by the log_softmax before it) and the gradient a pointwise `select(c == target[n],
     -grad * w[c], 0)`, so cross_entropy compiles with no extern. (nll_loss2d, for inputs
     with spatial dims, keeps its gather decomposition.)
+    `_scaled_dot_product_flash_attention_for_cpu` (as Inductor: its decomposition returns the
+    attention weights where the op returns the logsumexp, and the backward, which stays an aten
+    op, reads that slot as the logsumexp: gradients would be wrong). The attention ops, forward
+    and backward, on CPU and GPU, run as extern calls.
 
 The table is a plain dict, usable by `make_fx(..., decomposition_table=...)`, AOTAutograd and
 `ExportedProgram.run_decompositions`.
@@ -60,6 +64,7 @@ KEPT = """
     silu clamp_min clamp_max sum squeeze split.Tensor unbind baddbmm _softmax_backward_data
     embedding_dense_backward arange flip full empty_like _to_copy clamp
     nll_loss_forward nll_loss_backward
+    _scaled_dot_product_flash_attention_for_cpu
 """.split()
 """Ops the core table decomposes but mlc keeps (see the module docstring)."""
 

@@ -49,6 +49,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     NameLoc,
     NoneAttr,
+    NoneType,
     StringAttr,
     TensorType,
     i64,
@@ -363,6 +364,8 @@ class _Importer:
             raise UnsupportedGraph(
                 f"{_describe(node)}: uses the results of '{value.name}' as one tensor"
             )
+        if isinstance(result.type, NoneType):
+            raise UnsupportedGraph(f"{_describe(node)}: '{value.name}' is not a tensor")
         return result
 
     def _attr(self, value: Any, type: torch._C.JitType, node: torch.fx.Node) -> Attribute:
@@ -388,7 +391,10 @@ class _Importer:
     def _result_types(self, node: torch.fx.Node) -> list[Attribute]:
         val = node.meta.get("val")
         if isinstance(val, (list, tuple)):
-            return [tensor_type(v, node) for v in val]
+            # A multi-output op may return None (convolution_backward of an input that needs no
+            # grad) or a number (the attention ops' max_q) in some positions: such a result is
+            # typed `none`, holds no tensor, and a consumer of a number reads it as a constant.
+            return [tensor_type(v, node) if isinstance(v, torch.Tensor) else NoneType() for v in val]
         return [self._result_type(node)]
 
     def _result_type(self, node: torch.fx.Node) -> Attribute:
@@ -409,10 +415,27 @@ def _bind(node: torch.fx.Node, schema: torch._C.FunctionSchema) -> dict[str, Any
     values = {}
     for i, arg in enumerate(schema.arguments):
         if not arg.kwarg_only and i < len(node.args):
-            values[arg.name] = node.args[i]
+            given = node.args[i]
         elif arg.name in node.kwargs:
-            values[arg.name] = node.kwargs[arg.name]
+            given = node.kwargs[arg.name]
+        else:
+            continue
+        values[arg.name] = _constant_or_node(given)
+        if values[arg.name] is None and given is not None and _tensor_kind(arg.type) == "one":
+            raise UnsupportedGraph(f"{_describe(node)}: '{given}' is not a tensor")
     return values
+
+
+def _constant_or_node(value: Any) -> Any:
+    """An argument that is another op's None or number output (attention's `cum_seq_q`,
+    `max_q`), fixed at trace time, is passed as that constant; anything else as it is."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_constant_or_node(v) for v in value)
+    if isinstance(value, torch.fx.Node) and value.target is operator.getitem and "val" in value.meta:
+        val = value.meta["val"]
+        if val is None or _is_number(val):
+            return val
+    return value
 
 
 def _dedicated(overload: str, schema: torch._C.FunctionSchema) -> type[AtenOp] | None:

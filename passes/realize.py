@@ -13,6 +13,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DictionaryAttr,
     ModuleOp,
+    NoneType,
     NameLoc,
     StringAttr,
     SymbolRefAttr,
@@ -172,11 +173,14 @@ class _Realizer:
         refs = iter([SymbolRefAttr(self.names[t]) for t in op.tensors])
         args = [_fill_marks(a, refs) for a in op.args.data]
         kwargs = {k: _fill_marks(v, refs) for k, v in op.kwargs.data.items()} if op.kwargs else None
-        layouts = [_contiguous(r.type, op) for r in op.results]
-        names = [self.fresh("buf") for _ in op.results]
-        self.add(buffer.ExternOp(names, layouts, op.overload.data, args, kwargs, _origins(op)), op)
-        for result, name, layout in zip(op.results, names, layouts):
-            self.storage[result], self.names[result] = Storage(name, layout), name
+        # A `none` result (a None or a number the call returns) names no buffer.
+        tensors = [r for r in op.results if not isinstance(r.type, NoneType)]
+        layouts = [_contiguous(r.type, op) for r in tensors]
+        names = {r: self.fresh("buf") for r in tensors}
+        results = [names.get(r) for r in op.results]
+        self.add(buffer.ExternOp(results, layouts, op.overload.data, args, kwargs, _origins(op)), op)
+        for result, layout in zip(tensors, layouts):
+            self.storage[result], self.names[result] = Storage(names[result], layout), names[result]
 
     def loops_op(self, op: loops.LoopsBodyOp) -> None:
         """A view re-indexes its source; anything else is one computed per read result."""

@@ -333,3 +333,41 @@ def test_getitem_on_a_tensor_is_unsupported():
         UnsupportedGraph, match=r"node 'getitem' \(getitem\): getitem on a single value"
     ):
         import_graph(torch.fx.GraphModule({}, graph))
+
+
+def test_none_and_number_outputs_of_a_multi_output_op():
+    """CUDA's flash attention returns None (cum_seq_q/k) and, at run time, numbers (max_q/k) in
+    some positions, and a uint64 philox seed: those results are typed `none`, and the backward
+    that takes them gets the constants."""
+
+    def attention(q, k, v):
+        out = aten._scaled_dot_product_flash_attention(q, k, v, 0.0, True)
+        return aten._scaled_dot_product_flash_attention_backward(
+            out[0], q, k, v, out[0], out[1], out[2], out[3], out[4], out[5], 0.0, True, out[6], out[7]
+        )
+
+    q, k, v = (torch.empty(2, 2, 16, 16, device="meta", dtype=torch.float16) for _ in range(3))
+    graph = imported(attention, q, k, v)
+    text = str(graph.module)
+    assert "tensor<2x2x16x16xf16>, tensor<2x2x16xf32>, none, none, none, none, tensor<2xui64>" in text
+    backward = [op for op in graph.module.walk() if isinstance(op, CallOp)][-1]
+    args = str(backward.args)
+    assert "#aten.none, #aten.none" in args and "16 : i64, 16 : i64" in args
+
+
+def test_a_none_output_used_as_a_tensor_is_an_error():
+    def grads(x, w):
+        # The input's grad is not asked for: convolution_backward returns None first.
+        g = aten.convolution_backward(x, x, w, [2], [1, 1], [0, 0], [1, 1], False, [0, 0], 1, [False, True, True])
+        return g[1], g[2]
+
+    gm = trace(grads, torch.randn(1, 2, 4, 4), torch.randn(2, 2, 1, 1))
+    conv = next(n for n in gm.graph.nodes if n.target == aten.convolution_backward.default)
+    with gm.graph.inserting_after(conv):
+        none = gm.graph.call_function(operator.getitem, (conv, 0))
+        none.meta["val"] = None
+    with gm.graph.inserting_after(none):
+        neg = gm.graph.call_function(aten.neg.default, (none,))
+        neg.meta["val"] = torch.empty(1, 2, 4, 4)
+    with pytest.raises(UnsupportedGraph, match="'getitem.*' is not a tensor"):
+        import_graph(gm)

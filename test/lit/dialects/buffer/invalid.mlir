@@ -89,6 +89,15 @@ buffer.graph @reduce_without_ranges {
 
 // -----
 
+buffer.graph @extern_none_needs_no_layout {
+  buffer.input "x" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{needs one layout per buffer name}}
+  buffer.extern none, "buf0" = "neg.default" {args = [@x]} : #buffer.layout<[8], [1], f32>, #buffer.layout<[8], [1], f32>
+  buffer.output @buf0
+}
+
+// -----
+
 buffer.graph @extern_layouts {
   buffer.input "x" #buffer.layout<[8], [1], f32>
   // expected-error@+1 {{stride}}

@@ -29,6 +29,9 @@ buffer.graph @forward {
   buffer.extern "buf8" = "mm.default" {args = [@buf5, @buf7]} : #buffer.layout<[8, 8], [8, 1], f32>
   // CHECK: buffer.extern "buf9", "buf10" = "max.dim" {args = [@buf5, 1 : i64]} : #buffer.layout<[8], [1], f32>, #buffer.layout<[8], [1], i64>
   buffer.extern "buf9", "buf10" = "max.dim" {args = [@buf5, 1 : i64]} : #buffer.layout<[8], [1], f32>, #buffer.layout<[8], [1], i64>
+  // A call that returns None (or a number) in some positions names no buffer there.
+  // CHECK: buffer.extern none, "buf12", none = "convolution_backward.default" {args = [@buf8, @buf8, @buf8, [8 : i64], [1 : i64], [0 : i64], [1 : i64], false, [0 : i64], 1 : i64, [false, true, false]]} : #buffer.layout<[8, 8], [8, 1], f32>
+  buffer.extern none, "buf12", none = "convolution_backward.default" {args = [@buf8, @buf8, @buf8, [8 : i64], [1 : i64], [0 : i64], [1 : i64], false, [0 : i64], 1 : i64, [false, true, false]]} : #buffer.layout<[8, 8], [8, 1], f32>
   // CHECK:      buffer.fused {
   // CHECK-NEXT:   buffer.computed "buf11"
   buffer.fused {

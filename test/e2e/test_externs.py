@@ -1,0 +1,61 @@
+"""Ops that run as extern calls, forward and backward: attention (the ops CPU and CUDA pick for
+`scaled_dot_product_attention`, several outputs, some of them None or numbers on CUDA) and
+convolution's backward when the input needs no gradient (None outputs) — issue 8."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"is_causal": True}, {"scale": 0.3}, {"mask": True}],
+    ids=["plain", "causal", "scale", "mask"],
+)
+def test_attention_backward(check_grad, make, device, kwargs):
+    q, k, v = (make(2, 3, 24, 16, grad=True) for _ in range(3))
+    mask = make(24, 24) > 0 if kwargs.pop("mask", False) else None
+
+    def attention(q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, **kwargs)
+
+    check_grad(attention, q, k, v, atol=1e-4, rtol=1e-4)
+
+
+def test_attention_inside_a_block(check_grad, make):
+    """Projections and a residual around attention: elementwise work in mlc kernels around it."""
+    x, w = make(2, 16, 32, grad=True), make(96, 32, grad=True)
+
+    def block(x, w):
+        q, k, v = (x @ w.t()).view(2, 16, 3, 2, 16).permute(2, 0, 3, 1, 4)
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return x + y.transpose(1, 2).reshape(2, 16, 32).relu()
+
+    check_grad(block, x, w, atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("input_grad", [False, True], ids=["image", "feature"])
+def test_convolution_training_step(device, input_grad):
+    """An image needs no gradient: convolution_backward returns None for it."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 4, 3, stride=2)).to(device)
+    x = torch.randn(2, 3, 12, 12, device=device, requires_grad=input_grad)
+    compiled = torch.compile(model, backend="mlc", fullgraph=True, dynamic=False)
+    expected_grads = _grads(model, x)
+    actual_grads = _grads(compiled, x)
+    for name, expected in expected_grads.items():
+        torch.testing.assert_close(actual_grads[name], expected, atol=1e-4, rtol=1e-4, msg=name)
+
+
+def _grads(model, x) -> dict[str, torch.Tensor]:
+    for p in model.parameters():
+        p.grad = None
+    x = x.detach().requires_grad_(x.requires_grad)
+    (model(x) ** 2).sum().backward()
+    grads = {n.removeprefix("_orig_mod."): p.grad.clone() for n, p in model.named_parameters()}
+    if x.requires_grad:
+        grads["input"] = x.grad.clone()
+    return grads
