@@ -5,6 +5,10 @@
 # resolve to this checkout, and checks that the GPU is visible.
 python3 -m pip install -q --no-index --no-deps --target /tmp/site .whl/*.whl
 ln -sfn "$PWD" /tmp/site/mlc
+# The torch.compile entry point (backend="mlc"), as `pip install` of the checkout would record it.
+mkdir -p /tmp/site/mlc-0.1.0.dist-info
+printf 'Metadata-Version: 2.1\nName: mlc\nVersion: 0.1.0\n' > /tmp/site/mlc-0.1.0.dist-info/METADATA
+printf '[torch_dynamo_backends]\nmlc = mlc.frontend.backend:mlc_backend\n' > /tmp/site/mlc-0.1.0.dist-info/entry_points.txt
 export PYTHONPATH=/tmp/site
 export PATH=/tmp/site/bin:$PATH
 unset TRITON_INTERPRET
