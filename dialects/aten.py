@@ -49,6 +49,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from mlc.dialects.aten_checks import verify_arguments
 from mlc.dialects.aten_schemas import SCHEMAS
 from mlc.dialects.values import attr_to_py
 
@@ -295,6 +296,7 @@ class AtenOp(IRDLOperation):
             )
         if self.packet in ELEMENTWISE:
             _verify_broadcast(self)
+        verify_arguments(self)  # dims in range, reduction and view shapes
 
     @property
     def packet(self) -> str:

@@ -291,6 +291,8 @@ class GraphOp(IRDLOperation):
                         raise blame(op, f"buffer.output: unknown buffer '{ref}'")
             else:
                 raise blame(op, f"buffer.graph may only hold buffer nodes, found {op.name}")
+        from mlc.dialects.buffer_checks import verify_accesses_in_bounds  # it reads the node classes
+        verify_accesses_in_bounds(self)
         if not isinstance(self.body.block.last_op, OutputOp):
             raise VerifyException("buffer.graph must end with buffer.output")
 

@@ -78,6 +78,7 @@ import io
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import sympy
 from xdsl.context import Context
@@ -92,6 +93,7 @@ from xdsl.utils.exceptions import PassFailedException
 from mlc.dialects import buffer, loops, triton
 from mlc.dialects.sym import CeilDiv, FloorDiv, ModularIndexing, expr_str, symbol
 from mlc.passes.flat_index import simplify_index
+from mlc.passes.stages import check_stage
 
 XINDEX = symbol("xindex")
 YINDEX = symbol("yindex")
@@ -398,7 +400,9 @@ class KernelBuilder:
         elif op.dialect_name() in ("arith", "math") and not op.regions:
             new = op.clone(value_mapper=values)
         else:
-            raise PassFailedException(f"convert-to-triton: '{node.buffer.data}': {op.name} has no Triton form")
+            error = PassFailedException(f"convert-to-triton: '{node.buffer.data}': {op.name} has no Triton form")
+            error.op = op  # type: ignore[attr-defined]  # tools point at op's position
+            raise error
         kept = self._append(new)
         for old, result in zip(op.results, kept.results):
             values[old] = result
@@ -536,6 +540,7 @@ class ConvertToTritonPass(ModulePass):
     """Lower buffer.graph to triton.kernel (one per group) and the triton.wrapper that runs them."""
 
     name = "convert-to-triton"
+    ACCEPTS: ClassVar[tuple[str, ...]] = ("buffer",)
 
     autotune_pointwise: bool = True  # two configs for the runtime to benchmark; one when false
     persistent_reduction_threshold: int = 1024  # the largest static r0_numel of a persistent kernel
@@ -547,6 +552,7 @@ class ConvertToTritonPass(ModulePass):
             raise ValueError("convert-to-triton: persistent-reduction-threshold must be >= 0 and num-sms >= 1")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        check_stage(self, op)
         graphs = [g for g in op.body.block.ops if isinstance(g, buffer.GraphOp)]
         if len(graphs) > 1:
             raise PassFailedException("convert-to-triton: expected one buffer.graph per module")
@@ -596,6 +602,9 @@ class ConvertToTritonPass(ModulePass):
     ) -> list[triton.WrapperBodyOp]:
         for m in members:
             layouts[m.buffer.data] = m.layout
+        if all(sympy.Mul(*m.range_exprs) == 0 for m in members):
+            # Zero-size results (an empty tensor): allocated, nothing to compute, no kernel.
+            return [triton.AllocOp(m.buffer.data, m.layout) for m in members]
         written = {m.buffer.data for m in members}
         # Written and read only inside this kernel (and not an output): keep it in registers.
         local = {n for n in written if len(members) > 1 and readers.get(n, set()) <= {pos}}

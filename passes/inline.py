@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
 import sympy
 from xdsl.context import Context
@@ -27,6 +28,7 @@ from xdsl.utils.exceptions import PassFailedException
 from mlc.dialects.loops import IndexOp, LoadOp, LoopsBodyOp, YieldOp, index_names
 from mlc.dialects.sym import symbol
 from mlc.passes.realization import RealizeOptions, ThresholdOptions, consumers, should_inline
+from mlc.passes.stages import check_stage
 
 
 def _zero(typ: Attribute) -> arith.ConstantOp:
@@ -278,9 +280,11 @@ class InlinePass(ThresholdOptions, ModulePass):
     """
 
     name = "inline"
+    ACCEPTS: ClassVar[tuple[str, ...]] = ("loops",)
     emulate_precision_casts: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        check_stage(self, op)
         options = self.options
         for f in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
             if f.body.blocks:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from io import StringIO
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
@@ -17,6 +18,7 @@ from mlc.dialects.aten import AtenOp, CallOp
 from mlc.passes.lowering import Lowered, LoweringOptions, lower_op
 from mlc.passes.lowering.extern import extern
 from mlc.passes.lowering.registry import make_call
+from mlc.passes.stages import check_stage
 
 
 @dataclass(frozen=True)
@@ -81,11 +83,13 @@ class LowerAtenPass(ModulePass):
     """
 
     name = "lower-aten"
+    ACCEPTS: ClassVar[tuple[str, ...]] = ("aten", "loops")  # loops: what it made already
 
     fallback: tuple[str, ...] = ()
     unroll_reductions_threshold: int = 8
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        check_stage(self, op)
         options = LoweringOptions(unroll_reductions_threshold=self.unroll_reductions_threshold)
         for aten_op in [o for o in op.walk() if isinstance(o, (AtenOp, CallOp))]:
             _check_static(aten_op)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import ClassVar
 
 import sympy
 from xdsl.context import Context
@@ -30,6 +31,7 @@ from mlc.dialects.buffer import LayoutAttr
 from mlc.dialects.sym import expr_str, symbol
 from mlc.passes.flat_index import affine_strides, simplify_index
 from mlc.passes.realization import RealizeOptions, ThresholdOptions, consumers, is_view, realize_reason
+from mlc.passes.stages import check_stage
 
 # What `explain` says of an op that no rule stores: only seen when --inline did not run.
 NOT_INLINED = "no rule realizes it: --inline would recompute it in its consumers"
@@ -288,9 +290,11 @@ class RealizePass(ThresholdOptions, ModulePass):
     """
 
     name = "realize"
+    ACCEPTS: ClassVar[tuple[str, ...]] = ("loops",)
     explain: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        check_stage(self, op)
         for f in [o for o in op.walk() if isinstance(o, func.FuncOp) and o.body.blocks]:
             nodes = _Realizer(f, self.options, self.explain).run()
             graph = buffer.GraphOp(f.sym_name.data, Region(Block(nodes)))

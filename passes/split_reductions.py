@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 import sympy
 from xdsl.context import Context
@@ -77,6 +78,7 @@ from mlc.dialects import buffer, loops, triton
 from mlc.dialects.sym import FloorDiv, ModularIndexing, symbol
 from mlc.passes.flat_index import simplify_index
 from mlc.passes.reduction_heuristics import num_splits, product
+from mlc.passes.stages import check_stage
 
 SPLITTABLE = ("sum", "prod", "max", "min", "any")
 
@@ -215,6 +217,7 @@ class SplitReductionsPass(ModulePass):
     """Split long reductions with few outputs into a partial and a final reduction (two kernels)."""
 
     name = "split-reductions"
+    ACCEPTS: ClassVar[tuple[str, ...]] = ("buffer",)
 
     num_sms: int = 132
     min_elements_per_thread: int = 32
@@ -231,6 +234,7 @@ class SplitReductionsPass(ModulePass):
             )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        check_stage(self, op)
         if not self.enabled:
             return
         for graph in [g for g in op.body.block.ops if isinstance(g, buffer.GraphOp)]:

@@ -143,7 +143,10 @@ def _run_chunk(source: Source, passes: list[ModulePass], args: argparse.Namespac
             p.apply(ctx, module)
         except DiagnosticException as e:
             op = getattr(e, "op", None)
-            raise CompileError(source.at_op(op, f"{p.name}: {str(e).splitlines()[0]}")) from None
+            message = str(e).splitlines()[0]
+            if not message.startswith(f"{p.name}:") and not message.startswith(f"{p.name} "):
+                message = f"{p.name}: {message}"  # passes that name themselves are not named twice
+            raise CompileError(source.at_op(op, message)) from None
         except Exception as e:
             raise CompileError(Diagnostic(source.name, 0, 0, internal_error(f"pass '{p.name}'", e, args.debug))) from None
         try:

@@ -34,3 +34,22 @@ func.func @multi_result_and_call(%x: tensor<8x64xf32>) {
   %c = aten.call "cumsum.default" (%x) {args = [#aten.tensor, 1 : i64], kwargs = {dtype = #aten.none}} : (tensor<8x64xf32>) -> tensor<8x64xf32>
   func.return
 }
+
+// Dims in range verify: negative ones count from the end, a 0-d tensor takes 0 and -1,
+// unsqueeze one past the last, cat skips legacy empty [0] tensors, keepdim keeps size 1.
+// CHECK-LABEL: func.func @dims_in_range
+func.func @dims_in_range(%x: tensor<8x64xf32>, %s: tensor<f32>, %e: tensor<0xf32>) {
+  // CHECK: aten.sum.dim_IntList %x {dim = array<i64: -1>, keepdim = true}
+  %0 = aten.sum.dim_IntList %x {dim = array<i64: -1>, keepdim = true} : (tensor<8x64xf32>) -> tensor<8x1xf32>
+  // CHECK: aten.amax %s {dim = array<i64: -1>}
+  %1 = aten.amax %s {dim = array<i64: -1>} : (tensor<f32>) -> tensor<f32>
+  // CHECK: aten.permute %x {dims = array<i64: -1, 0>}
+  %2 = aten.permute %x {dims = array<i64: -1, 0>} : (tensor<8x64xf32>) -> tensor<64x8xf32>
+  // CHECK: aten.unsqueeze %x {dim = 2 : i64}
+  %3 = aten.unsqueeze %x {dim = 2 : i64} : (tensor<8x64xf32>) -> tensor<8x64x1xf32>
+  // CHECK: aten.cat [%e, %x] {dim = -1 : i64}
+  %4 = aten.cat [%e, %x] {dim = -1 : i64} : (tensor<0xf32>, tensor<8x64xf32>) -> tensor<8x64xf32>
+  // CHECK: aten.select.int %x {dim = 0 : i64, index = -8 : i64}
+  %5 = aten.select.int %x {dim = 0 : i64, index = -8 : i64} : (tensor<8x64xf32>) -> tensor<64xf32>
+  func.return
+}

@@ -111,3 +111,41 @@ buffer.graph @extern_layouts {
 buffer.graph @no_output {
   buffer.input "x" #buffer.layout<[8], [1], f32>
 }
+
+// -----
+
+// An unmasked load must stay inside the buffer's storage at every point of the ranges.
+buffer.graph @load_past_the_end {
+  buffer.input "x" #buffer.layout<[8], [1], f32>
+  buffer.computed "buf0" #buffer.layout<[16], [1], f32> ranges [16] {
+    // expected-error@+1 {{buffer.load: index i0 takes values 0 to 15, outside 'x' of 8 elements}}
+    %0 = buffer.load @x[i0] : f32
+    buffer.store @buf0[i0], %0 : f32
+  }
+  buffer.output @buf0
+}
+
+// -----
+
+buffer.graph @reduction_past_the_end {
+  buffer.input "x" #buffer.layout<[8, 64], [64, 1], f32>
+  buffer.computed "buf0" #buffer.layout<[8], [1], f32> ranges [8] reduce [128] {
+    // expected-error@+1 {{buffer.load: index r0_0 + 64*i0 takes values 0 to 575, outside 'x' of 512 elements}}
+    %0 = buffer.load @x[r0_0 + 64*i0] : f32
+    %1 = buffer.reduce sum %0 : f32 -> f32
+    buffer.store @buf0[i0], %1 : f32
+  }
+  buffer.output @buf0
+}
+
+// -----
+
+buffer.graph @store_past_the_end {
+  buffer.input "x" #buffer.layout<[8], [1], f32>
+  buffer.computed "buf0" #buffer.layout<[4], [1], f32> ranges [4] {
+    %0 = buffer.load @x[i0] : f32
+    // expected-error@+1 {{buffer.store: index 2*i0 takes values 0 to 6, outside 'buf0' of 4 elements}}
+    buffer.store @buf0[2*i0], %0 : f32
+  }
+  buffer.output @buf0
+}

@@ -135,3 +135,38 @@ func.func @bad_expression(%x: tensor<8xf32>) {
   }
   func.return
 }
+
+// -----
+
+// An unmasked load must stay inside the tensor at every point of the ranges.
+func.func @reduction_past_the_end(%x: tensor<8x64xf32>) {
+  %0 = loops.reduction [8] over [128] -> tensor<8xf32> {
+    // expected-error@+1 {{loops.load: index r0_0 of dim 1 takes values 0 to 127, outside the dim's size 64}}
+    %1 = loops.load %x[i0, r0_0] : tensor<8x64xf32>
+    %2 = loops.reduce sum %1 : f32 -> f32
+    loops.yield %2 : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @pointwise_before_the_start(%x: tensor<8x64xf32>) {
+  %0 = loops.pointwise [8, 64] -> tensor<8x64xf32> {
+    // expected-error@+1 {{loops.load: index i1 - 1 of dim 1 takes values -1 to 62, outside the dim's size 64}}
+    %1 = loops.load %x[i0, i1 - 1] : tensor<8x64xf32>
+    loops.yield %1 : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @strided_past_the_end(%x: tensor<8x64xf32>) {
+  %0 = loops.pointwise [8, 33] -> tensor<8x33xf32> {
+    // expected-error@+1 {{loops.load: index 2*i1 of dim 1 takes values 0 to 64, outside the dim's size 64}}
+    %1 = loops.load %x[i0, 2*i1] : tensor<8x64xf32>
+    loops.yield %1 : f32
+  }
+  func.return
+}
