@@ -12,6 +12,7 @@ from typing import Any
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BFloat16Type,
+    ComplexType,
     DenseArrayBase,
     Float16Type,
     Float32Type,
@@ -88,6 +89,11 @@ DTYPES: dict[str, Attribute] = {
     "uint32": IntegerType(32, Signedness.UNSIGNED),
     "uint64": IntegerType(64, Signedness.UNSIGNED),
     "bool": i1,
+    # Complex tensors are carried through the IR for extern calls (fft, view_as_complex, ...);
+    # no lowering computes in them (`passes/lowering/dtypes.py`).
+    "complex32": ComplexType(Float16Type()),
+    "complex64": ComplexType(Float32Type()),
+    "complex128": ComplexType(Float64Type()),
 }
 DTYPE_NAMES: dict[Attribute, str] = {v: k for k, v in DTYPES.items()}
 

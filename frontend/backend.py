@@ -187,6 +187,7 @@ class CompiledGraph:
         output_structure: Any,
         host_scalars: list[int],
         relayouts: dict[int, tuple[tuple[int, ...], tuple[int, ...]]],
+        tokens: Sequence[int] = (),
     ):
         self.graph_id = graph_id
         self.source = source
@@ -196,9 +197,12 @@ class CompiledGraph:
         self._output_structure = output_structure
         self._host_scalars = host_scalars
         self._relayouts = relayouts
+        self._tokens = tokens  # effect-token inputs: AOTAutograd passes None, the IR has an empty tensor
 
     def __call__(self, *args: Any) -> Any:
         inputs = list(args)
+        for i in self._tokens:
+            inputs[i] = torch.empty(0, device=_device())
         for i in self._host_scalars:  # 0-d CPU tensors next to CUDA ones, as eager allows
             inputs[i] = inputs[i].to(_device())
         if self._relayouts:
@@ -223,6 +227,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Co
     graph_id = f"graph_{next(_graph_counter)}"
     host_scalars = _check_devices(graph_id, example_inputs)
     try:
+        gm, tokens = _effects_inlined(gm)
         imported = import_graph(gm)
     except UnsupportedGraph as e:
         raise MlcCompileError(f"mlc: {graph_id}: cannot import the graph: {e}") from e
@@ -243,7 +248,8 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Co
     relayouts = _input_relayouts(module, example_inputs)
     output = gm.graph.output_node().args[0]
     return CompiledGraph(
-        graph_id, source, load_call(source), constants, imported.output_spec, output, host_scalars, relayouts
+        graph_id, source, load_call(source), constants, imported.output_spec, output, host_scalars, relayouts,
+        tokens,
     )
 
 
@@ -331,6 +337,44 @@ def _input_relayouts(module: Any, example_inputs: Sequence[Any]) -> dict[int, tu
             continue
         fixes[i] = (size, stride)
     return fixes
+
+
+def _effects_inlined(gm: torch.fx.GraphModule) -> tuple[torch.fx.GraphModule, list[int]]:
+    """`gm` with each `with_effects(token, op, *args)` as the plain call `op(*args)`.
+
+    AOTAutograd threads a token through ops registered as having side effects (linalg's
+    `_linalg_check_errors` after a factorization) and returns it as an extra output; the
+    token out of a `with_effects` becomes the token that went in. An op that returns nothing
+    is then dropped by the importer, as trace-time checks are: mlc's kernels do not raise on
+    invalid input (a singular matrix gives what the factorization gives, with eager's error).
+    Also returns the positions of the token inputs, which AOTAutograd passes as None.
+    """
+    with_effects = torch.ops.higher_order.with_effects
+    if not any(n.target is with_effects for n in gm.graph.nodes):
+        return gm, []
+    graph = copy.deepcopy(gm.graph)
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    tokens = set()
+    for node in [n for n in graph.nodes if n.target is with_effects]:
+        token, op, *args = node.args
+        if token in placeholders:
+            tokens.add(placeholders.index(token))
+        with graph.inserting_before(node):
+            call = graph.call_function(op, tuple(args), dict(node.kwargs))
+        values = node.meta.get("val") or (None,)
+        call.meta["val"] = values[1] if len(values) == 2 else (tuple(values[1:]) if len(values) > 2 else None)
+        for user in list(node.users):  # getitem(node, k): the token for k = 0, else result k - 1
+            k = user.args[1]
+            if k == 0:
+                user.replace_all_uses_with(token)
+            elif len(values) == 2:
+                user.replace_all_uses_with(call)
+            else:
+                user.args = (call, k - 1)
+                continue
+            graph.erase_node(user)
+        graph.erase_node(node)
+    return torch.fx.GraphModule(gm, graph), sorted(tokens)
 
 
 def _is_aten_graph(gm: torch.fx.GraphModule) -> bool:

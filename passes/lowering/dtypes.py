@@ -44,9 +44,11 @@ def int_bits(dtype: str) -> int:
 
 
 def dtype_of(t: Attribute) -> str | None:
-    """The dtype name of a tensor type or an element type; None for ones mlc cannot compute in."""
+    """The dtype name of a tensor type or an element type; None for ones mlc cannot compute in
+    (complex: such ops stay extern calls)."""
     elem = t.element_type if isinstance(t, TensorType) else t
-    return DTYPE_NAMES.get(elem)
+    name = DTYPE_NAMES.get(elem)
+    return None if name is None or name.startswith("complex") else name
 
 
 def storage_type(dtype: str) -> Attribute:
