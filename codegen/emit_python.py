@@ -82,6 +82,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from mlc.dialects import triton as tt
 from mlc.dialects.buffer import LayoutAttr
+from mlc.dialects.values import DTYPE_NAMES
 from mlc.codegen.py_expr import ExprPrintError, py_expr
 
 
@@ -172,10 +173,11 @@ def tl_dtype(t: Attribute) -> str:
 
 
 def torch_dtype(t: Attribute) -> str:
-    """`f32` -> `torch.float32`, `i1` -> `torch.bool`, `ui8` -> `torch.uint8`."""
-    if isinstance(t, IntegerType) and t.width.data == 1:
-        return "torch.bool"
-    return "torch." + tl_dtype(t).removeprefix("tl.")
+    """`f32` -> `torch.float32`, `i1` -> `torch.bool`, `ui8` -> `torch.uint8`, `complex<f32>` -> `torch.complex64`."""
+    name = DTYPE_NAMES.get(t)
+    if name is None:
+        raise EmitError(f"no torch dtype for {t}")
+    return "torch." + name
 
 
 def _is_half(t: Attribute) -> bool:
@@ -700,7 +702,7 @@ def _py_arg(attr: Attribute, key: str | None = None) -> str:
         return "[" + ", ".join(str(v) for v in attr.get_values()) + "]"
     if isinstance(attr, ArrayAttr):
         return "[" + ", ".join(_py_arg(a) for a in attr.data) + "]"
-    if isinstance(attr, (IntegerType, Float16Type, BFloat16Type, Float32Type, Float64Type)):
+    if attr in DTYPE_NAMES:
         return torch_dtype(attr)
     raise EmitError(f"cannot pass {attr} to an extern call")
 
@@ -713,7 +715,8 @@ def _extern(op: tt.ExternOp) -> list[str]:
     if op.kwargs is not None:
         args += [f"{k}={_py_arg(v, k)}" for k, v in op.kwargs.data.items()]
     targets = [name or "_" for name in op.result_names()]  # `_`: a None or a number
-    call = f"aten.{overload}({', '.join(args)})"
+    namespace, _, name = overload.rpartition("::")  # `ns::packet.overload` outside aten
+    call = f"{f'torch.ops.{namespace}' if namespace else 'aten'}.{name}({', '.join(args)})"
     lines = [f"{', '.join(targets)} = {call}"]
     # Kernels index the result with the layout the IR gave it; an op free to pick another
     # layout is copied into one with it (no copy when it already matches).

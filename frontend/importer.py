@@ -263,8 +263,6 @@ class _Importer:
                 {"dtype": _dtype(dtype, node)},
                 [self._result_type(node)],
             )
-        elif target.namespace != "aten":
-            raise UnsupportedGraph(f"{_describe(node)}: only aten ops are supported")
         else:
             if target._schema.is_mutable:
                 raise UnsupportedGraph(
@@ -297,7 +295,12 @@ class _Importer:
             target, values = _number_first_swapped(target, values)
             target = _scalar_overload(target, values) or target
         schema = target._schema
-        overload = f"{schema.name.split('::')[1]}.{target._overloadname}"
+        # Ops of other namespaces (prims, custom ops) keep theirs, `ns::packet.overload`:
+        # lower-aten has no rule for them, so they run as extern calls.
+        namespace, packet = schema.name.split("::")
+        overload = f"{packet}.{target._overloadname}"
+        if namespace != "aten":
+            overload = f"{namespace}::{overload}"
         result_types = self._result_types(node)
         cls = _dedicated(overload, schema)
         if cls is not None and self._fits_dedicated(schema, values):

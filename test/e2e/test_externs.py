@@ -59,3 +59,19 @@ def _grads(model, x) -> dict[str, torch.Tensor]:
     if x.requires_grad:
         grads["input"] = x.grad.clone()
     return grads
+
+
+@torch.library.custom_op("mlc_test::scaled_cumsum", mutates_args=())
+def scaled_cumsum(x: torch.Tensor, scale: float) -> torch.Tensor:
+    return torch.cumsum(x, -1) * scale
+
+
+@scaled_cumsum.register_fake
+def _(x, scale):
+    return torch.empty_like(x)
+
+
+def test_custom_op_runs_as_an_extern(check, make):
+    """An op outside aten (a custom op, or torch_nn's) runs through torch.ops, its neighbours
+    in mlc kernels."""
+    check(lambda x: scaled_cumsum(x.sin(), 0.5) + 1, make(4, 16))
