@@ -228,6 +228,14 @@ _INFIX: dict[type[Operation], str] = {
     arith.AndIOp: "&", arith.OrIOp: "|", arith.XOrIOp: "^",
     arith.ShLIOp: "<<", arith.ShRSIOp: ">>",
 }
+_TO_INTEGER = (mathd.FloorOp, mathd.CeilOp, mathd.TruncOp, mathd.RoundOp, mathd.RoundEvenOp)
+
+
+def _rounded_to_integer(op: Operation) -> bool:
+    """Whether a result of `op` is rounded to an integer by one of its users (floor, ...)."""
+    return any(isinstance(use.operation, _TO_INTEGER) for r in op.results for use in r.uses)
+
+
 # Binary ops a bare f32/i32 literal may feed (Triton's weak typing then gives it the tile's type);
 # the function-style ones only as the second operand (`maximum(tmp0, 0.0)` reads `a.dtype`).
 _FUNCTION_USERS = (
@@ -454,6 +462,11 @@ class _KernelEmitter:
         # bfloat16 is raw bits under the interpreter: its arithmetic, compares and negation run
         # in float32 (rounded back per op, as eager does); f16 and bf16 math functions too,
         # since libdevice has no 16-bit entry points.
+        if isinstance(op, arith.DivfOp) and isinstance(t, Float32Type) and _rounded_to_integer(op):
+            # A quotient rounded to an integer (floor / trunc division, torch.floor(x / y)) is
+            # divided correctly rounded, as eager does: Triton's f32 `/` is div.full.f32 (within
+            # 2 ulp), under which x / x can be 0.99999994 and its floor 0.
+            return f"libdevice.div_rn({self.v(op.lhs)}, {self.v(op.rhs)})"
         if isinstance(op, tuple(_INFIX)):
             a, b = op.operands
             sym = _INFIX[type(op)]

@@ -106,6 +106,7 @@ _UNARY = {
 _BINARY = {
     "pow": np.power, "fmod": np.fmod, "atan2": np.arctan2, "hypot": np.hypot,
     "copysign": np.copysign, "nextafter": np.nextafter, "fmax": np.fmax, "fmin": np.fmin,
+    "div_rn": np.divide,  # in float64, rounded once: the correctly rounded f32 quotient
 }
 _PREDICATES = {"isnan": np.isnan, "isinf": np.isinf, "isfinited": np.isfinite, "signbit": np.signbit}
 

@@ -1,0 +1,40 @@
+"""Bugs the differential fuzzer (mlc-fuzz, tools/fuzz.py) found, one test each, with the seed
+that found it."""
+
+from __future__ import annotations
+
+import torch
+from torch.fx.experimental.proxy_tensor import make_fx
+
+import mlc
+
+
+def test_rounding_division_of_exact_quotients(check, check_grad, make):
+    """mlc-fuzz seeds 20126, 20237, 22180 (forward) and 20749, 21625, 22547 (the gradients of
+    fmod and remainder, `-trunc(a / b)` and `-floor(a / b)`), on an H100: floor(x / x) gave 0.
+    Triton's f32 `/` is div.full.f32 (within 2 ulp), so a quotient rounded to an integer is now
+    divided with libdevice.div_rn, as eager divides."""
+    x = make(64, 33, low=-100.0, high=100.0)
+    k = make(64, 11, low=2, high=9).round()
+    # exact quotients: 1, powers of two, and integer multiples of small integers
+    y = torch.cat([x[:, :11], x[:, 11:22] * -0.25, k], dim=1)
+    x = torch.cat([x[:, :22], x[:, 22:].round() * k], dim=1)
+    check(lambda a, b: (torch.div(a, b, rounding_mode="floor"), torch.div(a, b, rounding_mode="trunc"),
+                        torch.floor(a / b), a // b), x, y, atol=0, rtol=0)
+    xg, yg = x.clone().requires_grad_(), y.clone().requires_grad_()
+    check_grad(lambda a, b: (torch.fmod(a, b) + torch.remainder(a, b),), xg, yg, atol=0, rtol=0)
+
+
+def test_rounding_division_is_correctly_rounded_in_the_kernel(device):
+    """The emitted kernel divides with libdevice.div_rn where the quotient is floored, with `/`
+    elsewhere."""
+    x = torch.rand(8, 32, device=device) + 1
+
+    def fn(a, b):
+        return torch.div(a, b, rounding_mode="floor"), a / b
+
+    compiled = mlc.compile_fx(make_fx(fn)(x, x), [x, x])
+    assert compiled.source.count("libdevice.div_rn(") == 1
+    assert " / " in compiled.source
+    floor, quotient = compiled(x, x)
+    assert torch.equal(floor, torch.ones_like(x)) and torch.allclose(quotient, torch.ones_like(x))

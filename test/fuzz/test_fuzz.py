@@ -1,0 +1,156 @@
+"""The differential fuzzer (tools/fuzz.py, fuzz_check.py, mlc_fuzz.py): a fixed set of generated
+programs through mlc against eager, and the generator's and shrinker's own properties.
+
+`test_programs` runs SEEDS programs (tensors of at most 20,000 elements, at most 6
+statements, half with backward) in batches, so a failure names its seeds and prints each
+program; reproduce one with `mlc-fuzz --seed S --count 1 --max-numel 20000 --max-stmts 6
+--shrink`. Under Triton's interpreter a program takes about 0.35 s (mostly Dynamo and
+AOTAutograd; measured on 2 idle cores), so SEEDS is what fits in about 2 minutes of `make test`.
+"""
+
+from __future__ import annotations
+
+import os
+
+import torch
+
+if not torch.cuda.is_available():
+    os.environ["TRITON_INTERPRET"] = "1"
+
+import random  # noqa: E402
+import warnings  # noqa: E402
+
+import pytest  # noqa: E402
+
+from mlc.tools import mlc_fuzz  # noqa: E402
+from mlc.tools.fuzz import Input, Program, Stmt, generate  # noqa: E402
+from mlc.tools.fuzz_check import (  # noqa: E402
+    Outcome,
+    check_program,
+    compare,
+    eager_values,
+    interpreter_speedups,
+    pytest_case,
+    shrink,
+)
+from mlc.tools.fuzz_ops import OPS  # noqa: E402
+
+SEEDS = 300
+BATCH = 10
+SMALL = {"max_numel": 20_000, "max_stmts": 6}
+
+
+@pytest.mark.parametrize("first", range(0, SEEDS, BATCH), ids=lambda s: f"seeds_{s}_{s + BATCH - 1}")
+def test_programs(first: int) -> None:
+    failures = []
+    with interpreter_speedups(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for seed in range(first, first + BATCH):
+            program = generate(seed, **SMALL)
+            outcome = check_program(program)
+            if outcome.kind != "ok":
+                failures.append(f"seed {seed}: {outcome.kind}: {outcome.detail[:500]}\n{program.source()}")
+    assert not failures, "\n\n".join(failures)
+
+
+# -- the generator ----------------------------------------------------------------------------
+
+
+def test_generator_is_deterministic_by_seed() -> None:
+    for seed in (0, 7, 123):
+        a, b = generate(seed), generate(seed)
+        assert a == b and a.source() == b.source()
+        assert all(torch.equal(x, y) for x, y in zip(a.make_inputs(), b.make_inputs()))
+    assert len({generate(s).source() for s in range(20)}) == 20
+
+
+def test_generator_leaves_global_random_state_alone() -> None:
+    random.seed(5)
+    torch.manual_seed(5)
+    expected = (random.random(), torch.rand(1))
+    random.seed(5)
+    torch.manual_seed(5)
+    generate(11)
+    assert (random.random(), torch.rand(1)) == expected
+
+
+def test_programs_are_valid_and_print_as_source() -> None:
+    """Eager runs every program to finite floats; the printed source computes the same."""
+    namespace = {"torch": torch, "F": torch.nn.functional}
+    used = set()
+    for seed in range(60):
+        program = generate(seed, **SMALL)
+        used |= {s.op for s in program.stmts}
+        inputs = program.make_inputs()
+        outputs = program(*inputs)
+        for out in outputs:
+            assert not out.dtype.is_floating_point or torch.isfinite(out).all(), (seed, program.source())
+        exec(program.source("g"), namespace)  # the program's own generated text
+        for a, b in zip(namespace["g"](*inputs), outputs):
+            assert torch.equal(a, b) or (a.isnan() == b.isnan()).all(), program.source()
+    assert len(used) > 60, sorted(set(OPS) - used)
+
+
+def test_shapes_cross_the_passes_thresholds() -> None:
+    """Across seeds: unrolled (< 8), persistent (<= 1024), looped and split-sized reductions,
+    2-D tile sizes, size-1 dims, rows of over 20,000 elements, all within max_numel."""
+    dims = set()
+    for seed in range(300):
+        for i in generate(seed).inputs:
+            assert torch.Size(i.shape).numel() <= 400_000
+            dims.update(i.shape)
+    assert {1, 3, 5, 7} <= dims
+    assert any(d > 8192 for d in dims) and any(1024 < d <= 8192 for d in dims)
+    assert any(d > 20_000 for d in dims) and {32, 33, 31} & dims
+
+
+# -- the checker and the shrinker -------------------------------------------------------------
+
+
+def test_compare_tolerances() -> None:
+    x = torch.linspace(-3, 3, 100)
+    assert compare(x * (1 + 1e-6), x, "out") is None
+    assert "differ" in compare(x * 1.01, x, "out")
+    half = x.half()
+    assert compare(half * (1 + 4e-3), half, "out") is None
+    nan = torch.tensor([1.0, float("nan")])
+    assert compare(nan.clone(), nan, "out") is None
+    assert "differ" in compare(torch.tensor([1.0, 2.0]), nan, "out")
+    assert "differ" in compare(torch.tensor([0, 1]), torch.tensor([0, 2]), "out")
+
+
+def _fake_failure(program: Program) -> Outcome:
+    """Fails (like a miscompiled div) whenever the program still divides."""
+    return Outcome("mismatch", "forward") if any(s.op == "div" for s in program.stmts) else Outcome("ok")
+
+
+def test_shrinker_keeps_the_failure_and_removes_the_rest() -> None:
+    x0 = Input("x0", (64, 300), torch.float32, -3.0, 3.0, True, 1)
+    x1 = Input("x1", (64, 1), torch.float32, 0.5, 2.0, True, 2)
+    stmts = (
+        Stmt("t0", "exp", ("x0",), (), torch.float32),
+        Stmt("t1", "abs_add", ("x1",), (("c", 0.5),), torch.float32),
+        Stmt("t2", "div", ("t0", "t1"), (), torch.float32),
+        Stmt("t3", "sum", ("t2",), (("dim", 1), ("dtype", None), ("keepdim", False)), torch.float32),
+        Stmt("t4", "relu", ("x0",), (), torch.float32),
+    )
+    program = Program(9, (x0, x1), stmts, ("t3", "t4"))
+    small = shrink(program, _fake_failure(program), check=_fake_failure)
+    assert [s.op for s in small.stmts] == ["div"]
+    assert all(d <= 2 for i in small.inputs for d in i.shape)
+    assert not small.backward and eager_values(small) is not None
+    case = pytest_case(small, Outcome("mismatch", "forward", "output 0 differs"))
+    assert case.startswith("def test_fuzz_seed_9(check, device):") and " / " in case
+    namespace = {"torch": torch, "F": torch.nn.functional}
+    exec(case, namespace)  # the case is valid Python defining the test
+
+
+def test_shrinker_leaves_a_passing_program_alone() -> None:
+    program = generate(3, **SMALL)
+    assert shrink(program, Outcome("mismatch", "forward"), check=lambda p: Outcome("ok")) == program
+
+
+def test_cli_runs_and_summarizes(capsys: pytest.CaptureFixture[str]) -> None:
+    assert mlc_fuzz.main(["--seed", "2", "--count", "2", "--max-numel", "2000", "--max-stmts", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "programs: 2" in out and "wrong numbers: 0 forward, 0 gradients" in out

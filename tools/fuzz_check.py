@@ -1,0 +1,464 @@
+"""Run a fuzz program (tools/fuzz.py) through mlc and eager, compare, and shrink failures.
+
+    outcome = check_program(program)         # Outcome(kind, cause, detail)
+    small = shrink(program, outcome)         # a minimal program failing the same way
+    print(pytest_case(small))                # ready to paste into test/e2e
+
+Kinds of outcome: `ok`; `mismatch` (a forward output differs: the thing hunted) and
+`grad_mismatch` (an input's gradient differs); `compile_error` (MlcCompileError, grouped by
+the message with numbers and names stripped); `crash` (any other exception from the compiled
+program: a bug too); `invalid` (eager itself failed: a generator bug, not mlc's).
+
+Tolerances (`tolerance`): float32 rtol 1e-4, float16 1e-2, bfloat16 2e-2 (mlc computes in f32
+without rounding between fused ops, as Inductor does), with an absolute floor of rtol times
+a tenth of the output's largest magnitude; integers and bools exactly; NaN positions must
+match. Beyond that, mlc is only wrong where it is further from the truth than eager's own
+rounding explains: the program also runs eagerly in float64 (`widen`), and an element passes
+when mlc is within tolerance plus twice eager's error there of eager, or within tolerance plus
+twice eager's largest error on that tensor of the float64 result (a long f32 sum, or an f16
+chain rounded after every op in eager but not inside an mlc kernel, differ by rounding alone;
+a wrong index or formula differs by far more). Gradients: the same on each input's grad, after `sum((k + 1) * out_k.float().sum())`
+over the outputs (test/e2e/conftest.py's `check_grad`).
+
+Under Triton's interpreter, `fast_interpreter_reductions()` replaces the interpreter's
+element-by-element `tl.reduce` (a Python call per element: seconds for a 2048-wide tile)
+with a pairwise tree calling the same combine function on half-tiles: the same results as on
+a GPU, which reduces by a tree too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import torch
+
+if not torch.cuda.is_available():
+    os.environ.setdefault("TRITON_INTERPRET", "1")
+
+from mlc.tools.fuzz import Input, Program, Stmt  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What running one program gave: `kind` (see the module docstring), `cause` (the
+    grouping key: the message with numbers and names stripped), `detail` (the message)."""
+
+    kind: str
+    cause: str = ""
+    detail: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.kind not in ("ok", "invalid")
+
+    @property
+    def signature(self) -> tuple[str, str]:
+        return (self.kind, self.cause)
+
+
+def device() -> torch.device:
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+# -- tolerances and comparison ----------------------------------------------------------------
+
+RTOL = {torch.float32: 1e-4, torch.float64: 1e-6, torch.float16: 1e-2, torch.bfloat16: 2e-2}
+
+
+def tolerance(expected: torch.Tensor, dtypes: set[torch.dtype] = frozenset()) -> tuple[float, float]:
+    """(rtol, atol) for comparing with `expected`, a value computed from values of `dtypes`
+    (the least precise of them and of `expected` decides; see the module docstring)."""
+    if not expected.dtype.is_floating_point:
+        return 0.0, 0.0
+    rtol = max(RTOL.get(d, 0.0) for d in {expected.dtype, *dtypes})
+    finite = expected.detach()[torch.isfinite(expected.detach())].float()
+    scale = float(finite.abs().max()) if finite.numel() else 0.0
+    return rtol, rtol * max(1.0, scale) * 0.1
+
+
+def compare(actual: Any, expected: torch.Tensor, what: str, dtypes: set[torch.dtype] = frozenset(),
+            widened: torch.Tensor | None = None) -> str | None:
+    """None when `actual` matches `expected`, else a one-line description.
+
+    Floats: |actual - expected| <= atol + rtol * |expected| (`tolerance`) plus twice eager's
+    rounding error at that element, |expected - widened| where `widened` is the program run in
+    float64; or |actual - widened| within tolerance plus twice eager's largest rounding error
+    on the tensor. NaN where expected (or widened) is NaN."""
+    if not isinstance(actual, torch.Tensor):
+        return f"{what}: {type(actual).__name__} instead of a tensor"
+    if actual.shape != expected.shape or actual.dtype != expected.dtype:
+        return f"{what}: {tuple(actual.shape)} {actual.dtype} instead of {tuple(expected.shape)} {expected.dtype}"
+    a, e = actual.detach().cpu(), expected.detach().cpu()
+    if not e.dtype.is_floating_point:
+        bad = a != e
+    else:
+        rtol, atol = tolerance(expected, dtypes)
+        a, e = a.double(), e.double()
+        bad = ~((a == e) | (a.isnan() & e.isnan()) | ((a - e).abs() <= atol + rtol * e.abs()))
+        if widened is not None and bad.any():
+            w = widened.detach().cpu().double()
+            noise = (e - w).abs().nan_to_num(nan=float("inf"), posinf=float("inf"))
+            worst = float(noise[torch.isfinite(noise)].max()) if torch.isfinite(noise).any() else 0.0
+            bad &= ~(((a - e).abs() <= atol + rtol * e.abs() + 2 * noise) | (a == w) | (a.isnan() & w.isnan()) |
+                     ((a - w).abs() <= atol + rtol * w.abs() + 2 * worst))
+    if not bad.any():
+        return None
+    index = tuple(int(i) for i in bad.nonzero()[0]) if bad.dim() else ()
+    where = f" at {index}: mlc {a[index].item()!r}, eager {e[index].item()!r}"
+    if widened is not None:
+        where += f", eager in f64 {widened.detach().cpu()[index].item()!r}"
+    tol = f" (rtol {tolerance(expected, dtypes)[0]:.0e})" if e.dtype.is_floating_point else ""
+    return f"{what} ({expected.dtype}, {tuple(e.shape)}): {int(bad.sum())} of {e.numel()} differ{where}{tol}"
+
+
+# -- running ----------------------------------------------------------------------------------
+
+
+def widen(program: Program) -> Program:
+    """`program` with its float dtype parameters made float64 (fed float64 inputs, it is the
+    program computed almost without rounding: the reference of `compare`)."""
+
+    def wide(value: Any) -> Any:
+        return torch.float64 if isinstance(value, torch.dtype) and value.is_floating_point else value
+
+    stmts = tuple(replace(s, params=tuple((k, wide(v)) for k, v in s.params), dtype=wide(s.dtype))
+                  for s in program.stmts)
+    return replace(program, stmts=stmts)
+
+
+def _loss(outputs: Sequence[torch.Tensor]) -> torch.Tensor | None:
+    terms = [o.float().sum() * (k + 1) for k, o in enumerate(outputs) if o.requires_grad]
+    return sum(terms) if terms else None  # type: ignore[return-value]
+
+
+def _run(fn: Callable[..., Any], inputs: list[torch.Tensor], backward: bool) -> tuple[list[torch.Tensor], bool]:
+    outputs = list(fn(*inputs))
+    loss = _loss(outputs) if backward else None
+    if loss is not None:
+        loss.backward()
+    return outputs, loss is not None
+
+
+def compile_mlc(program: Program) -> Callable[..., Any]:
+    """`torch.compile` of the program with mlc, caches reset first (one program at a time)."""
+    torch._dynamo.reset()
+    from mlc.codegen import runtime
+
+    runtime._LOADED.clear()  # emitted modules of earlier programs are never called again
+
+    def f(*args: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        return program(*args)
+
+    return torch.compile(f, backend="mlc", fullgraph=True, dynamic=False)
+
+
+def normalize(message: str) -> str:
+    """A message as a grouping key: numbers, graph names and quoted names replaced."""
+    first = message.strip().splitlines()[0] if message.strip() else ""
+    first = re.sub(r"graph_\d+", "graph_N", first)
+    first = re.sub(r"\b(buf|arg|tmp|t|x)\d+(_\d+)?\b", r"\1N", first)
+    first = re.sub(r"\d+", "N", first)
+    return first[:200]
+
+
+def _classify(e: BaseException) -> Outcome:
+    from mlc.frontend.backend import MlcCompileError
+
+    chain, seen = e, set()
+    while chain is not None and id(chain) not in seen:
+        seen.add(id(chain))
+        if isinstance(chain, MlcCompileError):
+            message = str(chain)
+            return Outcome("compile_error", normalize(message.split(": ", 2)[-1]), message[:2000])
+        chain = chain.__cause__ or chain.__context__
+    text = f"{type(e).__name__}: {e}"
+    return Outcome("crash", normalize(text), text[:2000])
+
+
+def check_program(program: Program, dev: torch.device | None = None) -> Outcome:
+    """Run `program` eagerly and through mlc on `dev`; compare outputs and gradients."""
+    dev = dev or device()
+    eager_in = program.make_inputs(dev)
+    try:
+        expected, backward = _run(program, eager_in, program.backward)
+    except Exception as e:  # noqa: BLE001 -- any eager failure is the generator's
+        return Outcome("invalid", normalize(f"{type(e).__name__}: {e}"), str(e)[:2000])
+    mlc_in = program.make_inputs(dev)
+    try:
+        actual, _ = _run(compile_mlc(program), mlc_in, backward)
+    except Exception as e:  # noqa: BLE001 -- classified: compile error or crash
+        return _classify(e)
+    widened: list[Any] = [None] * len(expected)
+    widened_in: list[Any] = [None] * len(program.inputs)
+    if any(d.is_floating_point for o in program.outputs for d in program.dtypes_behind(o)):
+        widened_in = [t.detach().double().requires_grad_(t.requires_grad) if t.dtype.is_floating_point else t
+                      for t in program.make_inputs(dev)]
+        try:
+            widened, _ = _run(widen(program), widened_in, backward)
+        except Exception:  # noqa: BLE001 -- no reference then: plain tolerances
+            widened = [None] * len(expected)
+        widened = [w if w is not None and w.shape == e.shape else None for w, e in zip(widened, expected)]
+    if len(actual) != len(expected):
+        return Outcome("mismatch", "output count", f"{len(actual)} outputs instead of {len(expected)}")
+    for k, (a, e) in enumerate(zip(actual, expected)):
+        problem = compare(a, e, f"output {k} ({program.outputs[k]})", program.dtypes_behind(program.outputs[k]),
+                          widened[k])
+        if problem:
+            return Outcome("mismatch", "forward", problem)
+    everything = set().union(*(program.dtypes_behind(o) for o in program.outputs))
+    for inp, e, a, w in zip(program.inputs, eager_in, mlc_in, widened_in):
+        if not inp.grad:
+            continue
+        if a.grad is None and e.grad is None:
+            continue
+        if a.grad is None or e.grad is None:
+            grads = (a.grad, e.grad)
+            if all(g is None or not g.any() for g in grads):
+                continue
+            return Outcome("grad_mismatch", "missing grad", f"grad of {inp.name}: mlc {a.grad is not None}, eager "
+                           f"{e.grad is not None}")
+        problem = compare(a.grad, e.grad, f"grad of {inp.name}", everything, None if w is None else w.grad)
+        if problem:
+            return Outcome("grad_mismatch", "backward", problem)
+    return Outcome("ok")
+
+
+# -- shrinking --------------------------------------------------------------------------------
+
+
+def eager_values(program: Program) -> dict[str, torch.Tensor] | None:
+    """Every named value of the program, run eagerly on CPU (None when eager fails)."""
+    env: dict[str, torch.Tensor] = {i.name: i.make().detach() for i in program.inputs}
+    try:
+        with torch.no_grad():
+            for s in program.stmts:
+                from mlc.tools.fuzz_ops import apply
+
+                env[s.out] = apply(s.op, [env[a] for a in s.args], s.p)
+            outputs = [env[o] for o in program.outputs]
+    except Exception:  # noqa: BLE001 -- an invalid candidate
+        return None
+    return env if all(isinstance(o, torch.Tensor) for o in outputs) else None
+
+
+def _as_input(program: Program, stmt: Stmt, value: torch.Tensor) -> Program:
+    """`program` with `stmt`'s value becoming a fresh input of the same shape, dtype and range."""
+    if value.dtype.is_floating_point:
+        low, high = round(float(value.min()), 3), round(float(value.max()), 3)
+    else:
+        low, high = int(value.min()), int(value.max())
+    grad = program.backward and value.dtype.is_floating_point
+    seed = program.seed * 1000 + 500 + len(program.inputs)
+    inp = Input(stmt.out, tuple(value.shape), value.dtype, low, high, grad, seed)
+    stmts = tuple(s for s in program.stmts if s is not stmt)
+    return replace(program, inputs=program.inputs + (inp,), stmts=stmts).pruned()
+
+
+def _renamed(program: Program, old: str, new: str) -> Program:
+    stmts = tuple(Stmt(s.out, s.op, tuple(new if a == old else a for a in s.args), s.params)
+                  for s in program.stmts if s.out != old)
+    outputs = tuple(dict.fromkeys(new if o == old else o for o in program.outputs))
+    return replace(program, stmts=stmts, outputs=outputs).pruned()
+
+
+def _resized(program: Program, size: int, to: int) -> Program:
+    """Every input dim (and size parameter) equal to `size` set to `to`."""
+    inputs = tuple(replace(i, shape=tuple(to if d == size else d for d in i.shape)) for i in program.inputs)
+
+    def param(value: Any) -> Any:
+        if isinstance(value, tuple):
+            return tuple(param(v) for v in value)
+        return to if isinstance(value, int) and not isinstance(value, bool) and value == size else value
+
+    stmts = tuple(replace(s, params=tuple((k, param(v) if k in ("n", "shape", "sizes", "arg") else v)
+                                          for k, v in s.params)) for s in program.stmts)
+    return replace(program, inputs=inputs, stmts=stmts)
+
+
+def candidates(program: Program) -> Iterator[Program]:
+    """Smaller variants of `program`, the ones removing most first."""
+    if len(program.outputs) > 1:
+        for o in program.outputs:
+            yield replace(program, outputs=tuple(x for x in program.outputs if x != o)).pruned()
+    by_out = {s.out: s for s in program.stmts}
+    for k, o in enumerate(program.outputs):  # return what an output is computed from instead
+        for arg in by_out[o].args if o in by_out else ():
+            if arg in by_out:
+                outputs = tuple(dict.fromkeys(program.outputs[:k] + (arg,) + program.outputs[k + 1:]))
+                yield replace(program, outputs=outputs).pruned()
+    values = eager_values(program)
+    if values is None:
+        return
+    for stmt in program.stmts:
+        yield _as_input(program, stmt, values[stmt.out])
+    sizes = sorted({d for i in program.inputs for d in i.shape if d > 1}, reverse=True)
+    for size in sizes:
+        for to in dict.fromkeys((1, 2, 3, size // 8, size // 2, size - 1)):
+            if 0 < to < size:
+                yield _resized(program, size, to)
+    for stmt in program.stmts:
+        for arg in dict.fromkeys(stmt.args):
+            v, a = values[stmt.out], values[arg]
+            if v.shape == a.shape and v.dtype == a.dtype:
+                yield _renamed(program, stmt.out, arg)
+    if program.backward:
+        yield replace(program, inputs=tuple(replace(i, grad=False) for i in program.inputs))
+        for k, i in enumerate(program.inputs):
+            if i.grad and sum(j.grad for j in program.inputs) > 1:
+                yield replace(program, inputs=program.inputs[:k] + (replace(i, grad=False),) + program.inputs[k + 1:])
+    for k, i in enumerate(program.inputs):
+        if i.dtype in (torch.float16, torch.bfloat16):
+            yield replace(program, inputs=program.inputs[:k] + (replace(i, dtype=torch.float32),) + program.inputs[k + 1:])
+
+
+def shrink(program: Program, outcome: Outcome, check: Callable[[Program], Outcome] = check_program,
+           max_tries: int = 200, max_seconds: float = 600.0, log: Callable[[str], None] | None = None) -> Program:
+    """The smallest variant of `program` found whose `check` fails with `outcome`'s signature
+    (greedy: take the first candidate that still fails, start over, until none does)."""
+    start, tries, current = time.monotonic(), 0, program
+    progress = True
+    while progress:
+        progress = False
+        for candidate in candidates(current):
+            if tries >= max_tries or time.monotonic() - start > max_seconds:
+                return current
+            if candidate == current or not candidate.stmts or eager_values(candidate) is None:
+                continue
+            tries += 1
+            if check(candidate).signature == outcome.signature:
+                current, progress = candidate, True
+                if log:
+                    log(f"  shrunk to {len(current.stmts)} statements, {current.numel()} input elements")
+                break
+    return current
+
+
+# -- the pytest case --------------------------------------------------------------------------
+
+
+def _input_source(i: Input) -> str:
+    g = f"torch.Generator().manual_seed({i.seed})"
+    if i.dtype == torch.bool:
+        value = f"torch.rand({i.shape}, generator={g}) > 0.5"
+    elif i.dtype.is_floating_point:
+        value = f"(torch.rand({i.shape}, generator={g}) * {i.high - i.low!r} + {i.low!r}).to({i.dtype})"
+    else:
+        value = f"torch.randint({int(i.low)}, {int(i.high) + 1}, {i.shape}, generator={g}).to({i.dtype})"
+    return f"{i.name} = ({value}).to(device)" + (".requires_grad_()" if i.grad else "")
+
+
+def pytest_case(program: Program, outcome: Outcome | None = None) -> str:
+    """`program` as a test for test/e2e (fixtures `check` / `check_grad` and `device`)."""
+    fixture = "check_grad" if program.backward else "check"
+    values = eager_values(program) or {}
+    tols = [tolerance(values[o], program.dtypes_behind(o)) for o in program.outputs
+            if o in values and values[o].dtype.is_floating_point]
+    rtol = max((t[0] for t in tols), default=1e-4)
+    atol = max((t[1] for t in tols), default=1e-5)
+    body = program.source("f").replace("\n", "\n    ")
+    lines = [f"def test_fuzz_seed_{program.seed}({fixture}, device):"]
+    if outcome is not None:
+        lines.append(f'    """mlc-fuzz seed {program.seed}: {outcome.kind}: {outcome.detail.splitlines()[0][:150]}"""')
+    lines.append(f"    {body}")
+    lines += [f"    {_input_source(i)}" for i in program.inputs]
+    args = ", ".join(i.name for i in program.inputs)
+    lines.append(f"    {fixture}(f, {args}, rtol={rtol!r}, atol={atol:.3g})")
+    return "\n".join(lines)
+
+
+# -- a faster interpreter ---------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def interpreter_speedups() -> Iterator[None]:
+    """`fast_interpreter_reductions` and `largest_interpreter_blocks` inside the block only."""
+    undo = [fast_interpreter_reductions(), largest_interpreter_blocks()]
+    try:
+        yield
+    finally:
+        for restore in undo:
+            restore()
+
+
+def fast_interpreter_reductions() -> Callable[[], None]:
+    """Make the Triton interpreter's `tl.reduce` a pairwise tree over half-tiles (see the
+    module docstring); returns what undoes it (a no-op when it was installed already)."""
+    import numpy as np
+    from triton.runtime import interpreter
+
+    ops = interpreter.ReduceOps
+    if getattr(ops.generic_reduce, "_mlc_fast", False):
+        return lambda: None
+    element_wise = ops.generic_reduce
+
+    def generic_reduce(self: Any, input: Any) -> Any:
+        original_axis = self.axis
+        tensors, axis = self.unravel(input, self.axis)
+        shape = tensors[0].handle.data.shape
+        if 0 in shape:
+            return element_wise(self, input)
+        dtypes = [t.dtype for t in tensors]
+        data = [np.moveaxis(t.handle.data, axis, -1) for t in tensors]
+        while data[0].shape[-1] > 1:
+            half = data[0].shape[-1] // 2
+            left = tuple(self.to_tensor(d[..., :half], t) for d, t in zip(data, dtypes))
+            right = tuple(self.to_tensor(d[..., half:2 * half], t) for d, t in zip(data, dtypes))
+            combined = self.combine_fn.fn(*left, *right)
+            combined = combined if isinstance(combined, tuple) else (combined,)
+            data = [np.concatenate([np.broadcast_to(_np(c), d[..., :half].shape).astype(d.dtype), d[..., 2 * half:]],
+                                   axis=-1) for d, c in zip(data, combined)]
+        results = []
+        for d, t in zip(data, dtypes):
+            d = d[..., 0]
+            if self.keep_dims:
+                d = np.expand_dims(d, axis) if original_axis is not None else d.reshape((1,) * len(shape))
+            elif original_axis is None:
+                d = d.item()
+            results.append(self.to_tensor(d, t))
+        return results
+
+    generic_reduce._mlc_fast = True  # type: ignore[attr-defined]
+    ops.generic_reduce = generic_reduce
+
+    def restore() -> None:
+        ops.generic_reduce = element_wise
+
+    return restore
+
+
+def largest_interpreter_blocks() -> Callable[[], None]:
+    """Under the interpreter, launch each kernel with its configuration of the largest tile
+    (fewest programs: the interpreter's cost is per program) instead of the first; a GPU
+    autotunes over all of them, so each must be right. Generated modules bind `launch` when
+    they are loaded: call this before compiling. Returns what undoes it (and forgets the
+    modules loaded meanwhile, which hold the replaced `launch`)."""
+    from mlc.codegen import runtime, triton_helpers
+
+    if not triton_helpers.INTERPRETING or getattr(triton_helpers.launch, "_mlc_fast", False):
+        return lambda: None
+    launch = triton_helpers.launch
+
+    def largest(kernel: Any, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> None:
+        def size(c: dict) -> int:
+            return c.get("XBLOCK", 1) * c.get("YBLOCK", 1) * c.get("R0_BLOCK", 1)
+
+        return launch(kernel, (max(configs, key=size),), xnumel, args, ynumel)
+
+    largest._mlc_fast = True  # type: ignore[attr-defined]
+    triton_helpers.launch = largest
+
+    def restore() -> None:
+        triton_helpers.launch = launch
+        runtime._LOADED.clear()
+
+    return restore
+
+
+def _np(value: Any) -> Any:
+    return value.handle.data if hasattr(value, "handle") else value
