@@ -519,7 +519,7 @@ class ExternCall(IRDLOperation):
     def verify_(self) -> None:
         if any(not isinstance(n, (StringAttr, NoneType)) for n in self.buffers.data):
             raise VerifyException(f"{self.name}: each result is a buffer name or none")
-        if len(self.defined_names()) != len(self.layouts) or not self.layouts.data:
+        if len(self.defined_names()) != len(self.layouts) or not self.buffers.data:
             raise VerifyException(f"{self.name}: needs one layout per buffer name")
         for layout in self.layouts.data:
             if not isinstance(layout, LayoutAttr):

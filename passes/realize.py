@@ -175,8 +175,10 @@ class _Realizer:
         refs = iter([SymbolRefAttr(self.names[t]) for t in op.tensors])
         args = [_fill_marks(a, refs) for a in op.args.data]
         kwargs = {k: _fill_marks(v, refs) for k, v in op.kwargs.data.items()} if op.kwargs else None
-        # A `none` result (a None or a number the call returns) names no buffer.
-        tensors = [r for r in op.results if not isinstance(r.type, NoneType)]
+        # A result that is not a tensor (a None or a number the call returns), or that nothing
+        # reads, names no buffer (`none`): the call may return None there at run time even
+        # where tracing saw a tensor (cuDNN attention's logsumexp when it is not asked for).
+        tensors = [r for r in op.results if not isinstance(r.type, NoneType) and r.uses]
         layouts = [_contiguous(r.type, op) for r in tensors]
         names = {r: self.fresh("buf") for r in tensors}
         results = [names.get(r) for r in op.results]

@@ -75,3 +75,18 @@ def test_custom_op_runs_as_an_extern(check, make):
     """An op outside aten (a custom op, or torch_nn's) runs through torch.ops, its neighbours
     in mlc kernels."""
     check(lambda x: scaled_cumsum(x.sin(), 0.5) + 1, make(4, 16))
+
+
+def test_an_extern_result_nothing_reads_is_left_alone(check, make):
+    """Only sort's indices are read: its values name no buffer and get no layout check (cuDNN
+    attention returns None for a logsumexp it was not asked for, where tracing saw a tensor)."""
+    from mlc.frontend.backend import compile_graph
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def indices(x):
+        return torch.sort(x, -1)[1] * 2
+
+    x = make(4, 8)
+    check(indices, x)
+    source = compile_graph(make_fx(indices)(x), [x]).source
+    assert "_, buf0 = aten.sort.default(" in source, source

@@ -177,10 +177,12 @@ func.func @views_for_externs(%x: tensor<2x4x32xf32>, %w: tensor<16x32xf32>) -> (
 // -----
 
 // A call that returns None or a number in some positions (CUDA's cuDNN attention: cum_seq_q/k
-// are None, max_q/k numbers) names no buffer there; buffers are numbered over the tensors.
+// are None, max_q/k numbers) names no buffer there, nor where nothing reads the result (the
+// philox seeds here: the call may return None where tracing saw a tensor); buffers are
+// numbered over the rest.
 // CHECK-LABEL: buffer.graph @extern_none_results
 func.func @extern_none_results(%q: tensor<2x2x16x16xbf16>) -> (tensor<2x2x16x16xbf16>, tensor<2x2x16xf32>) {
-  // CHECK:       buffer.extern "buf0", "buf1", none, none, none, none, "buf2", "buf3", "buf4" = "_scaled_dot_product_cudnn_attention.default" {args = [@q, @q, @q, #aten.none, false, 0.000000e+00 : f64, true], origins = ["_scaled_dot_product_cudnn_attention"]} : #buffer.layout<[2, 2, 16, 16], [512, 256, 16, 1], bf16>, #buffer.layout<[2, 2, 16], [32, 16, 1], f32>, #buffer.layout<[], [], i64>, #buffer.layout<[], [], i64>, #buffer.layout<[0], [1], bf16>
+  // CHECK:       buffer.extern "buf0", "buf1", none, none, none, none, none, none, none = "_scaled_dot_product_cudnn_attention.default" {args = [@q, @q, @q, #aten.none, false, 0.000000e+00 : f64, true], origins = ["_scaled_dot_product_cudnn_attention"]} : #buffer.layout<[2, 2, 16, 16], [512, 256, 16, 1], bf16>, #buffer.layout<[2, 2, 16], [32, 16, 1], f32>{{$}}
   %o:9 = loops.extern "_scaled_dot_product_cudnn_attention.default" (%q, %q, %q) {args = [#aten.tensor, #aten.tensor, #aten.tensor, #aten.none, false, 0.000000e+00 : f64, true]} : (tensor<2x2x16x16xbf16>, tensor<2x2x16x16xbf16>, tensor<2x2x16x16xbf16>) -> (tensor<2x2x16x16xbf16>, tensor<2x2x16xf32>, none, none, none, none, tensor<i64>, tensor<i64>, tensor<0xbf16>)
   // CHECK-NEXT:  buffer.output @buf0, @buf1
   func.return %o#0, %o#1 : tensor<2x2x16x16xbf16>, tensor<2x2x16xf32>

@@ -1,0 +1,466 @@
+#!/usr/bin/env python3
+"""Transformer models through eager, Inductor and mlc: inference and a training step, one table.
+
+    python bench/models.py                              # GPT-2 small, a Llama-style decoder, BERT-base
+    python bench/models.py --models gpt2 --modes training --json out.json --markdown out.md
+    python bench/models.py --quick --skip inductor      # tiny configs (CPU: Triton's interpreter)
+
+The models are transformers' own (`GPT2LMHeadModel`, `LlamaForCausalLM`, `BertForMaskedLM`)
+built from configs with random weights (no download), in bfloat16 on CUDA, dropout off
+(`eval()` mode and dropout probabilities 0, so the three runs are deterministic), attention
+through `attn_implementation="sdpa"`. Each (model, mode) is one row:
+
+* inference: `model(input_ids)` under `torch.no_grad()`; its logits are checked.
+* training: `model(input_ids, labels=...)`, the model's own loss, `.backward()` (gradients set
+  to None before each step; no optimizer: it would run eagerly in all three); the loss, the
+  logits and every parameter's gradient are checked.
+
+Eager runs first and is the reference. Inductor is `torch.compile(m, fullgraph=True,
+dynamic=False)`, mlc the same with `backend=mlc_backend`, each on its own `copy.deepcopy` of
+the eager model. Correctness is a relative error norm per tensor, `|a - e| / |e|` (float32
+norms), against eager: bfloat16 keeps 8 significant bits and eager rounds every intermediate
+to them while a fused kernel keeps float32 inside, so two correct implementations differ by
+around 1e-3..1e-2 after a dozen layers, and a wrong index or gradient formula by O(1). A tensor
+passes within `--tol` (2e-2), or within twice Inductor's own distance from eager for that
+tensor when Inductor's is larger (a measured noise floor: layers compound the rounding, and
+some gradients are zero in exact arithmetic, BERT's attention key biases, so that both
+compiled runs differ from eager's rounding noise by a relative error of about 1). The
+times are `triton.testing.do_bench` samples (L2 flushed before each call): median, and
+min-max as the spread; compile seconds are the first call's wall time (Dynamo, AOTAutograd,
+the backend, and one run). A backend that fails is a cell saying so, never a crash.
+
+Loads mlc like bench/run.py (installed, or the checkout as the package `mlc`) and reuses its
+helpers; not part of the mlc package: see bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import importlib.util
+import json
+import math
+import statistics
+import sys
+import time
+import traceback
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+def _load_run() -> Any:
+    """bench/run.py as a module (it sets up the environment: TRITON_INTERPRET without a GPU)."""
+    spec = importlib.util.spec_from_file_location("mlc_bench_run", Path(__file__).with_name("run.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+run = _load_run()
+
+import torch  # noqa: E402
+from torch import nn  # noqa: E402
+
+CUDA = run.CUDA
+BACKENDS = ("eager", "inductor", "mlc")
+MODES = ("inference", "training")
+DTYPES = {"bfloat16": torch.bfloat16, "float16": torch.float16, "float32": torch.float32}
+
+# ---------------------------------------------------------------------------------------------
+# Models
+
+
+@dataclass
+class Workload:
+    """One model with its inputs on a device."""
+
+    model: nn.Module
+    inputs: dict[str, torch.Tensor]  # the training step's; inference drops "labels"
+    shape: str
+
+
+@dataclass(frozen=True)
+class Size:
+    batch: int
+    seq: int
+
+
+SIZES = {  # (GPU, --quick)
+    "gpt2": (Size(4, 512), Size(1, 8)),
+    "llama": (Size(2, 1024), Size(1, 8)),
+    "bert": (Size(4, 512), Size(2, 8)),
+}
+
+
+def _transformers() -> Any:
+    import transformers
+
+    return transformers
+
+
+def gpt2_config(quick: bool) -> Any:
+    """GPT-2 small (124M: 12 layers, hidden 768, 12 heads, vocabulary 50257)."""
+    tf = _transformers()
+    drop = {"resid_pdrop": 0.0, "embd_pdrop": 0.0, "attn_pdrop": 0.0}
+    if quick:
+        return tf.GPT2Config(vocab_size=256, n_positions=32, n_embd=32, n_inner=64, n_layer=1, n_head=2,
+                             bos_token_id=0, eos_token_id=0, use_cache=False, **drop)
+    return tf.GPT2Config(use_cache=False, **drop)
+
+
+def llama_config(quick: bool) -> Any:
+    """A Llama-style decoder: hidden 2048, 8 layers, 16 query heads sharing 4 key/value heads (GQA),
+    SwiGLU 5632, RMSNorm, rotary embeddings, vocabulary 32000 (490M parameters)."""
+    tf = _transformers()
+    if quick:
+        return tf.LlamaConfig(vocab_size=128, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                              num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=32,
+                              use_cache=False)
+    return tf.LlamaConfig(vocab_size=32000, hidden_size=2048, intermediate_size=5632, num_hidden_layers=8,
+                          num_attention_heads=16, num_key_value_heads=4, max_position_embeddings=2048,
+                          use_cache=False)
+
+
+def bert_config(quick: bool) -> Any:
+    """BERT-base (110M: 12 layers, hidden 768, 12 heads, vocabulary 30522)."""
+    tf = _transformers()
+    drop = {"hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0}
+    if quick:
+        return tf.BertConfig(vocab_size=128, hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
+                             intermediate_size=64, max_position_embeddings=32, **drop)
+    return tf.BertConfig(**drop)
+
+
+def build(name: str, quick: bool, size: Size, device: torch.device, dtype: torch.dtype) -> Workload:
+    """The model `name` in eval mode on `device` in `dtype`, with random token inputs."""
+    tf = _transformers()
+    config = {"gpt2": gpt2_config, "llama": llama_config, "bert": bert_config}[name](quick)
+    config._attn_implementation = "sdpa"
+    cls = {"gpt2": tf.GPT2LMHeadModel, "llama": tf.LlamaForCausalLM, "bert": tf.BertForMaskedLM}[name]
+    model = cls(config)
+    if name == "gpt2":
+        # transformers finds no loss for the class name and logs a warning inside forward (a graph
+        # break under Dynamo); name the loss it falls back to.
+        model.loss_type = "ForCausalLM"
+    model = model.to(device=device, dtype=dtype).eval()
+    ids = torch.randint(0, config.vocab_size, (size.batch, size.seq), device=device)
+    if name == "bert":  # masked LM: a loss on 15% of the positions
+        labels = torch.where(torch.rand(ids.shape, device=device) < 0.15, ids, -100)
+    else:  # causal LM: the model shifts the labels itself
+        labels = ids
+    params = sum(p.numel() for p in model.parameters())
+    count = f"{params / 1e6:.0f}M" if params >= 1e6 else f"{params / 1e3:.0f}K"
+    shape = f"{count} params, batch {size.batch} x seq {size.seq}"
+    return Workload(model, {"input_ids": ids, "labels": labels}, shape)
+
+
+# ---------------------------------------------------------------------------------------------
+# One step, its results, and how far they are from eager's
+
+
+def step(model: nn.Module, inputs: dict[str, torch.Tensor], mode: str) -> dict[str, torch.Tensor]:
+    """Run one inference or training step; the tensors to check, by name."""
+    if mode == "inference":
+        with torch.no_grad():
+            out = model(**{k: v for k, v in inputs.items() if k != "labels"})
+        return {"logits": out.logits}
+    params = dict(getattr(model, "_orig_mod", model).named_parameters())  # names without "_orig_mod."
+    for p in params.values():
+        p.grad = None
+    out = model(**inputs)
+    out.loss.backward()
+    results = {"loss": out.loss.detach(), "logits": out.logits.detach()}
+    results.update({f"grad {n}": p.grad for n, p in params.items() if p.grad is not None})
+    return results
+
+
+def rel_err(actual: torch.Tensor | None, expected: torch.Tensor) -> float:
+    """|a - e| / |e| in float32 (|a - e| where e is 0); inf where `actual` is missing."""
+    if actual is None or actual.shape != expected.shape:
+        return math.inf
+    a, e = actual.detach().float(), expected.detach().float()
+    norm = e.norm().item()
+    diff = (a - e).norm().item()
+    return diff / norm if norm > 0 else diff
+
+
+def rel_errors(actual: dict[str, torch.Tensor], expected: dict[str, torch.Tensor]) -> dict[str, float]:
+    return {k: rel_err(actual.get(k), e) for k, e in expected.items()}
+
+
+def _badness(value: float, limit: float) -> float:
+    return math.inf if math.isnan(value) else value / limit
+
+
+def verdict(mlc: dict[str, float], inductor: dict[str, float] | None, tol: float) -> str:
+    """"yes", or "mismatch: <worst tensor> ..." (see the module docstring for the rule)."""
+    limits = {k: max(tol, 2 * inductor[k]) if inductor and math.isfinite(inductor.get(k, math.nan)) else tol
+              for k in mlc}
+    bad = [k for k, v in mlc.items() if not v <= limits[k]]
+    if not bad:
+        return "yes"
+    worst = max(bad, key=lambda k: _badness(mlc[k], limits[k]))
+    return f"mismatch: {len(bad)}/{len(mlc)} tensors, worst {worst} rel err {mlc[worst]:.2e} (limit {limits[worst]:.1e})"
+
+
+def worst(errors: dict[str, float] | None) -> tuple[float | None, str]:
+    """The largest error and its tensor's name (NaN counts as largest)."""
+    if not errors:
+        return None, ""
+    name = max(errors, key=lambda k: math.inf if math.isnan(errors[k]) else errors[k])
+    return errors[name], name
+
+
+# ---------------------------------------------------------------------------------------------
+# Timing
+
+
+@dataclass
+class Timing:
+    """Milliseconds per call over the timed repeats."""
+
+    median: float
+    min: float
+    max: float
+    samples: int
+
+
+def time_calls(fn: Callable[[], Any], warmup: int, rep: int) -> Timing:
+    """do_bench's per-call samples on CUDA; on CPU wall-clock samples (at least 2; the compiling
+    call was the warmup)."""
+    if CUDA:
+        import triton.testing
+
+        times = [float(t) for t in triton.testing.do_bench(fn, warmup=warmup, rep=rep, return_mode="all")]
+    else:
+        times = []
+        deadline = time.perf_counter() + rep / 1e3
+        while len(times) < 2 or (time.perf_counter() < deadline and len(times) < 1000):
+            start = time.perf_counter()
+            fn()
+            times.append((time.perf_counter() - start) * 1e3)
+    return Timing(statistics.median(times), min(times), max(times), len(times))
+
+
+def _sync() -> None:
+    if CUDA:
+        torch.cuda.synchronize()
+
+
+# ---------------------------------------------------------------------------------------------
+# A row: one model in one mode, three backends
+
+
+@dataclass
+class Row:
+    model: str
+    mode: str
+    shape: str = ""
+    dtype: str = ""
+    ms: dict[str, Timing] = field(default_factory=dict)  # backend -> timing
+    compile_s: dict[str, float] = field(default_factory=dict)  # backend -> first call, s
+    rel_errors: dict[str, dict[str, float]] = field(default_factory=dict)  # inductor/mlc -> tensor -> err
+    mlc_over_inductor: float | None = None
+    correct: str = ""  # mlc against eager: "yes", "mismatch: ...", "failed: ..."
+    inductor_correct: str = ""
+    errors: dict[str, str] = field(default_factory=dict)  # backend -> one-line reason
+
+
+def compilers(mlc_backend: Callable[..., Any]) -> dict[str, Callable[[nn.Module], Callable[..., Any]]]:
+    return {
+        "eager": lambda m: m,
+        "inductor": lambda m: torch.compile(m, fullgraph=True, dynamic=False),
+        "mlc": lambda m: torch.compile(m, backend=mlc_backend, fullgraph=True, dynamic=False),
+    }
+
+
+def measure(row: Row, backend: str, model: nn.Module, compile_fn: Callable[[nn.Module], Any],
+            inputs: dict[str, torch.Tensor], expected: dict[str, torch.Tensor] | None,
+            args: argparse.Namespace) -> dict[str, torch.Tensor] | None:
+    """Compile, run once (timed as compile seconds), compare with `expected`, time; fills `row`.
+    Returns the first step's results (eager's become the reference)."""
+    compiled = compile_fn(model)
+    _sync()
+    start = time.perf_counter()
+    results = step(compiled, inputs, row.mode)
+    _sync()
+    row.compile_s[backend] = time.perf_counter() - start
+    if expected is not None:
+        row.rel_errors[backend] = rel_errors(results, expected)
+        if backend == "mlc":
+            row.correct = verdict(row.rel_errors["mlc"], row.rel_errors.get("inductor"), args.tol)
+        else:
+            row.inductor_correct = verdict(row.rel_errors[backend], None, args.tol)
+        results = None  # free them before timing
+    row.ms[backend] = time_calls(lambda: step(compiled, inputs, row.mode), args.warmup, args.rep)
+    return results
+
+
+def bench_row(workload: Workload, name: str, mode: str, args: argparse.Namespace,
+              mlc_backend: Callable[..., Any]) -> Row:
+    """Eager (the reference), then Inductor, then mlc, each on a fresh copy of the model."""
+    row = Row(model=name, mode=mode, shape=workload.shape, dtype=args.dtype)
+    expected: dict[str, torch.Tensor] | None = None
+    for backend, compile_fn in compilers(mlc_backend).items():
+        if backend in args.skip or (backend != "eager" and expected is None):
+            row.errors[backend] = "skipped" if backend in args.skip else "no eager reference"
+            continue
+        model = workload.model if backend == "eager" else copy.deepcopy(workload.model)
+        torch._dynamo.reset()
+        try:
+            results = measure(row, backend, model, compile_fn, workload.inputs, expected, args)
+        except Exception as error:  # noqa: BLE001 (a cell, never a crash)
+            row.errors[backend] = run.one_line(error)
+            if args.verbose:
+                traceback.print_exc()
+            results = None
+        if backend == "eager":
+            expected = results
+        for p in model.parameters():
+            p.grad = None
+        del model
+        torch._dynamo.reset()
+        if CUDA:
+            torch.cuda.empty_cache()
+    if row.errors.get("mlc", "skipped") != "skipped":
+        row.correct = f"failed: {row.errors['mlc']}"
+    if row.errors.get("inductor", "skipped") != "skipped":
+        row.inductor_correct = f"failed: {row.errors['inductor']}"
+    if "mlc" in row.ms and "inductor" in row.ms:
+        row.mlc_over_inductor = row.ms["mlc"].median / row.ms["inductor"].median
+    return row
+
+
+def bench_model(name: str, device: torch.device, args: argparse.Namespace,
+                mlc_backend: Callable[..., Any]) -> list[Row]:
+    torch.manual_seed(0)
+    gpu_size, quick_size = SIZES[name]
+    size = quick_size if args.quick else gpu_size
+    size = Size(args.batch or size.batch, args.seq or size.seq)
+    try:
+        workload = build(name, args.quick, size, device, DTYPES[args.dtype])
+    except Exception as error:  # noqa: BLE001
+        reason = run.one_line(error)
+        return [Row(model=name, mode=mode, dtype=args.dtype, correct=f"failed: {reason}", errors={"setup": reason})
+                for mode in args.modes]
+    rows = [bench_row(workload, name, mode, args, mlc_backend) for mode in args.modes]
+    del workload
+    if CUDA:
+        torch.cuda.empty_cache()
+    return rows
+
+
+# ---------------------------------------------------------------------------------------------
+# Reporting
+
+
+def _ms(row: Row, backend: str) -> str:
+    timing = row.ms.get(backend)
+    if timing is not None:
+        return f"{timing.median:.2f} ({timing.min:.2f}-{timing.max:.2f})"
+    error = row.errors.get(backend)
+    return "skipped" if error == "skipped" else ("failed" if error else "-")
+
+
+def _pair(a: float | None, b: float | None, fmt: str) -> str:
+    return " / ".join("-" if v is None else format(v, fmt) for v in (a, b))
+
+
+def markdown(rows: Sequence[Row]) -> str:
+    head = ["model", "mode", "shape", "eager ms", "inductor ms", "mlc ms", "mlc/inductor",
+            "compile s mlc / ind", "rel err mlc / ind", "correct"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    for r in rows:
+        ratio = "-" if r.mlc_over_inductor is None else f"{r.mlc_over_inductor:.2f}"
+        errs = _pair(worst(r.rel_errors.get("mlc"))[0], worst(r.rel_errors.get("inductor"))[0], ".1e")
+        cells = [r.model, r.mode, r.shape, _ms(r, "eager"), _ms(r, "inductor"), _ms(r, "mlc"), ratio,
+                 _pair(r.compile_s.get("mlc"), r.compile_s.get("inductor"), ".1f"), errs,
+                 r.correct.replace("|", "\\|")]
+        lines.append("| " + " | ".join(cells) + " |")
+    # Inductor's distance from eager is the table's noise floor, not a verdict: a bfloat16
+    # gradient summed over thousands of tokens (a norm's weight) differs by a few 1e-2 between
+    # correct implementations; its "mismatch" against --tol alone is in the JSON only.
+    notes = [f"- {r.model} {r.mode} {b}: {e}" for r in rows for b, e in r.errors.items()
+             if e != "skipped" and b != "mlc"]
+    if notes:
+        lines += ["", "Other failures:", *notes]
+    return "\n".join(lines)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="all", help=f"comma-separated, from: {','.join(SIZES)} (default all)")
+    parser.add_argument("--modes", default="inference,training", help="comma-separated: inference,training")
+    parser.add_argument("--quick", action="store_true", help="tiny configs (a sanity check; what CPU runs use)")
+    parser.add_argument("--dtype", default="bfloat16", choices=list(DTYPES), help="(default bfloat16)")
+    parser.add_argument("--batch", type=int, default=0, help="batch size instead of the model's")
+    parser.add_argument("--seq", type=int, default=0, help="sequence length instead of the model's")
+    parser.add_argument("--tol", type=float, default=2e-2, help="relative error norm allowed (default 2e-2)")
+    parser.add_argument("--json", type=Path, help="write the rows and the environment as JSON here")
+    parser.add_argument("--markdown", type=Path, help="write the Markdown table here too")
+    parser.add_argument("--warmup", type=int, default=100, help="do_bench warmup, ms (default 100)")
+    parser.add_argument("--rep", type=int, default=1000, help="do_bench repetition time, ms (default 1000)")
+    parser.add_argument("--skip", default="", help="backends not to run: inductor,mlc")
+    parser.add_argument("--verbose", action="store_true", help="print tracebacks of failures")
+    args = parser.parse_args(argv)
+    args.models = _choose(parser, "model", args.models, list(SIZES))
+    args.modes = _choose(parser, "mode", args.modes, list(MODES))
+    args.skip = {s.strip() for s in args.skip.split(",") if s.strip()}
+    if "eager" in args.skip:
+        parser.error("eager is the reference: it cannot be skipped")
+    if not CUDA and not args.quick:
+        print("no CUDA device: running on CPU under TRITON_INTERPRET=1; use --quick", file=sys.stderr)
+    return args
+
+
+def _choose(parser: argparse.ArgumentParser, what: str, text: str, known: list[str]) -> list[str]:
+    names = known if text == "all" else [m.strip() for m in text.split(",") if m.strip()]
+    unknown = [m for m in names if m not in known]
+    if unknown:
+        parser.error(f"unknown {what}(s) {','.join(unknown)}; known: {','.join(known)}")
+    return names
+
+
+def report(rows: Sequence[Row], env: dict[str, Any], args: argparse.Namespace) -> None:
+    table = markdown(rows)
+    print(table)
+    title = f"mlc model bench on {env['device']}, torch {env['torch']}, triton {env['triton']}"
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(f"{title}\n\n{table}\n")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"environment": env, "rows": [asdict(r) for r in rows]}, indent=2) + "\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    run.import_mlc()
+    from mlc.frontend.backend import mlc_backend
+
+    import transformers
+
+    device = torch.device("cuda" if CUDA else "cpu")
+    env = run.environment(device, args)
+    env.update(transformers=transformers.__version__, dtype=args.dtype, tol=args.tol,
+               timer="triton.testing.do_bench samples" if CUDA else "wall-clock samples")
+    print(f"# mlc model bench on {env['device']} (torch {env['torch']}, triton {env['triton']}, "
+          f"transformers {env['transformers']})", flush=True)
+    rows: list[Row] = []
+    for name in args.models:
+        start = time.perf_counter()
+        for row in bench_model(name, device, args, mlc_backend):
+            rows.append(row)
+            times = ", ".join(f"{b} {_ms(row, b)}" for b in BACKENDS)
+            print(f"{name} {row.mode} (ms): {times}; correct: {row.correct or '-'}", file=sys.stderr, flush=True)
+        print(f"{name}: {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+    report(rows, env, args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""bench/models.py works: `--quick --models llama --skip inductor` on CPU (Triton's interpreter).
+
+The script runs in a subprocess with no GPU visible, so this checks the script, never the GPU
+numbers: both modes give a row, mlc's logits, loss and every gradient are within tolerance of
+eager's, the timings have a spread, and the JSON and Markdown files are written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MODELS = ROOT / "bench" / "models.py"
+
+
+def test_quick_llama_on_cpu(tmp_path: Path) -> None:
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TRITON_INTERPRET="1")
+    env.pop("MLC_FALLBACK", None)
+    out_json, out_md = tmp_path / "models.json", tmp_path / "models.md"
+    cmd = [sys.executable, str(MODELS), "--quick", "--models", "llama", "--skip", "inductor", "--rep", "1",
+           "--json", str(out_json), "--markdown", str(out_md)]
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+    header = next(ln for ln in proc.stdout.splitlines() if ln.startswith("| model"))
+    assert [c.strip() for c in header.strip("|").split("|")] == [
+        "model", "mode", "shape", "eager ms", "inductor ms", "mlc ms", "mlc/inductor",
+        "compile s mlc / ind", "rel err mlc / ind", "correct"]
+    assert header in out_md.read_text()
+
+    report = json.loads(out_json.read_text())
+    assert report["environment"]["dtype"] == "bfloat16" and report["environment"]["triton_interpret"] == "1"
+    inference, training = report["rows"]
+    assert (inference["mode"], training["mode"]) == ("inference", "training")
+    for row in (inference, training):
+        assert row["correct"] == "yes", row
+        assert row["errors"] == {"inductor": "skipped"}
+        assert row["compile_s"]["mlc"] > 0
+        for backend in ("eager", "mlc"):
+            ms = row["ms"][backend]
+            assert 0 < ms["min"] <= ms["median"] <= ms["max"] and ms["samples"] >= 2
+    assert set(inference["rel_errors"]["mlc"]) == {"logits"}
+    grads = [k for k in training["rel_errors"]["mlc"] if k.startswith("grad ")]
+    assert {"loss", "logits", "grad model.embed_tokens.weight", "grad lm_head.weight"} <= set(training["rel_errors"]["mlc"])
+    assert len(grads) == 12  # embeddings, 4 attention + 3 MLP projections, 2 norms, final norm, head
+    assert max(training["rel_errors"]["mlc"].values()) < 2e-2
+
+
+def test_unknown_model_is_a_usage_error() -> None:
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TRITON_INTERPRET="1")
+    usage = subprocess.run([sys.executable, str(MODELS), "--models", "nope"], cwd=ROOT, env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert usage.returncode == 2 and "unknown model(s) nope" in usage.stderr
+
+
+FAILING = """
+import importlib.util, json, sys
+from dataclasses import asdict
+import torch
+spec = importlib.util.spec_from_file_location("bench_models", sys.argv[1])
+models = sys.modules["bench_models"] = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(models)
+
+def broken_backend(gm, example_inputs):
+    raise NotImplementedError("no rule for aten.frobnicate\\nmore detail")
+
+args = models.parse_args(["--quick", "--models", "gpt2", "--modes", "inference", "--skip", "inductor", "--rep", "1"])
+(row,) = models.bench_model("gpt2", torch.device("cpu"), args, broken_backend)
+print(json.dumps(asdict(row)))
+print(models.markdown([row]))
+"""
+
+
+def test_mlc_failure_is_a_row_not_a_crash() -> None:
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TRITON_INTERPRET="1")
+    proc = subprocess.run([sys.executable, "-c", FAILING, str(MODELS)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    row = json.loads(proc.stdout.splitlines()[0])
+    assert row["correct"] == "failed: NotImplementedError: no rule for aten.frobnicate"
+    assert "mlc" not in row["ms"] and row["ms"]["eager"]["median"] > 0
+    assert "| failed | - | - / - | - / - | failed: NotImplementedError: no rule for aten.frobnicate |" in proc.stdout
