@@ -117,6 +117,11 @@ def test_compare_tolerances() -> None:
     assert compare(nan.clone(), nan, "out") is None
     assert "differ" in compare(torch.tensor([1.0, 2.0]), nan, "out")
     assert "differ" in compare(torch.tensor([0, 1]), torch.tensor([0, 2]), "out")
+    # Where eager overflowed (NaN) but float64 did not, eager's value is no reference; where
+    # float64 is NaN as well, mlc must be NaN too.
+    eager, wide = torch.tensor([float("nan"), float("nan")]), torch.tensor([10.5, float("nan")])
+    assert compare(torch.tensor([0.0, float("nan")]), eager, "out", widened=wide) is None
+    assert "differ" in compare(torch.tensor([0.0, 1.0]), eager, "out", widened=wide)
 
 
 def _fake_failure(program: Program) -> Outcome:
