@@ -244,7 +244,12 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Co
 
     from mlc.codegen.runtime import DEVICE, load_call
 
-    constants = [t.to(DEVICE) for t in imported.constants.values()]
+    # AOTAutograd may call the compiler with its FakeTensorMode still active (torch 2.11 does):
+    # a constant moved to the device there would be a FakeTensor, failing at the first call.
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+    with unset_fake_temporarily():
+        constants = [t.to(DEVICE) for t in imported.constants.values()]
     relayouts = _input_relayouts(module, example_inputs)
     output = gm.graph.output_node().args[0]
     return CompiledGraph(

@@ -114,9 +114,9 @@ def summarize(results: list[dict[str, Any]], elapsed: float) -> str:
         f"in {elapsed:.0f} s ({elapsed / max(1, len(results)):.2f} s per program, wall)",
         f"ok: {kinds['ok']}   wrong numbers: {kinds['mismatch']} forward, {kinds['grad_mismatch']} gradients   "
         f"compile errors: {kinds['compile_error']}   crashes: {kinds['crash']}   timeouts: {kinds['timeout']}   "
-        f"invalid (eager failed): {kinds['invalid']}",
+        f"invalid (eager failed): {kinds['invalid']}   as Inductor (ill-conditioned): {kinds['as_inductor']}",
     ]
-    for kind in ("mismatch", "grad_mismatch", "compile_error", "crash", "invalid"):
+    for kind in ("mismatch", "grad_mismatch", "compile_error", "crash", "invalid", "as_inductor"):
         causes = collections.Counter(r["cause"] for r in results if r["kind"] == kind)
         for cause, n in causes.most_common():
             seeds = [r["seed"] for r in results if r["kind"] == kind and r["cause"] == cause][:8]

@@ -190,3 +190,21 @@ def test_ops_with_effect_tokens(check, check_grad, make):
     spd = a @ a.T + 4 * torch.eye(4, device=a.device)
     check(torch.linalg.cholesky, spd)
     check_grad(torch.linalg.inv, spd.clone().requires_grad_(True), atol=1e-4, rtol=1e-4)
+
+
+def test_constants_stay_real_when_compiled_under_fake_mode(monkeypatch):
+    """AOTAutograd (torch 2.11) calls the compiler with its FakeTensorMode active; a constant
+    moved to the device there became a FakeTensor, and the first call failed ("Please convert
+    all Tensors to FakeTensors": T5's decoder start token on CUDA). The move to a device other
+    than the constant's own ("meta" here) must dispatch outside that mode."""
+    from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+
+    import mlc.codegen.runtime as runtime
+    from mlc.frontend.backend import compile_graph
+
+    gm = make_fx(lambda x: x + torch.tensor([1.0, 2.0]))(torch.zeros(2))
+    assert any(n.op == "get_attr" for n in gm.graph.nodes)
+    monkeypatch.setattr(runtime, "DEVICE", torch.device("meta"))
+    with FakeTensorMode(allow_non_fake_inputs=True):
+        compiled = compile_graph(gm, [torch.zeros(2, device="meta")])
+    assert compiled._constants and not any(isinstance(c, FakeTensor) for c in compiled._constants)

@@ -31,7 +31,10 @@ Tolerances (float32): outputs atol 1e-4, rtol 1e-3 (matmuls are the same ATen ca
 but reductions and fused pointwise chains sum and round in other orders). Gradients are
 compared with rtol 1e-3 and an atol of 1e-4 times the largest entry of eager's gradient, so
 a wrong gradient of a parameter whose gradient is tiny (BERT's position embeddings: ~5e-4)
-is not hidden by an absolute tolerance made for gradients of order one.
+is not hidden by an absolute tolerance made for gradients of order one. That scale is floored
+at 1e-3 times the model's largest gradient entry: a gradient that is zero in exact arithmetic
+(attention's key bias, since softmax ignores a shift of its row) is rounding noise of the terms
+that cancel in it (ViT on CUDA: 1.9e-10 against eager's 1e-10), not a value to match.
 """
 
 from __future__ import annotations
@@ -144,11 +147,12 @@ def _assert_outputs(actual: Any, expected: Any) -> None:
             torch.testing.assert_close(actual[key], e, atol=ATOL, rtol=RTOL, msg=lambda m, k=key: f"output {k}: {m}")
 
 
-def _assert_close_scaled(actual: torch.Tensor | None, expected: torch.Tensor, what: str) -> None:
-    """rtol RTOL, atol ATOL times the largest entry of `expected` (see the module docstring)."""
+def _assert_close_scaled(actual: torch.Tensor | None, expected: torch.Tensor, what: str, floor: float) -> None:
+    """rtol RTOL, atol ATOL times the largest entry of `expected`, at least `floor` (see the
+    module docstring)."""
     assert actual is not None, f"{what}: no gradient through mlc (eager has one)"
     scale = expected.abs().max().item() if expected.numel() else 0.0
-    torch.testing.assert_close(actual, expected, atol=ATOL * max(scale, 1e-6), rtol=RTOL,
+    torch.testing.assert_close(actual, expected, atol=ATOL * max(scale, floor, 1e-6), rtol=RTOL,
                                msg=lambda m: f"{what}: {m}")
 
 
@@ -178,11 +182,12 @@ def test_training_step(name, compile, device):
     actual.loss.backward()
     _assert_outputs(actual, expected)
     grads = {n: p.grad for n, p in model.named_parameters()}
+    floor = 1e-3 * max(p.grad.abs().max().item() for p in eager.parameters() if p.grad is not None and p.grad.numel())
     for n, p in eager.named_parameters():
         if p.grad is None:
             assert grads[n] is None, f"gradient of {n}: mlc has one, eager none"
         else:
-            _assert_close_scaled(grads[n], p.grad, f"gradient of {n}")
+            _assert_close_scaled(grads[n], p.grad, f"gradient of {n}", floor)
     buffers = dict(model.named_buffers())
     for n, b in eager.named_buffers():
         torch.testing.assert_close(buffers[n], b, atol=ATOL, rtol=RTOL, msg=lambda m, n=n: f"buffer {n}: {m}")

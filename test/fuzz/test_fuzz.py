@@ -28,6 +28,8 @@ from mlc.tools.fuzz_check import (  # noqa: E402
     Outcome,
     check_program,
     compare,
+    float64_run,
+    rounding_noise,
     eager_values,
     interpreter_speedups,
     pytest_case,
@@ -48,7 +50,7 @@ def test_programs(first: int) -> None:
         for seed in range(first, first + BATCH):
             program = generate(seed, **SMALL)
             outcome = check_program(program)
-            if outcome.kind != "ok":
+            if outcome.failed:
                 failures.append(f"seed {seed}: {outcome.kind}: {outcome.detail[:500]}\n{program.source()}")
     assert not failures, "\n\n".join(failures)
 
@@ -159,3 +161,30 @@ def test_cli_runs_and_summarizes(capsys: pytest.CaptureFixture[str]) -> None:
     assert mlc_fuzz.main(["--seed", "2", "--count", "2", "--max-numel", "2000", "--max-stmts", "3"]) == 0
     out = capsys.readouterr().out
     assert "programs: 2" in out and "wrong numbers: 0 forward, 0 gradients" in out
+
+
+def test_rounding_noise_is_wide_only_where_rounding_decides() -> None:
+    """The Monte Carlo arithmetic estimate: a batch norm's weight gradient over a constant
+    channel cancels to zero, so rounding alone decides it (eager's own error is within the
+    estimate); exp of the same weight is well-conditioned, its margin a few ulps of float32."""
+    x = Input("x0", (4, 2, 300), torch.float32, 2 / 3, 2 / 3, False, 1)
+    w = Input("x1", (2,), torch.float32, 0.5, 2.0, True, 2)
+    stmts = (
+        Stmt("t0", "batch_norm", ("x0", "x1"), (("training", True), ("weight", True), ("bias", False), ("eps", 1e-6)),
+             torch.float32),
+        Stmt("t1", "exp", ("x1",), (), torch.float32),
+    )
+    program = Program(5, (x, w), stmts, ("t0", "t1"))
+    cpu = torch.device("cpu")
+    eager_in = program.make_inputs(cpu)
+    out = program(*eager_in)
+    (out[0].sum() + 2 * out[1].sum()).backward()  # check_program's loss
+    wide = float64_run(program, cpu, backward=True)
+    noise = rounding_noise(program, wide, backward=True)
+    eager_error = (eager_in[1].grad.double() - wide[1][1].grad).abs()
+    assert (noise[1][1].grad >= eager_error / 4).all() and noise[1][1].grad.max() > 1e-4
+    exp_margin = noise[0][1] / wide[0][1].abs()
+    assert (exp_margin < 8 * 2.0**-24).all()
+    # A wrong value stays wrong: 1% off where the margin is a few ulps.
+    assert "differ" in compare(wide[0][1].float() * 1.01, wide[0][1].float(), "out", widened=wide[0][1],
+                               noise=noise[0][1])
