@@ -7,7 +7,8 @@
 Kinds of outcome: `ok`; `mismatch` (a forward output differs: the thing hunted) and
 `grad_mismatch` (an input's gradient differs); `compile_error` (MlcCompileError, grouped by
 the message with numbers and names stripped); `crash` (any other exception from the compiled
-program: a bug too); `invalid` (eager itself failed: a generator bug, not mlc's);
+program: a bug too); `invalid` (eager itself failed: a generator bug, not mlc's; or
+torch.compile fails without mlc too, with backend "aot_eager": Dynamo's refusal);
 `as_inductor` (mlc differs from eager, but Inductor, run on the same inputs, gives mlc's
 values: rounding where both compilers store an intermediate, in a program too ill-conditioned
 for its dtype; counted apart, with the mismatch's detail).
@@ -192,6 +193,24 @@ def _classify(e: BaseException) -> Outcome:
     return Outcome("crash", normalize(text), text[:2000])
 
 
+def _dynamo_compiles(program: Program, dev: torch.device, backward: bool) -> bool:
+    """Whether Dynamo and AOTAutograd take the program at all (backend "aot_eager": no mlc)."""
+    torch._dynamo.reset()
+    try:
+        _run(torch.compile(lambda *args: program(*args), backend="aot_eager", fullgraph=True, dynamic=False),
+             program.make_inputs(dev), backward)
+    except Exception:  # noqa: BLE001 -- any failure: mlc was never reached
+        return False
+    return True
+
+
+def _dynamo_refused(e: BaseException) -> Outcome:
+    """A program torch.compile fails on without mlc (Dynamo 2.11's "Observed exception" on a
+    training-mode batch norm): torch's, not mlc's; counted with the invalid ones."""
+    text = f"torch.compile without mlc: {type(e).__name__}: {e}"
+    return Outcome("invalid", normalize(text), text[:2000])
+
+
 def check_program(program: Program, dev: torch.device | None = None) -> Outcome:
     """Run `program` eagerly and through mlc on `dev`; compare outputs and gradients."""
     dev = dev or device()
@@ -204,7 +223,7 @@ def check_program(program: Program, dev: torch.device | None = None) -> Outcome:
     try:
         actual, _ = _run(compile_mlc(program), mlc_in, backward)
     except Exception as e:  # noqa: BLE001 -- classified: compile error or crash
-        return _classify(e)
+        return _classify(e) if _dynamo_compiles(program, dev, backward) else _dynamo_refused(e)
     reference = (expected, eager_in)
     wide = float64_run(program, dev, backward)
     outcome = _compare_runs(program, (actual, mlc_in), reference, wide)
@@ -293,8 +312,8 @@ def rounding_noise(program: Program, wide: Run, backward: bool, runs: int = 2) -
     floats = {d for o in program.outputs for d in program.dtypes_behind(o) if d.is_floating_point}
     eps = max(UNIT_ROUNDOFF.get(d, 2.0**-24) for d in floats) if floats else 2.0**-24
     outputs, grads = wide[0], [getattr(t, "grad", None) for t in wide[1]]
-    spread_out = [None if o is None else torch.zeros_like(o.detach()) for o in outputs]
-    spread_grad = [None if g is None else torch.zeros_like(g) for g in grads]
+    spread_out = [torch.zeros_like(o.detach()) if _is_float(o) else None for o in outputs]
+    spread_grad = [torch.zeros_like(g) if _is_float(g) else None for g in grads]
     dev = next(t.device for t in wide[1] if isinstance(t, torch.Tensor))
     for k in range(runs):
         perturbed = float64_run(program, dev, backward, _PerturbResults(eps, program.seed * runs + k))
@@ -306,6 +325,10 @@ def rounding_noise(program: Program, wide: Run, backward: bool, runs: int = 2) -
             if spread is not None and new is not None and new.shape == ref.shape:
                 torch.maximum(spread, (new.detach() - ref.detach()).abs(), out=spread)
     return spread_out, [_GradHolder(g) for g in spread_grad]
+
+
+def _is_float(value: Any) -> bool:
+    return isinstance(value, torch.Tensor) and value.dtype.is_floating_point
 
 
 @dataclass

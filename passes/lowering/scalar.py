@@ -60,6 +60,9 @@ class ScalarMath:
     def constant(self, value: bool | int | float, dtype: str) -> Value:
         raise NotImplementedError
 
+    def cast(self, v: Value, dtype: str) -> Value:
+        raise NotImplementedError
+
     def _v(self, op: Operation, dtype: str) -> Value:
         from mlc.passes.lowering.body import Value
 
@@ -97,9 +100,35 @@ class ScalarMath:
     def floordiv(self, x: Value, y: Value) -> Value:
         d = self._same(x, y)
         if is_float(d):
-            return self.unary("floor", self.truediv(x, y))
+            return self.floor_quotient(x, y)
         op = arith.DivUIOp(x.ssa, y.ssa) if is_unsigned(d) else arith.FloorDivSIOp(x.ssa, y.ssa)
         return self._v(op, d)
+
+    def floor_quotient(self, x: Value, y: Value) -> Value:
+        """The floor of the exact quotient x / y, as aten's float floor division gives it. The
+        correctly rounded quotient can round up onto an integer (-18250 / 3.3284698 is -5483.0
+        in float32; the true floor is -5484), so the result is one less where the remainder
+        x - n*y lies on the other side of zero from y. For float32 and narrower operands that
+        remainder is computed in float64, where n*y (24 bits times 24) is exact and the one
+        rounding keeps its sign; float64 operands take one fma. As in aten: an infinite x gives
+        NaN (unless y is 0: inf), an infinite y leaves x as the remainder (-1 // inf is -1)."""
+        d = self._same(x, y)
+        n = self.unary("floor", self.truediv(x, y))
+        if d == "float64":
+            x_wide, r = x, self._v(math.FmaOp(self.neg(n).ssa, y.ssa, x.ssa), d)
+        else:
+            x_wide, n_wide, y_wide = (self.cast(v, "float64") for v in (x, n, y))
+            r = self.sub(x_wide, self.mul(n_wide, y_wide))
+        r = self.select(self._is_inf(y), x_wide, r)
+        zero = self.const_like(0.0, r)
+        past_zero = self.logical_xor(self.compare("lt", r, zero), self.compare("lt", y, self.const_like(0.0, y)))
+        wrong_side = self.logical_and(self.compare("ne", r, zero), past_zero)
+        floor = self.select(wrong_side, self.sub(n, self.const_like(1.0, n)), n)
+        undefined = self.logical_and(self._is_inf(x), self.compare("ne", y, self.const_like(0.0, y)))
+        return self.select(undefined, self.const_like(float("nan"), n), floor)
+
+    def _is_inf(self, x: Value) -> Value:
+        return self.compare("eq", self.abs(x), self.const_like(float("inf"), x))
 
     def truncdiv(self, x: Value, y: Value) -> Value:
         d = self._same(x, y)

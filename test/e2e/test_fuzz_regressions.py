@@ -3,6 +3,7 @@ that found it."""
 
 from __future__ import annotations
 
+import pytest
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 
@@ -38,3 +39,26 @@ def test_rounding_division_is_correctly_rounded_in_the_kernel(device):
     assert " / " in compiled.source
     floor, quotient = compiled(x, x)
     assert torch.equal(floor, torch.ones_like(x)) and torch.allclose(quotient, torch.ones_like(x))
+
+
+def test_fuzz_seed_202299(check_grad, device):
+    """mlc-fuzz seed 202299 (H100): remainder's gradient is -floor(a / b); -18250 / 3.3284698
+    rounds to -5483.0 in float32 while the true quotient's floor, which aten gives, is -5484.
+    Float floor division corrects the rounded quotient by the sign of its remainder."""
+    def f(t3, t4):
+        t5 = torch.remainder(t3, t4)
+        return (t5,)
+    t3 = (torch.randint(-18250, -18249, (), generator=torch.Generator().manual_seed(202299503)).to(torch.int64)).to(device)
+    t4 = ((torch.rand((1, 12481), generator=torch.Generator().manual_seed(202299503)) * 10.0 + 0.5).to(torch.float32)).to(device).requires_grad_()
+    check_grad(f, t3, t4, rtol=0.0001, atol=0.000104)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16])
+def test_floor_divide_is_the_floor_of_the_exact_quotient(check, device, dtype):
+    """Quotients that round onto an integer from either side, both signs, zero and inf."""
+    a = torch.tensor([-18250.0, 18250.0, 1.0, -1.0, 7.0, -7.0, 0.0, -0.0, 1e-30, -1e-30, 5.0, float("inf"), -1.0, 2.0])
+    b = torch.tensor([3.3284698, -3.3284698, 0.1, 0.1, 7.0, 7.0, 3.0, 3.0, 1.0, 1.0, 0.0, 2.0, float("inf"), float("-inf")])
+    x = torch.cat([a, torch.linspace(-1000, 1000, 4001)]).to(dtype).to(device)
+    y = torch.cat([b, torch.full((4001,), 0.1)]).to(dtype).to(device)
+    check(lambda x, y: torch.div(x, y, rounding_mode="floor"), x, y)
+    check(lambda x, y: torch.floor_divide(x, y), x, y)
