@@ -60,6 +60,11 @@ from xdsl.utils.exceptions import VerifyException
 from mlc.dialects.aten import ExternCallBase
 from mlc.dialects.sym import ExprAttr, exprs_of, expr_str, parse_expr, parse_expr_list, print_expr_list
 
+# Marks an `arith.truncf` in a body as a rounding the program asked for (an explicit dtype
+# conversion, eager rounds there), unlike the truncf of a stored value, which --inline drops
+# when it fuses the value into its reader: `arith.truncf %x {explicit_rounding} : f32 to bf16`.
+EXPLICIT_ROUNDING = "explicit_rounding"
+
 REDUCTION_TYPES = ("sum", "prod", "max", "min", "argmax", "argmin", "any", "welford")
 
 

@@ -25,7 +25,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from mlc.dialects.loops import IndexOp, LoadOp, LoopsBodyOp, YieldOp, index_names
+from mlc.dialects.loops import EXPLICIT_ROUNDING, IndexOp, LoadOp, LoopsBodyOp, YieldOp, index_names
 from mlc.dialects.sym import symbol
 from mlc.passes.realization import RealizeOptions, ThresholdOptions, consumers, should_inline
 from mlc.passes.stages import check_stage
@@ -140,7 +140,7 @@ def _widen(
     if not isinstance(value.type, _NARROW) or not isinstance(owner, Operation):
         return None
     if isinstance(owner, arith.TruncFOp):
-        if not isinstance(owner.input.type, Float32Type):
+        if not isinstance(owner.input.type, Float32Type) or EXPLICIT_ROUNDING in owner.attributes:
             return None
         touched.append(owner)
         return owner.input
@@ -244,8 +244,10 @@ class InlinePass(ThresholdOptions, ModulePass):
     narrows the yield with `arith.truncf`), so an inlined chain has f32 -> f16 -> f32 round
     trips between its ops. As Inductor (which rounds only where it stores, unless
     `emulate_precision_casts`), every `extf(truncf(%x : f32) : f16|bf16) : f32` in a loops body
-    becomes %x, an explicit `.to(float16)` followed by math included; one fp16 chain keeps one
-    extf per load and one truncf before the yield:
+    becomes %x; one fp16 chain keeps one extf per load and one truncf before the yield. Unlike
+    Inductor, a truncf marked `{explicit_rounding}` (an explicit `.to(float16)`: --lower-aten
+    marks `_to_copy`'s) stays: the program asked for that rounding, eager does it, and a value
+    recomputed by two kernels then agrees in both (the GPU contracts `a*b - a*b` into an fma):
 
         %0 = loops.load %x[i0] : tensor<8xf16>          %0 = loops.load %x[i0] : tensor<8xf16>
         %1 = arith.extf %0 : f16 to f32                 %1 = arith.extf %0 : f16 to f32

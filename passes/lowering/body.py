@@ -15,10 +15,10 @@ from typing import Any
 
 import sympy
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, TensorType, i1, i64
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, TensorType, UnitAttr, i1, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from mlc.dialects.loops import IndexOp, LoadOp, PointwiseOp, ReduceOp, ReductionOp, YieldOp
+from mlc.dialects.loops import EXPLICIT_ROUNDING, IndexOp, LoadOp, PointwiseOp, ReduceOp, ReductionOp, YieldOp
 from mlc.dialects.sym import symbol
 from mlc.passes.lowering.dtypes import (
     Operand,
@@ -159,6 +159,21 @@ class Body(ScalarMath):
             return Value(wide if dst == i64 else self.emit(arith.TruncIOp(wide, dst)), dtype)
         return Value(self._int_resize(v, dst), dtype)
 
+    def convert(self, v: Value, dtype: str) -> Value:
+        """An explicit conversion (`_to_copy`): `cast`, then rounded to `dtype`'s precision where
+        that is computed wider (f16/bf16 in f32), as eager's conversion rounds. Implicit
+        promotions (`cast`) stay unrounded, as eager's opmath keeps them; dropping the rounding a
+        program asked for made one value differ between two kernels that recompute it (a
+        log_softmax over a size-1 dim gave -2e-8, not 0, on the GPU: mlc-fuzz seed 201318)."""
+        out = self.cast(v, dtype)
+        storage = storage_type(dtype)
+        if v.dtype == dtype or not is_float(dtype) or storage == out.ssa.type:
+            return out
+        rounding = arith.TruncFOp(out.ssa, storage)
+        rounding.attributes[EXPLICIT_ROUNDING] = UnitAttr()  # not folded away by --inline
+        narrow = self.emit(rounding)
+        return Value(self.emit(arith.ExtFOp(narrow, out.ssa.type)), dtype)  # type: ignore[arg-type]
+
     def _float_resize(self, ssa: SSAValue, dst: object) -> SSAValue:
         src_width = ssa.type.bitwidth  # type: ignore[attr-defined]
         dst_width = dst.bitwidth  # type: ignore[attr-defined]
@@ -195,6 +210,9 @@ class Body(ScalarMath):
         v = self.cast(v, dtype)
         ssa, target = v.ssa, storage_type(dtype)
         if ssa.type != target:
+            widened = ssa.owner
+            if isinstance(widened, arith.ExtFOp) and widened.input.type == target:
+                return widened.input  # already a `target` value (an explicit conversion's)
             if is_float(dtype):
                 ssa = self.emit(arith.TruncFOp(ssa, target))
             else:

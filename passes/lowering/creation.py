@@ -30,7 +30,7 @@ def to_copy(call: Call) -> list[Operation] | None:
         return None
     if src == dst:
         return copy(call)
-    return elementwise(call, [call["self"]], [None], lambda b, x: b.cast(x, dst))
+    return elementwise(call, [call["self"]], [None], lambda b, x: b.convert(x, dst))
 
 
 def _fill(call: Call, value: bool | int | float) -> list[Operation] | None:

@@ -62,3 +62,30 @@ def test_floor_divide_is_the_floor_of_the_exact_quotient(check, device, dtype):
     y = torch.cat([b, torch.full((4001,), 0.1)]).to(dtype).to(device)
     check(lambda x, y: torch.div(x, y, rounding_mode="floor"), x, y)
     check(lambda x, y: torch.floor_divide(x, y), x, y)
+
+
+def test_fuzz_seed_201318(check, device):
+    """mlc-fuzz seed 201318 (H100): rms_norm's explicit `.to(bfloat16)` was not rounded in the
+    fused kernels, so its value differed from eager's by an ulp of bf16, and log_softmax over a
+    size-1 dim, x - max(x) with x recomputed as a product, gave -2e-8 where eager gives 0 (the
+    GPU contracts a*b - a*b into an fma); normalize over that dim turned it into -1. Explicit
+    conversions now round as eager's do: every value below equals eager's exactly."""
+    import torch.nn.functional as F
+
+    def f(x1):
+        t5 = torch.linalg.vector_norm(x1.transpose(1, -1), 3, dim=0, keepdim=False)
+        t6 = F.rms_norm(t5, (1, 33), None, eps=1e-05)
+        t7 = torch.log_softmax(t6, -2)
+        return t6, t7, F.normalize(t7, dim=0)  # t5 not an output: not stored, so not rounded there
+    x1 = ((torch.rand((64, 33, 1), generator=torch.Generator().manual_seed(201318001)) * 20.0 - 10.0).to(torch.bfloat16)).to(device)
+    check(f, x1, atol=0, rtol=0)
+
+
+def test_explicit_conversions_round(check, device):
+    """`.to(float16)` / `.to(bfloat16)` inside a fused chain round as eager's conversions do,
+    from floats and from integers (257 is 256 in bfloat16)."""
+    x = torch.linspace(-3, 3, 1001, device=device) * 1.0001
+    i = torch.arange(250, 1251, device=device)
+    check(lambda x: x.to(torch.float16).float() * 3 + 1, x, atol=0, rtol=0)
+    check(lambda x: (x * 7).to(torch.bfloat16).to(torch.float16).float() - x, x, atol=0, rtol=0)
+    check(lambda i: i.to(torch.bfloat16).float() + 0.5, i, atol=0, rtol=0)

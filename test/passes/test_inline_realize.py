@@ -406,9 +406,9 @@ def test_emulate_precision_casts_rounds_like_eager(dtype: torch.dtype) -> None:
     torch.testing.assert_close(got, eager, rtol=0, atol=0)
 
 
-def test_explicit_half_round_trip_folds() -> None:
-    """x.half().float() ** 2: no rounding to f16 in the fused kernel (Inductor's to_dtype casts
-    to the compute type); with emulate-precision-casts it rounds, as eager."""
+def test_explicit_half_round_trip_rounds() -> None:
+    """x.half().float() ** 2 rounds to f16 in the fused kernel, as eager does (Inductor's
+    to_dtype would cast to the compute type and not round); emulate-precision-casts too."""
     text = """
     func.func @f(%x: tensor<64xf32>) -> tensor<64xf32> {
       %0 = aten._to_copy %x {dtype = f16} : (tensor<64xf32>) -> tensor<64xf16>
@@ -417,9 +417,9 @@ def test_explicit_half_round_trip_folds() -> None:
       func.return %2 : tensor<64xf32>
     }"""
     x = torch.randn(64, generator=torch.Generator().manual_seed(1))
-    fused = run(text, "lower-aten,inline")
-    assert _casts(fused) == (0, 0)
-    torch.testing.assert_close(interp.run(fused, [x])[0], x * x, rtol=0, atol=0)
-    emulated = run(text, "lower-aten,inline{emulate-precision-casts=true}")
     rounded = x.half().float()
+    fused = run(text, "lower-aten,inline")
+    assert _casts(fused) == (2, 2)  # one rounding per load of the inlined conversion
+    torch.testing.assert_close(interp.run(fused, [x])[0], rounded * rounded, rtol=0, atol=0)
+    emulated = run(text, "lower-aten,inline{emulate-precision-casts=true}")
     torch.testing.assert_close(interp.run(emulated, [x])[0], rounded * rounded, rtol=0, atol=0)

@@ -59,8 +59,8 @@ func.func @f16_chain(%x: tensor<8x64xf16>, %w: tensor<64xf16>) -> tensor<8x64xf1
 
 // -----
 
-// An explicit x.to(float16).to(float32) before math does not round either (Inductor's
-// to_dtype casts to the compute type, f32, unless emulate_precision_casts).
+// An unmarked round trip before math does not round either (Inductor's to_dtype casts to
+// the compute type, f32, unless emulate_precision_casts).
 // ALL-LABEL: func.func @explicit_round_trip
 func.func @explicit_round_trip(%x: tensor<8xf32>) -> tensor<8xf32> {
   // ALL:          loops.pointwise [8] origins ["_to_copy", "mul"] -> tensor<8xf32> {
@@ -220,4 +220,34 @@ func.func @kept(%x: tensor<8xf16>, %d: tensor<8xf64>) -> (tensor<8xf16>, tensor<
     loops.yield %1 : f64
   }
   func.return %p, %c1, %v, %c2, %c3 : tensor<8xf16>, tensor<8xf16>, tensor<8xf16>, tensor<8xf64>, tensor<8xf64>
+}
+
+// -----
+
+// A conversion the program asked for (`_to_copy`: --lower-aten marks its truncf
+// explicit_rounding) rounds, as eager does, wherever the value is inlined.
+// ALL-LABEL: func.func @marked_round_trip
+func.func @marked_round_trip(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // ALL:          loops.pointwise [8] origins ["_to_copy", "mul"] -> tensor<8xf32> {
+  // ALL-NEXT:       %[[A:.*]] = loops.load %x[i0] : tensor<8xf32>
+  // ALL-NEXT:       %[[AN:.*]] = arith.truncf %[[A]] {explicit_rounding} : f32 to f16
+  // ALL-NEXT:       %[[AW:.*]] = arith.extf %[[AN]] : f16 to f32
+  // ALL-NEXT:       arith.mulf %[[AW]], %[[AW]] : f32
+  // ALL-NEXT:       loops.yield
+  %0 = loops.pointwise [8] origins ["_to_copy"] -> tensor<8xf16> {
+    %1 = loops.load %x[i0] : tensor<8xf32>
+    %2 = arith.truncf %1 {explicit_rounding} : f32 to f16
+    loops.yield %2 : f16
+  }
+  %3 = loops.pointwise [8] origins ["_to_copy"] -> tensor<8xf32> {
+    %4 = loops.load %0[i0] : tensor<8xf16>
+    %5 = arith.extf %4 : f16 to f32
+    loops.yield %5 : f32
+  }
+  %6 = loops.pointwise [8] origins ["mul"] -> tensor<8xf32> {
+    %7 = loops.load %3[i0] : tensor<8xf32>
+    %8 = arith.mulf %7, %7 : f32
+    loops.yield %8 : f32
+  }
+  func.return %6 : tensor<8xf32>
 }
