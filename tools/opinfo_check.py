@@ -4,14 +4,18 @@
 
 An `Outcome` says what happened to one phase of one sample, as plain data:
 
-    status      pass | mismatch | compile | runtime | dynamo | timeout | eager-error
+    status      pass | pass-split | mismatch | compile | runtime | dynamo | timeout | eager-error
     cause       the group it is counted under (the first line of the error, numbers and
                 shapes stripped, so that one bug is one group)
     detail      the error's first line as it was
 
 Only samples eager itself runs count: an error in eager gives `eager-error`, which the sweep
 leaves out of every rate. `dynamo` is a graph break or an error in Dynamo's tracing (with
-`fullgraph=True` every break is an error), which is not mlc's doing; `compile` is an
+`fullgraph=True` every break is an error), which is not mlc's doing, and stays the status
+only where a second try as a user runs it (`fullgraph=False`: Dynamo runs what it cannot
+trace, a data-dependent shape or `.item()`, eagerly between graphs) fails too or gives mlc no
+graph at all; where that try passes with at least one graph through mlc it is `pass-split`,
+counted as a pass and reported apart. `compile` is an
 `MlcCompileError` (mlc refused the graph) or an error inside the backend around it
 (AOTAutograd, the decompositions); `runtime` is an error raised while the compiled code ran.
 
@@ -50,7 +54,7 @@ RANDOM_OPS = frozenset(
 )
 """op_db names whose outputs are random (or uninitialised memory): shapes and dtypes only."""
 
-STATUSES = ("pass", "mismatch", "compile", "runtime", "dynamo", "timeout", "eager-error")
+STATUSES = ("pass", "pass-split", "mismatch", "compile", "runtime", "dynamo", "timeout", "eager-error")
 
 
 @dataclass
@@ -77,9 +81,18 @@ def op_key(op: Any) -> str:
     return f"{op.name}.{op.variant_test_name}" if op.variant_test_name else op.name
 
 
-def compile_mlc(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """As test/e2e: the whole function to mlc (no eager piece), static shapes."""
-    return torch.compile(fn, backend="mlc", fullgraph=True, dynamic=False)
+def compile_mlc(fn: Callable[..., Any], graphs: list[int] | None = None) -> Callable[..., Any]:
+    """As test/e2e: the whole function to mlc (no eager piece), static shapes. Given `graphs`,
+    Dynamo may break the function into graphs, and each one mlc compiles is appended there."""
+    if graphs is None:
+        return torch.compile(fn, backend="mlc", fullgraph=True, dynamic=False)
+    from mlc.frontend.backend import mlc_backend
+
+    def counting(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Any:
+        graphs.append(len(graphs))
+        return mlc_backend(gm, example_inputs)
+
+    return torch.compile(fn, backend=counting, fullgraph=False, dynamic=False)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -91,40 +104,54 @@ def check_sample(op: Any, sample: Any, index: int, timeout: float = 0.0) -> list
     sample has a float input that requires grad (both counted only when eager runs them)."""
     key = op_key(op)
     random = op.name in RANDOM_OPS or key in RANDOM_OPS
-    forward = _phase(key, index, "forward", timeout, lambda: _check_forward(op, sample, random))
+    forward = _phase(key, index, "forward", timeout, lambda graphs: _check_forward(op, sample, random, graphs))
     outcomes = [forward]
     if op.supports_autograd and not random and _grad_leaves(_clone_inputs(sample)):
-        outcomes.append(_phase(key, index, "backward", timeout, lambda: _check_backward(op, sample)))
+        outcomes.append(_phase(key, index, "backward", timeout, lambda graphs: _check_backward(op, sample, graphs)))
     return outcomes
 
 
-def _phase(key: str, index: int, phase: str, timeout: float, run: Callable[[], str | None]) -> Outcome:
-    """Run one phase (which returns "eager-error" or None) and classify what it raised."""
+def _phase(key: str, index: int, phase: str, timeout: float, run: Callable[[list[int] | None], str | None]) -> Outcome:
+    """Run one phase (which returns "eager-error" or None) and classify what it raised; a
+    Dynamo failure is tried again with graph breaks allowed (see the module docstring)."""
     torch._dynamo.reset()  # a fresh cache: no recompile limit, no stale graph
     try:
         with time_limit(timeout):
-            skipped = run()
+            skipped = run(None)
     except Exception as e:  # noqa: BLE001 -- every failure is classified, none is fatal
         status, cause, detail = classify(e)
+        if status == "dynamo" and _passes_split(run, timeout):
+            return Outcome(key, index, phase, "pass-split", cause, detail)
         return Outcome(key, index, phase, status, cause, detail)
     if skipped is not None:
         return Outcome(key, index, phase, "eager-error", "eager raised", skipped)
     return Outcome(key, index, phase, "pass")
 
 
-def _check_forward(op: Any, sample: Any, random: bool) -> str | None:
+def _passes_split(run: Callable[[list[int] | None], str | None], timeout: float) -> bool:
+    """Whether the phase passes with Dynamo's graph breaks, at least one graph through mlc."""
+    torch._dynamo.reset()
+    graphs: list[int] = []
+    try:
+        with time_limit(timeout):
+            return run(graphs) is None and bool(graphs)
+    except Exception:  # noqa: BLE001 -- the first failure stands
+        return False
+
+
+def _check_forward(op: Any, sample: Any, random: bool, graphs: list[int] | None = None) -> str | None:
     args, kwargs = _clone_inputs(sample)
     try:
         expected = op(*args, **kwargs)
     except Exception as e:  # noqa: BLE001
         return first_line(e)
     args, kwargs = _clone_inputs(sample)
-    actual = _call_compiled(op, args, kwargs)
+    actual = _call_compiled(op, args, kwargs, graphs)
     _compare(actual, expected, random)
     return None
 
 
-def _check_backward(op: Any, sample: Any) -> str | None:
+def _check_backward(op: Any, sample: Any, graphs: list[int] | None = None) -> str | None:
     try:
         expected = _grads(op, sample, compiled=False, cotangents=None)
     except Exception as e:  # noqa: BLE001
@@ -132,18 +159,19 @@ def _check_backward(op: Any, sample: Any) -> str | None:
     if expected is None:  # no output depends on an input that requires grad
         return "no differentiable output"
     grads, cotangents = expected
-    actual, _ = _grads(op, sample, compiled=True, cotangents=cotangents)  # type: ignore[misc]
+    actual, _ = _grads(op, sample, compiled=True, cotangents=cotangents, graphs=graphs)  # type: ignore[misc]
     with _stage("compare"):
         torch.testing.assert_close(actual, grads, equal_nan=True, atol=ATOL, rtol=RTOL)
     return None
 
 
-def _grads(op: Any, sample: Any, compiled: bool, cotangents: list[torch.Tensor] | None) -> Any:
+def _grads(op: Any, sample: Any, compiled: bool, cotangents: list[torch.Tensor] | None,
+           graphs: list[int] | None = None) -> Any:
     """Gradients of every input that requires grad, through eager or mlc, for cotangents drawn
     once (from eager's outputs) and reused, so that both sides differentiate the same sum."""
     args, kwargs = _clone_inputs(sample)
     leaves = _grad_leaves((args, kwargs))
-    outputs = _call_compiled(op, args, kwargs) if compiled else op(*args, **kwargs)
+    outputs = _call_compiled(op, args, kwargs, graphs) if compiled else op(*args, **kwargs)
     diff = [t for t in pytree.tree_leaves(outputs) if isinstance(t, torch.Tensor) and t.grad_fn is not None]
     if not diff:
         return None
@@ -155,8 +183,8 @@ def _grads(op: Any, sample: Any, compiled: bool, cotangents: list[torch.Tensor] 
     return [g if g is not None else torch.zeros_like(x) for g, x in zip(grads, leaves)], cotangents
 
 
-def _call_compiled(op: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
-    compiled = compile_mlc(lambda *a, **k: op(*a, **k))
+def _call_compiled(op: Any, args: list[Any], kwargs: dict[str, Any], graphs: list[int] | None = None) -> Any:
+    compiled = compile_mlc(lambda *a, **k: op(*a, **k), graphs)
     with _seed_outside_graph():
         return compiled(*args, **kwargs)
 

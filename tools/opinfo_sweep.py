@@ -262,12 +262,14 @@ def summarize(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
         mine = [o for o in outcomes if o["phase"] == phase]
         counts = Counter(o["status"] for o in mine)
         ran = len(mine) - counts["eager-error"]
+        passed = counts["pass"] + counts["pass-split"]
         phases[phase] = {
             "counts": dict(counts),
             "eager_ran": ran,
-            "passed": counts["pass"],
-            "pass_rate": counts["pass"] / ran if ran else 1.0,
-            "pass_rate_without_dynamo": counts["pass"] / (ran - counts["dynamo"]) if ran - counts["dynamo"] else 1.0,
+            "passed": passed,
+            "passed_split": counts["pass-split"],
+            "pass_rate": passed / ran if ran else 1.0,
+            "pass_rate_without_dynamo": passed / (ran - counts["dynamo"]) if ran - counts["dynamo"] else 1.0,
         }
     groups: dict[tuple[str, str], dict[str, Any]] = defaultdict(lambda: {"count": 0, "ops": Counter()})
     for o in outcomes:
@@ -288,11 +290,13 @@ def format_report(summary: dict[str, Any], seconds: float) -> str:
     for phase, p in summary["phases"].items():
         c = p["counts"]
         lines.append(
-            f"{phase:8}: {p['passed']}/{p['eager_ran']} passed ({100 * p['pass_rate']:.1f}%); "
+            f"{phase:8}: {p['passed']}/{p['eager_ran']} passed ({100 * p['pass_rate']:.1f}%, "
+            f"{p['passed_split']} of them split by Dynamo's graph breaks); "
             + ", ".join(f"{s} {c[s]}" for s in (*FAILURES, "eager-error") if c.get(s))
             + f"; without dynamo's failures {100 * p['pass_rate_without_dynamo']:.1f}%"
         )
-    lines += ["", "dynamo failures (graph breaks, Dynamo errors) are not mlc's but count in the first rate.", ""]
+    lines += ["", "dynamo failures (Dynamo errors, or graph breaks that fail or leave mlc no graph even when "
+              "allowed) are not mlc's but count in the first rate.", ""]
     lines.append(f"{'status':9} {'count':>5}  cause  [example ops]")
     for f in summary["failures"]:
         ops = ", ".join(f["ops"][:4]) + (f" (+{len(f['ops']) - 4})" if len(f["ops"]) > 4 else "")

@@ -83,3 +83,33 @@ def test_the_check_detects_a_mismatch() -> None:
     forward, backward = check_sample(_WrongUnderCompile(), SampleInput(x), 0)
     assert (forward.status, backward.status) == ("mismatch", "pass")
     assert forward.cause == "mismatch: Tensor-likes are not close"
+
+
+class _BreaksTheGraph:
+    """An op Dynamo cannot trace whole (a graph break between two graphs)."""
+
+    name, variant_test_name, supports_autograd = "breaks", "", True
+
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.sin(x)
+        torch._dynamo.graph_break()
+        return y * x.sum()
+
+
+class _BreaksAndIsWrong(_BreaksTheGraph):
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.sin(x) + (1e-3 if torch.compiler.is_compiling() else 0.0)
+        torch._dynamo.graph_break()
+        return y * x.sum()
+
+
+def test_graph_breaks_pass_split_only_when_mlc_is_right() -> None:
+    """fullgraph=True fails on the break (Dynamo's, not mlc's); allowed to break, the pieces go
+    through mlc and the result is compared: `pass-split` if right, `dynamo` stays if wrong."""
+    from torch.testing._internal.opinfo.core import SampleInput
+
+    x = torch.randn(4, 8, device=_device(), requires_grad=True)
+    forward, backward = check_sample(_BreaksTheGraph(), SampleInput(x), 0)
+    assert (forward.status, backward.status) == ("pass-split", "pass-split")
+    forward, _ = check_sample(_BreaksAndIsWrong(), SampleInput(x), 0)
+    assert forward.status == "dynamo"
