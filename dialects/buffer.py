@@ -539,6 +539,8 @@ class ExternCall(IRDLOperation):
         printer.print_attr_dict(props)
         printer.print_string(" : ")
         printer.print_list(self.layouts.data, printer.print_attribute)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
 
     @classmethod
     def parse(cls, parser: Parser):  # type: ignore[no-untyped-def]
@@ -565,6 +567,8 @@ class ExternCall(IRDLOperation):
         for key in ("kwargs", "origins"):
             if key in props:
                 op.properties[key] = props[key]
+        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
+            op.attributes |= attrs.data
         return op
 
 

@@ -92,7 +92,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from mlc.dialects import buffer, loops, triton
 from mlc.dialects.sym import CeilDiv, FloorDiv, ModularIndexing, expr_str, symbol
-from mlc.passes.flat_index import simplify_index
+from mlc.analysis.flat_index import simplify_index
 from mlc.passes.stages import check_stage
 
 XINDEX = symbol("xindex")

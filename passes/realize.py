@@ -29,7 +29,7 @@ from mlc.dialects import buffer, loops
 from mlc.dialects.aten import TensorArgAttr
 from mlc.dialects.buffer import LayoutAttr
 from mlc.dialects.sym import expr_str, symbol
-from mlc.passes.flat_index import affine_strides, simplify_index
+from mlc.analysis.flat_index import affine_strides, simplify_index
 from mlc.passes.realization import RealizeOptions, ThresholdOptions, consumers, is_view, realize_reason
 from mlc.passes.stages import check_stage
 

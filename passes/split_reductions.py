@@ -76,7 +76,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.dialects import buffer, loops, triton
 from mlc.dialects.sym import FloorDiv, ModularIndexing, symbol
-from mlc.passes.flat_index import simplify_index
+from mlc.analysis.flat_index import simplify_index
 from mlc.passes.reduction_heuristics import num_splits, product
 from mlc.passes.stages import check_stage
 

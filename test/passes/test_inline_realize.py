@@ -23,7 +23,7 @@ from mlc.dialects import buffer
 from mlc.dialects.loops import LoopsBodyOp
 from mlc.dialects.registry import make_context
 from mlc.dialects.sym import FloorDiv, ModularIndexing, symbol
-from mlc.passes.flat_index import affine_strides, simplify_index
+from mlc.analysis.flat_index import affine_strides, simplify_index
 from mlc.passes.inline import InlinePass
 from mlc.passes.realization import OpCount, RealizeOptions, consumers, count_ops, realize_reason
 from mlc.passes.realize import RealizePass

@@ -33,6 +33,17 @@ def _linear_terms(
     return rest, coeffs
 
 
+def loop_strides(expr: sympy.Expr, variables: Sequence[sympy.Symbol]) -> list[sympy.Expr] | None:
+    """How far `expr` moves per step of each variable, when it is affine in them (coefficients
+    may be symbolic sizes); None when a variable appears otherwise (a FloorDiv of a view)."""
+    expanded = sympy.expand(expr)
+    strides = [expanded.coeff(v) for v in variables]
+    rest = sympy.expand(expanded - sum((c * v for c, v in zip(strides, variables)), sympy.Integer(0)))
+    if rest.free_symbols & set(variables) or any(c.free_symbols & set(variables) for c in strides):
+        return None
+    return strides
+
+
 def upper_bound(expr: sympy.Expr, ranges: Ranges) -> int | None:
     """An exclusive bound on a non-negative affine `expr` over `ranges`, else None."""
     variables = sorted(expr.free_symbols, key=lambda s: s.name)
