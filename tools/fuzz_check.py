@@ -21,8 +21,12 @@ rounding explains: the program also runs eagerly in float64 (`widen`), and an el
 when mlc is within tolerance plus twice eager's error there of eager, or within tolerance plus
 twice eager's largest error on that tensor of the float64 result (a long f32 sum, or an f16
 chain rounded after every op in eager but not inside an mlc kernel, differ by rounding alone;
-a wrong index or formula differs by far more). Gradients: the same on each input's grad, after `sum((k + 1) * out_k.float().sum())`
-over the outputs (test/e2e/conftest.py's `check_grad`).
+a wrong index or formula differs by far more). Where that still fails, the float64 result gets
+a margin of four times `rounding_noise` there (Monte Carlo arithmetic: how far perturbing
+every op's result by the dtype's unit roundoff moves it; wide only where rounding decides the
+value, as in a sum that cancels to zero), and last Inductor is asked (`as_inductor`).
+Gradients: the same on each input's grad, after `sum((k + 1) * out_k.float().sum())` over the
+outputs (test/e2e/conftest.py's `check_grad`).
 
 Under Triton's interpreter, `fast_interpreter_reductions()` replaces the interpreter's
 element-by-element `tl.reduce` (a Python call per element: seconds for a 2048-wide tile)
