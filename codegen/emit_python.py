@@ -78,6 +78,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
 )
+from xdsl.dialects.complex import ComplexNumberAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from mlc.dialects import triton as tt
@@ -704,6 +705,8 @@ def _py_arg(attr: Attribute, key: str | None = None) -> str:
         return str(bool(value)) if _width(attr.type) == 1 else str(value)
     if isinstance(attr, FloatAttr):
         return py_float(attr.value.data)
+    if isinstance(attr, ComplexNumberAttr):
+        return f"complex({py_float(attr.real.data)}, {py_float(attr.imag.data)})"
     if isinstance(attr, StringAttr):
         text = attr.data
         if key == "device" or text in ("cpu", "cuda") or text.startswith("cuda:"):

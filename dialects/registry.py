@@ -53,6 +53,7 @@ DIALECTS: dict[str, Callable[[], Dialect]] = {
     "func": _xdsl("xdsl.dialects.func", "Func"),
     "arith": _xdsl("xdsl.dialects.arith", "Arith"),
     "math": _xdsl("xdsl.dialects.math", "Math"),
+    "complex": _xdsl("xdsl.dialects.complex", "Complex"),  # #complex.number: complex scalar arguments
     "sym": _sym,
     "aten": _aten,
     "loops": _loops,

@@ -1,6 +1,7 @@
 """Python values <-> attributes, for the non-tensor arguments of aten ops and extern calls.
 
-int -> `3 : i64`, float -> `0.5 : f64`, bool -> `true`, list of ints -> `array<i64: 1, 2>`,
+int -> `3 : i64`, float -> `0.5 : f64`, bool -> `true`, complex -> `#complex.number<:f64 0.0, 1.0> :
+complex<f64>`, list of ints -> `array<i64: 1, 2>`,
 other lists -> `[...]`, str -> `"mean"`, None -> `#aten.none` (only inside lists and aten.call),
 dtype -> its builtin type (`f16`, `i1` for bool).
 """
@@ -28,6 +29,7 @@ from xdsl.dialects.builtin import (
     i1,
     i64,
 )
+from xdsl.dialects.complex import ComplexNumberAttr
 from xdsl.ir import Attribute
 
 
@@ -45,6 +47,8 @@ def py_to_attr(value: Any) -> Attribute:
         return IntegerAttr(value, i64)
     if isinstance(value, float):
         return FloatAttr(value, f64)
+    if isinstance(value, complex):
+        return ComplexNumberAttr(value.real, value.imag, ComplexType(f64))
     if isinstance(value, str):
         return StringAttr(value)
     if isinstance(value, (list, tuple)):
@@ -65,6 +69,8 @@ def attr_to_py(attr: Attribute) -> Any:
         return bool(value) if attr.type == i1 else value
     if isinstance(attr, FloatAttr):
         return attr.value.data
+    if isinstance(attr, ComplexNumberAttr):
+        return complex(attr.real.data, attr.imag.data)
     if isinstance(attr, StringAttr):
         return attr.data
     if isinstance(attr, DenseArrayBase):

@@ -387,7 +387,7 @@ class _Importer:
             return _dtype(value, node)
         if isinstance(value, (torch.device, torch.layout, torch.memory_format)):
             return str(value).removeprefix("torch.")  # "cuda:0", "strided", "contiguous_format"
-        if isinstance(value, (bool, int, float, str)) or value is None:
+        if isinstance(value, (bool, int, float, complex, str)) or value is None:
             return value
         raise UnsupportedGraph(f"{_describe(node)}: cannot represent argument {value!r}")
 
@@ -454,7 +454,7 @@ def _dedicated(overload: str, schema: torch._C.FunctionSchema) -> type[AtenOp] |
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float, bool))
+    return isinstance(value, (int, float, bool, complex))
 
 
 # op(number, tensor) -> the overload computing the same as op'(tensor, number).

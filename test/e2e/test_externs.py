@@ -90,3 +90,12 @@ def test_an_extern_result_nothing_reads_is_left_alone(check, make):
     check(indices, x)
     source = compile_graph(make_fx(indices)(x), [x]).source
     assert "_, buf0 = aten.sort.default(" in source, source
+
+
+def test_complex_scalar_arguments(check, device):
+    """torch.polar multiplies by 1j (a complex scalar argument): the complex ops run as externs,
+    the real math around them in mlc kernels."""
+    a = torch.rand(37, device=device) + 0.5
+    b = torch.rand(37, device=device) * 6
+    check(lambda a, b: torch.polar(a.exp(), b * 2), a, b)
+    check(lambda a: (a.to(torch.complex64) * (2 - 1j)).abs() + 1, a)

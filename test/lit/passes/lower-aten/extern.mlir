@@ -57,3 +57,13 @@ func.func @forced_fallback(%x: tensor<8x64xf32>) -> tensor<8x64xf32> {
   %g = aten.gelu %x : (tensor<8x64xf32>) -> tensor<8x64xf32>
   func.return %g : tensor<8x64xf32>
 }
+
+// -----
+
+// A complex scalar argument is a #complex.number; complex tensors are computed by aten.
+// CHECK-LABEL: func.func @complex_scalar
+func.func @complex_scalar(%x: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  // CHECK: loops.extern "mul.Scalar" (%x) {args = [#aten.tensor, #complex.number<:f64 0.000000e+00, 1.000000e+00> : complex<f64>]}
+  %0 = aten.mul.Scalar %x {other = #complex.number<:f64 0.0, 1.0> : complex<f64>} : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
+  func.return %0 : tensor<4xcomplex<f32>>
+}
