@@ -147,7 +147,7 @@ def _check_forward(op: Any, sample: Any, random: bool, graphs: list[int] | None 
         return first_line(e)
     args, kwargs = _clone_inputs(sample)
     actual = _call_compiled(op, args, kwargs, graphs)
-    _compare(actual, expected, random)
+    _compare(actual, expected, random, lambda: _widened_forward(op, sample))
     return None
 
 
@@ -160,8 +160,7 @@ def _check_backward(op: Any, sample: Any, graphs: list[int] | None = None) -> st
         return "no differentiable output"
     grads, cotangents = expected
     actual, _ = _grads(op, sample, compiled=True, cotangents=cotangents, graphs=graphs)  # type: ignore[misc]
-    with _stage("compare"):
-        torch.testing.assert_close(actual, grads, equal_nan=True, atol=ATOL, rtol=RTOL)
+    _compare(actual, grads, False, lambda: _widened_grads(op, sample, cotangents))
     return None
 
 
@@ -207,7 +206,12 @@ def _seed_outside_graph() -> Iterator[None]:
         cmi.wrapper_set_seed = saved
 
 
-def _compare(actual: Any, expected: Any, random: bool) -> None:
+def _compare(actual: Any, expected: Any, random: bool, widened: Callable[[], Any] | None = None) -> None:
+    """Random ops by shape and dtype; others with ATOL/RTOL, or else against `widened()` (the
+    same computed in float64): an element within ATOL/RTOL of float64 plus twice eager's own
+    largest float64 error on that tensor is rounding, not a bug (a kron gradient summing 200
+    products of magnitude 20 to -0.65: eager is off by 4e-6, mlc by 2e-5, both ulps of the
+    terms), as the fuzzer compares."""
     with _stage("compare"):
         if random:
             a, e = pytree.tree_leaves(actual), pytree.tree_leaves(expected)
@@ -218,7 +222,52 @@ def _compare(actual: Any, expected: Any, random: bool) -> None:
                         f"random op: {tuple(x.shape)} {x.dtype} vs eager's {tuple(y.shape)} {y.dtype}"
                     )
             return
-        torch.testing.assert_close(actual, expected, equal_nan=True, atol=ATOL, rtol=RTOL)
+        try:
+            torch.testing.assert_close(actual, expected, equal_nan=True, atol=ATOL, rtol=RTOL)
+        except AssertionError:
+            wide = widened() if widened is not None else None
+            if wide is None or not _within_rounding(actual, expected, wide):
+                raise
+
+
+def _within_rounding(actual: Any, expected: Any, wide: Any) -> bool:
+    a, e, w = (pytree.tree_leaves(x) for x in (actual, expected, wide))
+    if not len(a) == len(e) == len(w):
+        return False
+    for x, y, z in zip(a, e, w):
+        if not isinstance(y, torch.Tensor) or not y.is_floating_point():
+            continue
+        if not isinstance(x, torch.Tensor) or not isinstance(z, torch.Tensor) or x.shape != z.shape:
+            return False
+        x, y, z = x.detach().double(), y.detach().double(), z.detach().double()
+        eager_error = (y - z).abs().nan_to_num(nan=0.0, posinf=0.0).max() if y.numel() else 0.0
+        ok = ((x - z).abs() <= ATOL + RTOL * z.abs() + 2 * eager_error) | (x.isnan() & z.isnan())
+        if not bool(ok.all()):
+            return False
+    return True
+
+
+def _widened_forward(op: Any, sample: Any) -> Any:
+    """The op's outputs from float64 copies of the sample's float tensors (None if it fails)."""
+    args, kwargs = _clone_inputs(sample.transform(_double))
+    try:
+        return op(*args, **kwargs)
+    except Exception:  # noqa: BLE001 -- no float64 reference: the failure stands
+        return None
+
+
+def _widened_grads(op: Any, sample: Any, cotangents: list[torch.Tensor]) -> Any:
+    try:
+        result = _grads(op, sample.transform(_double), compiled=False, cotangents=[c.double() for c in cotangents])
+    except Exception:  # noqa: BLE001
+        return None
+    return None if result is None else result[0]
+
+
+def _double(x: Any) -> Any:
+    if isinstance(x, torch.Tensor) and x.dtype == torch.float32:
+        return x.detach().double().requires_grad_(x.requires_grad)
+    return x
 
 
 # ---------------------------------------------------------------------------------------------
