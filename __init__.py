@@ -41,13 +41,11 @@ def parse_module(text: str, name: str = "<string>", ctx: Context | None = None) 
 
 
 def run_passes(module: ModuleOp, pipeline: str, ctx: Context | None = None) -> ModuleOp:
-    """Run `pipeline` ('lower-aten,inline{reads-threshold=1}') over `module` in place, verifying after."""
-    from mlc.passes.registry import parse_pipeline
+    """Run `pipeline` ('lower-aten,inline{reads-threshold=1}') over `module` in place, verifying
+    after each pass; a failure raises `mlc.passes.pipeline.PassFailed` naming the pass."""
+    from mlc.passes.pipeline import load_pipeline, run_pipeline
 
-    ctx = ctx or make_context()
-    for p in parse_pipeline(pipeline).passes:
-        p.apply(ctx, module)
-        module.verify()
+    run_pipeline(module, load_pipeline(pipeline), ctx or make_context())
     return module
 
 

@@ -260,28 +260,20 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Co
 
 def run_pipeline(module: Any, spec: str, graph_id: str = "module", dump: Any = None) -> None:
     """Run a pass pipeline over `module` in place, dumping after each pass when `dump` is set."""
-    from xdsl.passes import PassPipeline
-
     from mlc.dialects.registry import make_context
-    from mlc.passes.registry import parse_pipeline
+    from mlc.passes import pipeline
 
     try:
-        passes = parse_pipeline(spec).passes
+        passes = pipeline.load_pipeline(spec)
     except Exception as e:  # an unknown pass name or option: a configuration error
         raise MlcCompileError(f"mlc: bad pipeline {spec!r}: {e}") from e
-
-    running: list[str] = ["(start)"]
-
-    def after_pass(done: Any, mod: Any, upcoming: Any) -> None:
-        if dump is not None:
-            dump.after_pass(done, mod)
-        running[0] = upcoming.name if upcoming is not None else "(verify)"
-
+    if dump is not None:
+        dump.after_pass(None, module)  # 00-aten.mlir: the imported module
     try:
-        PassPipeline(passes, after_pass).apply(make_context(), module)
-        module.verify()
-    except Exception as e:
-        raise MlcCompileError(f"mlc: {graph_id}: pass '{running[0]}' failed: {_message(e)}") from e
+        pipeline.run_pipeline(module, passes, make_context(), after_pass=dump.after_pass if dump else None)
+    except pipeline.PassFailed as e:
+        where = "left IR that does not verify" if e.in_verify else "failed"
+        raise MlcCompileError(f"mlc: {graph_id}: pass '{e.pass_name}' {where}: {_message(e.cause)}") from e.cause
 
 
 # ---------------------------------------------------------------------------------------------

@@ -117,12 +117,9 @@ def build_arg_parser() -> argparse.ArgumentParser:
 
 
 def _load_pipeline(specs: Sequence[str]) -> list[ModulePass]:
-    from mlc.passes.registry import parse_pipeline
+    from mlc.passes.pipeline import load_pipeline
 
-    passes: list[ModulePass] = []
-    for spec in specs:
-        passes.extend(parse_pipeline(spec).passes)
-    return passes
+    return load_pipeline(*specs)
 
 
 def _print_module(module: ModuleOp, args: argparse.Namespace) -> str:
@@ -135,28 +132,34 @@ def _print_module(module: ModuleOp, args: argparse.Namespace) -> str:
 def _run_chunk(source: Source, passes: list[ModulePass], args: argparse.Namespace) -> str:
     """Parse, verify, run the passes over one chunk; returns the printed result."""
     from mlc.dialects.registry import make_context
+    from mlc.passes.pipeline import PassFailed, run_pipeline
+
+    def print_after(p: ModulePass, module: ModuleOp) -> None:
+        sys.stderr.write(f"// -----// IR Dump After {p.name} //----- //\n{_print_module(module, args)}")
 
     ctx = make_context()
     module = parse_source(ctx, source)
-    for p in passes:
-        try:
-            p.apply(ctx, module)
-        except DiagnosticException as e:
-            op = getattr(e, "op", None)
-            message = str(e).splitlines()[0]
-            if not message.startswith(f"{p.name}:") and not message.startswith(f"{p.name} "):
-                message = f"{p.name}: {message}"  # passes that name themselves are not named twice
-            raise CompileError(source.at_op(op, message)) from None
-        except Exception as e:
-            raise CompileError(Diagnostic(source.name, 0, 0, internal_error(f"pass '{p.name}'", e, args.debug))) from None
-        try:
-            verify_with_positions(module, source)
-        except CompileError as e:
-            d = e.diagnostic
-            raise CompileError(Diagnostic(d.file, d.line, d.col, f"after pass '{p.name}': {d.message}", d.source_line)) from None
-        if args.print_ir_after_all:
-            sys.stderr.write(f"// -----// IR Dump After {p.name} //----- //\n{_print_module(module, args)}")
+    try:
+        run_pipeline(module, passes, ctx, verify=lambda m: verify_with_positions(m, source),
+                     after_pass=print_after if args.print_ir_after_all else None)
+    except PassFailed as e:
+        raise CompileError(_diagnostic(e, source, args.debug)) from None
     return _print_module(module, args)
+
+
+def _diagnostic(e: PassFailed, source: Source, debug: bool) -> Diagnostic:
+    """What a failed pass reports: a verifier's error after it, the pass's own diagnostic at its
+    op (named by the pass once), or an internal error."""
+    cause = e.cause
+    if e.in_verify and isinstance(cause, CompileError):
+        d = cause.diagnostic
+        return Diagnostic(d.file, d.line, d.col, f"after pass '{e.pass_name}': {d.message}", d.source_line)
+    if isinstance(cause, DiagnosticException):
+        message = str(cause).splitlines()[0]
+        if not message.startswith(f"{e.pass_name}:") and not message.startswith(f"{e.pass_name} "):
+            message = f"{e.pass_name}: {message}"  # passes that name themselves are not named twice
+        return source.at_op(getattr(cause, "op", None), message)
+    return Diagnostic(source.name, 0, 0, internal_error(f"pass '{e.pass_name}'", cause, debug))
 
 
 def _chunks(text: str) -> list[tuple[int, str]]:

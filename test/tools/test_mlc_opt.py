@@ -197,3 +197,57 @@ def test_pass_flags_with_and_without_options() -> None:
     assert "not found in expected arguments" not in err, err
     code, _, err = mlc_opt(f"--{name}=no-such-option=1", stdin="builtin.module {\n}\n")
     assert code == 1 and "no_such_option" in err
+
+
+def test_one_runner_names_the_failing_pass_for_every_driver() -> None:
+    """mlc.run_passes, mlc-opt and the backend run pipelines with passes/pipeline.py: a pass
+    that raises, or leaves IR that does not verify, is named, and which of the two it was."""
+    from dataclasses import dataclass
+
+    from xdsl.dialects.builtin import StringAttr
+    from xdsl.passes import ModulePass
+
+    from mlc.dialects.buffer import ComputedOp
+    from mlc.passes.pipeline import PassFailed
+
+    @mlc.register_pass
+    @dataclass(frozen=True)
+    class BreakLayout(ModulePass):
+        """Give every computed buffer a name its store does not use (a test pass)."""
+
+        name = "test-break-store"
+
+        def apply(self, ctx, op) -> None:  # type: ignore[no-untyped-def]
+            for node in op.walk():
+                if isinstance(node, ComputedOp):
+                    node.properties["buffer"] = StringAttr("renamed")
+
+    @mlc.register_pass
+    @dataclass(frozen=True)
+    class Raise(ModulePass):
+        """Fail (a test pass)."""
+
+        name = "test-raise"
+
+        def apply(self, ctx, op) -> None:  # type: ignore[no-untyped-def]
+            raise RuntimeError("boom")
+
+    from mlc.passes.registry import PASSES
+
+    try:
+        module = mlc.parse_module(SAMPLE.read_text(), "sample.mlir")
+        with pytest.raises(PassFailed) as info:
+            mlc.run_passes(module, "test-break-store")
+        assert (info.value.pass_name, info.value.in_verify) == ("test-break-store", True)
+        assert "renamed" in str(info.value.cause) or "unknown buffer" in str(info.value.cause)
+        with pytest.raises(PassFailed) as info:
+            mlc.run_passes(module, "test-raise")
+        assert (info.value.pass_name, info.value.in_verify) == ("test-raise", False)
+        code, _, err = mlc_opt(str(SAMPLE), "-p", "test-break-store")
+        assert code == 1 and "roundtrip.mlir:21:3: error:" in err  # file:line:col of the node
+        assert "error: after pass 'test-break-store': buffer.computed" in err
+        code, _, err = mlc_opt(str(SAMPLE), "-p", "test-raise")
+        assert code == 1 and "pass 'test-raise'" in err and "Traceback" not in err
+    finally:
+        PASSES.pop("test-break-store")
+        PASSES.pop("test-raise")

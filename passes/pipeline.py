@@ -1,0 +1,56 @@
+"""Running a pass pipeline: the one loop `mlc.run_passes`, `mlc-opt` and the backend share.
+
+    passes = load_pipeline("lower-aten,inline{reads-threshold=1},realize")
+    run_pipeline(module, passes, ctx, verify=module_verify, after_pass=dump)
+
+Each pass is applied, then `after_pass(pass, module)` runs (a dump, `--print-ir-after-all`:
+before verification, so that IR a pass broke can be seen), then the module is verified. A failure is a `PassFailed` that names the pass and says
+whether the pass itself raised (`in_verify=False`) or left IR that does not verify
+(`in_verify=True`); each driver turns it into its own kind of error (a diagnostic with
+file:line:col in mlc-opt, `MlcCompileError` in the backend) without re-deciding what failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+
+class PassFailed(Exception):
+    """`pass_name` raised `cause`, or (`in_verify`) its output failed to verify with `cause`."""
+
+    def __init__(self, pass_name: str, cause: BaseException, in_verify: bool = False):
+        super().__init__(f"pass '{pass_name}' {'left IR that does not verify' if in_verify else 'failed'}: {cause}")
+        self.pass_name, self.cause, self.in_verify = pass_name, cause, in_verify
+
+
+def load_pipeline(*specs: str) -> list[ModulePass]:
+    """The passes of one or more pipeline specs, in order (unknown names and bad options raise
+    what xDSL's spec parser raises)."""
+    from mlc.passes.registry import parse_pipeline
+
+    return [p for spec in specs for p in parse_pipeline(spec).passes]
+
+
+def run_pipeline(
+    module: ModuleOp,
+    passes: Sequence[ModulePass],
+    ctx: Context,
+    verify: Callable[[ModuleOp], None] = ModuleOp.verify,
+    after_pass: Callable[[ModulePass, ModuleOp], None] | None = None,
+) -> None:
+    """Apply `passes` to `module` in place, verifying after each (see the module docstring)."""
+    for p in passes:
+        try:
+            p.apply(ctx, module)
+        except Exception as e:
+            raise PassFailed(p.name, e) from e
+        if after_pass is not None:
+            after_pass(p, module)
+        try:
+            verify(module)
+        except Exception as e:
+            raise PassFailed(p.name, e, in_verify=True) from e
