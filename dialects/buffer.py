@@ -407,10 +407,10 @@ class ComputedOp(BufferNode):
         return last
 
     def verify_(self) -> None:
-        if self.layout.rank != len(self.ranges):
+        if sympy.Mul(*self.range_exprs) != sympy.Mul(*self.layout.sizes):
             raise VerifyException(
-                f"buffer.computed '{self.buffer.data}': layout rank {self.layout.rank} differs "
-                f"from its {len(self.ranges)} ranges"
+                f"buffer.computed '{self.buffer.data}': ranges [{', '.join(map(expr_str, self.range_exprs))}] "
+                f"do not cover its layout's {self.layout.rank}-d shape"
             )
         if self.body.block.args:
             raise VerifyException("buffer.computed: the body takes no block arguments")

@@ -17,6 +17,7 @@ _BUILTIN: dict[str, str] = {
     "inline": "mlc.passes.inline:InlinePass",
     "realize": "mlc.passes.realize:RealizePass",
     "split-reductions": "mlc.passes.split_reductions:SplitReductionsPass",
+    "reorder-loops": "mlc.passes.reorder_loops:ReorderLoopsPass",
     "deps": "mlc.passes.deps:DepsPass",
     "convert-to-triton": "mlc.passes.convert_to_triton:ConvertToTritonPass",
 }

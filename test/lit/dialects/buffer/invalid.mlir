@@ -11,8 +11,10 @@ buffer.graph @unknown_buffer {
 
 // -----
 
+// Ranges may be fewer or more than the layout's dims (--reorder-loops merges loops), but they
+// must cover the same number of elements.
 buffer.graph @layout_rank {
-  // expected-error@+1 {{layout rank 1 differs from its 2 ranges}}
+  // expected-error@+1 {{buffer.computed 'buf0': ranges [8, 2] do not cover its layout's 1-d shape}}
   buffer.computed "buf0" #buffer.layout<[8], [1], f32> ranges [8, 2] {
     %0 = arith.constant 1.0 : f32
     buffer.store @buf0[i0], %0 : f32

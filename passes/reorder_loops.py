@@ -1,0 +1,179 @@
+"""Simplify each computed node's loops (the first half of Inductor's `simplify_and_reorder`).
+
+Loops of size 1 are dropped, and a loop merges into its inner neighbour when every index the
+body uses (loads, the store, `loops.index`) and the contiguous order all step by the inner
+loop's whole extent along it: one loop then walks both. Pointwise and reduction loops are
+simplified apart; the node's `ranges` / `reduce` become the merged sizes and every index is
+rewritten over the new variables (a merged group's innermost variable becomes the new one,
+the others 0: the strides line up by construction).
+
+Before (seed 002: the bias added after a convolution over [1, 10, 88, 78]):
+    buffer.computed "buf1" #buffer.layout<[1, 10, 88, 78], ...> ranges [1, 10, 88, 78] {
+      %0 = buffer.load @buf0[i3 + 78*i2 + 6864*i1 + 68640*i0] : f32
+      %1 = buffer.load @primals_2[i1] : f32
+      ...
+      buffer.store @buf1[i3 + 78*i2 + 6864*i1 + 68640*i0], %2 : f32 }
+After (`explain=true` adds the reasons):
+    buffer.computed "buf1" #buffer.layout<[1, 10, 88, 78], ...> ranges [10, 6864] {
+      %0 = buffer.load @buf0[i1 + 6864*i0] : f32
+      %1 = buffer.load @primals_2[i0] : f32
+      ...
+      buffer.store @buf1[i1 + 6864*i0], %2 : f32 } attributes {loops = "[10, 6864] from
+        [1, 10, 88, 78]: i0 dropped (size 1); i1 | i2 kept apart: @primals_2[i1] steps 1 along
+        i1, 0 along i2 (would need 0 = 0 * 6864 ... )"}
+
+The layout is the buffer's and does not change. An index that is not affine in the loop
+variables (a view's FloorDiv) blocks every merge of the loops it uses. Loop *reordering* by
+stride (the second half of `simplify_and_reorder`) is not done yet.
+
+Options:
+  explain=false   true writes the decision into a `loops` attribute on each node: the new
+                  sizes and, for every pair of neighbours kept apart, the first index that
+                  keeps them apart
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import sympy
+from xdsl.context import Context
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+
+from mlc.analysis.dependencies import simplify_loops
+from mlc.analysis.flat_index import loop_strides
+from mlc.dialects import buffer
+from mlc.dialects.loops import index_names, reduction_index_names
+from mlc.dialects.sym import ExprAttr, expr_str, symbol
+from mlc.passes.stages import check_stage
+
+
+@dataclass(frozen=True)
+class Access:
+    """One index expression of a body, with what it names (for the explanation)."""
+
+    what: str
+    expr: sympy.Expr
+
+
+def body_accesses(node: buffer.ComputedOp) -> list[tuple[Operation, str, Access]]:
+    """(op, property name, access) for every index expression in the node's body."""
+    found = []
+    for op in node.body.walk():
+        for key, value in op.properties.items():
+            if isinstance(value, ExprAttr):
+                name = getattr(op, "buffer_name", None)
+                what = f"@{name}[{expr_str(value.expr)}]" if name else f"index {expr_str(value.expr)}"
+                found.append((op, key, Access(what, value.expr)))
+    return found
+
+
+@dataclass(frozen=True)
+class LoopPlan:
+    """The decision for one loop nest: `groups` of old positions per new loop, and why each
+    pair of neighbours kept apart is kept apart."""
+
+    groups: list[list[int]]
+    reasons: list[str]
+
+
+def plan_loops(names: Sequence[str], sizes: Sequence[sympy.Expr], accesses: Sequence[Access]) -> LoopPlan:
+    """Which of the loops `names` (outermost first) merge, given every index of the body."""
+    variables = [symbol(n) for n in names]
+    strides, blocked = [], set()
+    for access in accesses:
+        s = loop_strides(access.expr, variables)
+        if s is None:  # a FloorDiv/ModularIndexing of some loops: they stay as they are
+            blocked |= {d for d, v in enumerate(variables) if v in access.expr.free_symbols}
+        else:
+            strides.append(s)
+    contiguous = [sympy.Mul(*sizes[d + 1:]) for d in range(len(sizes))]
+    groups: list[list[int]] = []
+    for run in _runs(len(sizes), blocked):
+        groups += [[run[g] for g in group] for group in simplify_loops([sizes[d] for d in run],
+                                                                      [[s[d] for d in run] for s in [*strides, contiguous]])]
+    reasons = [f"{names[d]} dropped (size 1)" for d in range(len(sizes)) if sizes[d] == 1]
+    for outer, inner in zip(groups, groups[1:]):
+        reasons.append(_kept_apart(names, sizes, accesses, variables, outer[-1], inner, blocked))
+    return LoopPlan(groups, reasons)
+
+
+def _runs(n: int, blocked: set[int]) -> list[list[int]]:
+    """Positions 0..n-1 cut into runs that may merge: a blocked loop is a run of its own."""
+    runs: list[list[int]] = [[]]
+    for d in range(n):
+        if d in blocked:
+            runs += [[d], []]
+        else:
+            runs[-1].append(d)
+    return [r for r in runs if r]
+
+
+def _kept_apart(names: Sequence[str], sizes: Sequence[sympy.Expr], accesses: Sequence[Access],
+                variables: Sequence[sympy.Symbol], d: int, inner: list[int], blocked: set[int]) -> str:
+    pair = f"{names[d]} | {names[inner[0]]} kept apart"
+    if d in blocked or inner[0] in blocked:
+        return f"{pair}: an index that is not affine in them"
+    span = sympy.Mul(*(sizes[e] for e in inner))
+    for access in accesses:
+        s = loop_strides(access.expr, variables)
+        if s is not None and sympy.simplify(s[d] - s[inner[-1]] * span) != 0:
+            return (f"{pair}: {access.what} steps {expr_str(s[d])} along {names[d]}, "
+                    f"not {expr_str(s[inner[-1]] * span)}")
+    return f"{pair}: not in contiguous order"
+
+
+def reorder_node(node: buffer.ComputedOp, explain: bool) -> None:
+    """Simplify `node`'s pointwise and reduction loops in place (see the module docstring)."""
+    ranges, rranges = node.range_exprs, node.reduction_range_exprs
+    accesses = body_accesses(node)
+    every = [a for _, _, a in accesses]
+    nests = [(index_names, ranges), (reduction_index_names, rranges)]
+    plans = [plan_loops(namer(len(sizes)), sizes, every) for namer, sizes in nests]
+    # Old variables -> placeholders -> the new names (simultaneous: i1 may become i0).
+    to_placeholder: dict[sympy.Basic, sympy.Expr] = {}
+    to_new: dict[sympy.Basic, sympy.Expr] = {}
+    new_sizes: list[list[sympy.Expr]] = []
+    for plan, (namer, sizes) in zip(plans, nests):
+        old = [symbol(n) for n in namer(len(sizes))]
+        to_placeholder |= {v: sympy.Integer(0) for v in old}
+        for group, new_name in zip(plan.groups, namer(len(plan.groups))):
+            placeholder = sympy.Dummy(new_name, integer=True)
+            to_placeholder[old[group[-1]]] = placeholder
+            to_new[placeholder] = symbol(new_name)
+        new_sizes.append([sympy.Mul(*(sizes[d] for d in group)) for group in plan.groups])
+    if new_sizes != [list(ranges), list(rranges)]:
+        for op, key, access in accesses:
+            op.properties[key] = ExprAttr(sympy.expand(access.expr.xreplace(to_placeholder).xreplace(to_new)))
+        node.properties["ranges"] = ArrayAttr([ExprAttr(s) for s in new_sizes[0]])
+        if node.is_reduction:
+            node.properties["reduction_ranges"] = ArrayAttr([ExprAttr(s) for s in new_sizes[1]])
+    if explain:
+        reasons = "; ".join(r for plan in plans for r in plan.reasons)
+        decision = f"{_nest(*new_sizes)} from {_nest(ranges, rranges)}" + (f": {reasons}" if reasons else "")
+        node.attributes["loops"] = StringAttr(decision)
+
+
+def _nest(ranges: Sequence[sympy.Expr], rranges: Sequence[sympy.Expr]) -> str:
+    text = f"[{', '.join(map(expr_str, ranges))}]"
+    return text + (f" reduce [{', '.join(map(expr_str, rranges))}]" if rranges else "")
+
+
+@dataclass(frozen=True)
+class ReorderLoopsPass(ModulePass):
+    """Drop size-1 loops and merge loops every index walks contiguously (simplify_and_reorder)."""
+
+    name = "reorder-loops"
+    ACCEPTS: ClassVar[tuple[str, ...]] = ("buffer",)
+
+    explain: bool = False
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        check_stage(self, op)
+        for node in op.walk():
+            if isinstance(node, buffer.ComputedOp) and not isinstance(node.parent_op(), buffer.FusedOp):
+                reorder_node(node, self.explain)
