@@ -59,25 +59,55 @@ def simplify_loops(sizes: Sequence[sympy.Expr], strides: Sequence[Sequence[sympy
     return list(reversed(groups))
 
 
+def loop_groups(sizes: Sequence[sympy.Expr], variables: Sequence[sympy.Symbol],
+                indices: Sequence[sympy.Expr]) -> list[list[int]]:
+    """`simplify_loops` for loops walked by every expression of `indices` and by the contiguous
+    order. A loop an index uses other than affinely (a view's FloorDiv) merges with nothing."""
+    strides, blocked = [], set()
+    for index in indices:
+        s = loop_strides(index, variables)
+        if s is None:
+            blocked |= {d for d, v in enumerate(variables) if v in index.free_symbols}
+        else:
+            strides.append(s)
+    strides.append([sympy.Mul(*sizes[d + 1:]) for d in range(len(sizes))])
+    groups: list[list[int]] = []
+    for run in _runs(len(sizes), blocked):
+        merged = simplify_loops([sizes[d] for d in run], [[s[d] for d in run] for s in strides])
+        groups += [[run[g] for g in group] for group in merged]
+    return groups
+
+
+def _runs(n: int, blocked: set[int]) -> list[list[int]]:
+    """Positions 0..n-1 cut into runs that may merge: a blocked position is a run of its own."""
+    runs: list[list[int]] = [[]]
+    for d in range(n):
+        if d in blocked:
+            runs += [[d], []]
+        else:
+            runs[-1].append(d)
+    return [r for r in runs if r]
+
+
+def merged_variables(variables: Sequence[sympy.Symbol], groups: Sequence[Sequence[int]],
+                     new: Sequence[sympy.Expr]) -> dict[sympy.Basic, sympy.Expr]:
+    """The substitution that runs an index over merged loops: each group's innermost variable
+    becomes its new variable, the group's other variables and dropped (size-1) ones become 0.
+    Exact for an index the group was merged for: its strides along the group line up."""
+    replacement: dict[sympy.Basic, sympy.Expr] = {v: sympy.Integer(0) for v in variables}
+    for group, v in zip(groups, new):
+        replacement[variables[group[-1]]] = v
+    return replacement
+
+
 def canonical_dep(name: str, index: sympy.Expr, ranges: Sequence[tuple[str, sympy.Expr]]) -> buffer.MemoryDepAttr:
     """The `MemoryDep` of reading or writing `name` at `index` over the loops `ranges`."""
     variables = [symbol(n) for n, _ in ranges]
     sizes = [sympy.sympify(s) for _, s in ranges]
-    strides = loop_strides(index, variables)
-    if strides is None:
-        groups = [[d] for d in range(len(sizes)) if sizes[d] != 1]
-    else:
-        contiguous = [sympy.Mul(*sizes[d + 1:]) for d in range(len(sizes))]
-        groups = simplify_loops(sizes, [strides, contiguous])
-    # A merged group steps the index by its innermost stride times the flattened position c,
-    # so its innermost variable becomes c and the others 0; dropped (size-1) loops are 0.
-    replacement: dict[sympy.Basic, sympy.Expr] = {v: sympy.Integer(0) for v in variables}
-    new_ranges = []
-    for k, group in enumerate(groups):
-        c = symbol(f"{CANONICAL_PREFIX}{k}")
-        replacement[variables[group[-1]]] = c
-        new_ranges.append((c.name, sympy.Mul(*(sizes[d] for d in group))))
-    canonical = sympy.expand(index.xreplace(replacement))
+    groups = loop_groups(sizes, variables, [index])
+    new = [symbol(f"{CANONICAL_PREFIX}{k}") for k in range(len(groups))]
+    canonical = sympy.expand(index.xreplace(merged_variables(variables, groups, new)))
+    new_ranges = [(c.name, sympy.Mul(*(sizes[d] for d in group))) for c, group in zip(new, groups)]
     # Trailing loops the index does not use are dropped (Inductor's drop_unused_symbols): a
     # reduction's store and its pointwise reader then name the same dep.
     while new_ranges and symbol(new_ranges[-1][0]) not in canonical.free_symbols:

@@ -21,27 +21,34 @@ from mlc.dialects.sym import FloorDiv, ModularIndexing
 Ranges = Mapping[sympy.Symbol, sympy.Expr]
 
 
+def affine_terms(
+    expr: sympy.Expr, variables: Sequence[sympy.Symbol]
+) -> tuple[sympy.Expr, list[sympy.Expr]] | None:
+    """(rest, coefficients) when `expr` = rest + sum(c_k * v_k) with neither rest nor any c_k
+    depending on the variables (they may be symbolic sizes); None otherwise (a FloorDiv)."""
+    expanded = sympy.expand(expr)
+    coeffs = [expanded.coeff(v) for v in variables]
+    rest = sympy.expand(expanded - sum((c * v for c, v in zip(coeffs, variables)), sympy.Integer(0)))
+    if rest.free_symbols & set(variables) or any(c.free_symbols & set(variables) for c in coeffs):
+        return None
+    return rest, coeffs
+
+
 def _linear_terms(
     expr: sympy.Expr, variables: Sequence[sympy.Symbol]
 ) -> tuple[sympy.Expr, list[sympy.Expr]] | None:
     """(constant, coefficients) when `expr` is constant + sum(c_k * v_k) with integer c_k."""
-    expanded = sympy.expand(expr)
-    coeffs = [expanded.coeff(v) for v in variables]
-    rest = sympy.expand(expanded - sum((c * v for c, v in zip(coeffs, variables)), sympy.Integer(0)))
-    if not rest.is_Integer or not all(c.is_Integer for c in coeffs):
+    terms = affine_terms(expr, variables)
+    if terms is None or not terms[0].is_Integer or not all(c.is_Integer for c in terms[1]):
         return None
-    return rest, coeffs
+    return terms
 
 
 def loop_strides(expr: sympy.Expr, variables: Sequence[sympy.Symbol]) -> list[sympy.Expr] | None:
     """How far `expr` moves per step of each variable, when it is affine in them (coefficients
     may be symbolic sizes); None when a variable appears otherwise (a FloorDiv of a view)."""
-    expanded = sympy.expand(expr)
-    strides = [expanded.coeff(v) for v in variables]
-    rest = sympy.expand(expanded - sum((c * v for c, v in zip(strides, variables)), sympy.Integer(0)))
-    if rest.free_symbols & set(variables) or any(c.free_symbols & set(variables) for c in strides):
-        return None
-    return strides
+    terms = affine_terms(expr, variables)
+    return None if terms is None else terms[1]
 
 
 def upper_bound(expr: sympy.Expr, ranges: Ranges) -> int | None:
