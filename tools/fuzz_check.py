@@ -357,24 +357,27 @@ EXACT_OPS = frozenset("""
 """.split())
 
 
+def _value_hash(t: torch.Tensor, seed: int) -> torch.Tensor:
+    """A number in [0, 1) per element that depends only on the element's value and `seed`:
+    rounding is a function of the value, so equal values must move together (12,000 copies of
+    40 distinct values, seed 201994, round 40 ways, not 12,000; independent draws would average
+    their error away). 0.5 (no move) for inf and NaN."""
+    u = torch.frac(torch.sin(t.detach().double() * 12.9898 + (seed % 1000) * 78.233) * 43758.5453).abs()
+    return u.nan_to_num(nan=0.5).to(t.dtype)
+
+
 class _PerturbResults(torch.utils._python_dispatch.TorchDispatchMode):
     """Multiplies every floating result of a rounding op (not in EXACT_OPS, not a view, not
-    mutating) by (1 + eps*u), u uniform in [-1, 1) from a generator seeded by `seed`."""
+    mutating) by (1 + eps*u), u in [-1, 1) a function of the value and `seed` (`_value_hash`)."""
 
     def __init__(self, eps: float, seed: int):
         super().__init__()
-        self.eps, self.seed, self.generators = eps, seed, {}
-
-    def _generator(self, device: torch.device) -> torch.Generator:
-        if device not in self.generators:
-            self.generators[device] = torch.Generator(device).manual_seed(self.seed)
-        return self.generators[device]
+        self.eps, self.seed = eps, seed
 
     def _perturb(self, t: Any) -> Any:
         if not isinstance(t, torch.Tensor) or not t.dtype.is_floating_point or t.numel() == 0:
             return t
-        u = torch.rand(t.shape, dtype=t.dtype, device=t.device, generator=self._generator(t.device))
-        return t * (1 + self.eps * (2 * u - 1))
+        return t * (1 + self.eps * (2 * _value_hash(t, self.seed) - 1))
 
     def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
         result = func(*args, **(kwargs or {}))
