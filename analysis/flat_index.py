@@ -65,20 +65,35 @@ def upper_bound(expr: sympy.Expr, ranges: Ranges) -> int | None:
     return int(const) + sum(int(c) * (int(ranges[v]) - 1) for c, v in zip(coeffs, variables)) + 1
 
 
+def _multiples(x: sympy.Expr, d: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
+    """(terms of `x` that are integer multiples of d, the rest): FloorDiv(q*d + r, d) is
+    q + FloorDiv(r, d) and ModularIndexing(q*d*m + r, d, m) is ModularIndexing(r, d, m)."""
+    whole: sympy.Expr = sympy.Integer(0)
+    rest: sympy.Expr = sympy.Integer(0)
+    for term in sympy.Add.make_args(sympy.expand(x)):
+        if d != 0 and (term / d).is_integer:
+            whole += term
+        else:
+            rest += term
+    return whole, rest
+
+
 def _drop_by_range(expr: sympy.Expr, ranges: Ranges) -> sympy.Expr:
     """Apply the two range rules everywhere in `expr`."""
 
     def modular(x: sympy.Expr, d: sympy.Expr, m: sympy.Expr) -> sympy.Expr:
+        whole, x = _multiples(x, d * m)
         bound = upper_bound(x, ranges)
         if bound is not None and d.is_Integer and m.is_Integer and bound <= int(d) * int(m):
             return FloorDiv(x, d)
         return ModularIndexing(x, d, m)
 
     def floordiv(x: sympy.Expr, d: sympy.Expr) -> sympy.Expr:
+        whole, x = _multiples(x, d)
         bound = upper_bound(x, ranges)
         if bound is not None and d.is_Integer and bound <= int(d):
-            return sympy.Integer(0)
-        return FloorDiv(x, d)
+            return whole / d
+        return whole / d + FloorDiv(x, d)
 
     return expr.replace(ModularIndexing, modular).replace(FloorDiv, floordiv)
 

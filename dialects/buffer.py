@@ -301,11 +301,15 @@ class GraphOp(IRDLOperation):
         printer.print_symbol_name(self.sym_name.data)
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
 
     @classmethod
     def parse(cls, parser: Parser) -> GraphOp:
-        name = parser.parse_symbol_name().data
-        return cls(name, parser.parse_region())
+        op = cls(parser.parse_symbol_name().data, parser.parse_region())
+        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
+            op.attributes |= attrs.data
+        return op
 
 
 @irdl_op_definition

@@ -481,12 +481,17 @@ class IndexOp(KernelBodyOp):
         var = self.var.data
         if not _IDENT.match(var) or var in RESERVED or is_size_symbol(var):
             raise VerifyException(f"triton.index: '{var}' cannot name an index symbol")
-        kernel = self._verify_symbols([self.expr.expr])
-        for op in kernel.body.walk():
-            if op is self:
-                break
-            if isinstance(op, IndexOp) and op.var.data == var:
-                raise VerifyException(f"triton.index: '{var}' is defined twice")
+        self._verify_symbols([self.expr.expr])
+        # Visible here: what comes before in this block and before each enclosing op (a loop's
+        # body names its own r0 symbols; the next loop names them again).
+        op: Operation | None = self
+        while op is not None and not isinstance(op, KernelOp):
+            previous = op.prev_op
+            while previous is not None:
+                if isinstance(previous, IndexOp) and previous.var.data == var:
+                    raise VerifyException(f"triton.index: '{var}' is defined twice")
+                previous = previous.prev_op
+            op = op.parent_op()
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" {self.var.data} = {expr_str(self.expr.expr)}")

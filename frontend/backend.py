@@ -7,7 +7,8 @@
 Dynamo graph into aten graphs -- one forward, and one backward when something requires grad --
 and hands each to `compile_graph`, which runs
 
-    import_graph → lower-aten,inline,realize,split-reductions,convert-to-triton → emit_python → load_call
+    import_graph → lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,convert-to-triton
+                 → emit_python → load_call
 
 and wraps the result so it takes the graph's inputs and returns the graph's outputs
 (constants appended as trailing arguments, None outputs restored from `output_spec`).
@@ -35,7 +36,7 @@ from typing import Any
 import torch
 import torch.fx
 
-DEFAULT_PIPELINE = "lower-aten,inline,realize,split-reductions,convert-to-triton"
+DEFAULT_PIPELINE = "lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,convert-to-triton"
 
 
 class MlcCompileError(RuntimeError):
@@ -234,7 +235,10 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Co
 
     dump = graph_dump(graph_id)
     module = imported.module
-    run_pipeline(module, os.environ.get("MLC_PIPELINE") or DEFAULT_PIPELINE, graph_id, dump)
+    spec = os.environ.get("MLC_PIPELINE") or DEFAULT_PIPELINE
+    if dump is not None:  # the dump explains fusion (fusion.txt)
+        spec = ",".join("fuse{explain=true}" if p == "fuse" else p for p in spec.split(","))
+    run_pipeline(module, spec, graph_id, dump)
     try:
         source = emit_python(module)
     except EmitError as e:

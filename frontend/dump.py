@@ -5,7 +5,11 @@
     <dir>/graph_0/02-inline.mlir
     <dir>/graph_0/03-realize.mlir
     <dir>/graph_0/04-split-reductions.mlir
-    <dir>/graph_0/05-convert-to-triton.mlir
+    <dir>/graph_0/...                        reorder-loops, deps, fuse
+    <dir>/graph_0/08-convert-to-triton.mlir
+    <dir>/graph_0/fusion.txt                 --fuse's explain log: every candidate with its score,
+                                             merge and refusal (with its category), then the
+                                             count of refusals per category
     <dir>/graph_0/module.py                  the emitted Python (kernels + call)
     <dir>/graph_1/...                        the next graph compiled (e.g. the backward)
 
@@ -47,6 +51,10 @@ class GraphDump:
         name = "aten" if pass_ is None else pass_.name
         (self.dir / f"{self.step:02d}-{name}.mlir").write_text(print_ir(module))
         self.step += 1
+        if name == "fuse":
+            log = [op.attributes["fusion"] for op in module.walk() if "fusion" in op.attributes]
+            if log:
+                self.write("fusion.txt", "".join(f"{line.data}\n" for line in log[0].data))  # type: ignore[attr-defined]
 
     def write(self, filename: str, text: str) -> None:
         (self.dir / filename).write_text(text)

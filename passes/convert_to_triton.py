@@ -347,7 +347,7 @@ class KernelBuilder:
     def _contiguous(self, index: sympy.Expr) -> sympy.Expr:
         """`x0 + 64*x1` -> `xindex` when the dims it walks are contiguous (Inductor merges such
         dims): a plain affine index lets Triton prove contiguity and vectorize the access."""
-        ranges = {XINDEX: self.numel} if self.ynumel is None else {XINDEX: self.numel, YINDEX: self.ynumel}
+        ranges = self.flat_ranges()
         flat = simplify_index(self._xindex_form(index), ranges)
         if flat.has(FloorDiv, ModularIndexing) or flat.free_symbols - set(ranges):
             return index
@@ -369,7 +369,7 @@ class KernelBuilder:
             index = self._index(op.index.expr, subst)
             if name in self.stored:
                 stored_index, value = self.stored[name]
-                if sympy.simplify(stored_index - index) != 0:
+                if not self.same_element(stored_index, index):
                     raise PassFailedException(
                         f"convert-to-triton: '{node.buffer.data}' reads {name} at {expr_str(index)} but this kernel "
                         f"writes it at {expr_str(stored_index)}"
@@ -430,6 +430,19 @@ class KernelBuilder:
     def _xindex_form(self, index: sympy.Expr) -> sympy.Expr:
         defs = {symbol(name): expr for name, expr in [*self.index_vars.values(), *self.y_vars.values()]}
         return index.xreplace(defs)
+
+    def flat_ranges(self) -> dict[sympy.Symbol, sympy.Expr]:
+        """The kernel's flat lane indices and their extents."""
+        return {XINDEX: self.numel} if self.ynumel is None else {XINDEX: self.numel, YINDEX: self.ynumel}
+
+    def same_element(self, a: sympy.Expr, b: sympy.Expr) -> bool:
+        """Two indices of this kernel name the same element in every lane (`x0 + 64*x1` and
+        `xindex` do): compared over the flat lane indices."""
+        ranges = self.flat_ranges()
+        return sympy.simplify(simplify_index(self._flat_form(a), ranges) - simplify_index(self._flat_form(b), ranges)) == 0
+
+    def _flat_form(self, index: sympy.Expr) -> sympy.Expr:
+        return self._xindex_form(index)
 
     def _is_broadcast(self, index: sympy.Expr) -> bool:
         """Fewer distinct elements than the kernel's numel (Inductor's is_broadcasted)."""

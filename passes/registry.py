@@ -19,6 +19,7 @@ _BUILTIN: dict[str, str] = {
     "split-reductions": "mlc.passes.split_reductions:SplitReductionsPass",
     "reorder-loops": "mlc.passes.reorder_loops:ReorderLoopsPass",
     "deps": "mlc.passes.deps:DepsPass",
+    "fuse": "mlc.passes.fuse:FusePass",
     "convert-to-triton": "mlc.passes.convert_to_triton:ConvertToTritonPass",
 }
 

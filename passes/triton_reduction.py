@@ -55,9 +55,11 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
+from mlc.analysis.kernel_shape import KernelShape, split_point
 from mlc.dialects import buffer, triton
 from mlc.dialects.sym import expr_str, symbol
 from mlc.passes.convert_to_triton import (
+    XINDEX,
     MAX_GRID_X,
     TRITON_MAX_XBLOCK,
     KernelBuilder,
@@ -234,6 +236,18 @@ def _reduction_feeds(node: buffer.ComputedOp) -> dict[SSAValue, set[str]]:
 
 
 @dataclass
+class RLoop:
+    """One loop of a looped kernel: its accumulators, and the ops it must run (`roots`: the
+    accumulations and stores of its level; what they need is found at build time)."""
+
+    block: Block = field(default_factory=Block)  # its arguments are the accumulators
+    inits: list[SSAValue] = field(default_factory=list)
+    yields: list[SSAValue] = field(default_factory=list)
+    finals: Block = field(default_factory=Block)  # stand-ins for the loop's results
+    roots: list[Operation] = field(default_factory=list)
+
+
+@dataclass
 class ReductionKernelBuilder(KernelBuilder):
     """A KernelBuilder for a group holding reductions: x and r0 index symbols, per-symbol masks,
     reductions, and (looped) the placement of each op before, in or after the loop."""
@@ -242,15 +256,13 @@ class ReductionKernelBuilder(KernelBuilder):
     merge_contiguous_dims = False
     persistent: bool = True
     r_vars: dict[str, tuple[str, sympy.Expr]] = field(default_factory=dict)
-    pre: list[Operation] = field(default_factory=list)  # looped: before the loop
-    loop: list[Operation] = field(default_factory=list)
-    post: list[Operation] = field(default_factory=list)
+    # Looped: ops that do not vary along r0, by level (0: before the first loop; k: after loop
+    # k - 1), and the ops that do, in creation order, each run in the loops that need it.
+    segments: dict[int, list[Operation]] = field(default_factory=dict)
+    varying_ops: list[Operation] = field(default_factory=list)
+    loops: dict[int, RLoop] = field(default_factory=dict)  # level -> the loop of that level
     varies: set[SSAValue] = field(default_factory=set)  # values that vary along r0
     level: dict[SSAValue, int] = field(default_factory=dict)  # how many reductions a value is past
-    loop_block: Block = field(default_factory=Block)  # its arguments are the accumulators
-    inits: list[SSAValue] = field(default_factory=list)
-    yields: list[SSAValue] = field(default_factory=list)
-    finals: Block = field(default_factory=Block)  # stand-ins for the loop's results
     feeds: dict[SSAValue, set[str]] = field(default_factory=dict)
     reads_left: Counter = field(default_factory=Counter)  # loads of each buffer still to convert
     in_reduction: bool = False
@@ -281,6 +293,13 @@ class ReductionKernelBuilder(KernelBuilder):
             masks.append("xmask")
         return masks
 
+    def _flat_form(self, index: sympy.Expr) -> sympy.Expr:
+        defs = {symbol(name): expr for name, expr in [*self.index_vars.values(), *self.r_vars.values()]}
+        return index.xreplace(defs)
+
+    def flat_ranges(self) -> dict[sympy.Symbol, sympy.Expr]:
+        return {XINDEX: self.numel, R0_INDEX: self.rnumel}
+
     def _uses(self, index: sympy.Expr) -> tuple[bool, bool]:
         names = {s.name for s in index.free_symbols}
         return bool(names & self.x_names), bool(names & self.r_names)
@@ -302,7 +321,7 @@ class ReductionKernelBuilder(KernelBuilder):
         elif sympy.simplify(product(ranges) - self.numel) == 0:
             subst = self.name_dims(ranges, xvars)
         else:
-            split = self._split_point(ranges)
+            split = split_point(ranges, KernelShape(self.numel, self.rnumel))
             if split is None:
                 raise PassFailedException(
                     f"convert-to-triton: '{node.buffer.data}' ({expr_str(product(ranges))} elements) does not tile as "
@@ -319,15 +338,6 @@ class ReductionKernelBuilder(KernelBuilder):
                 seen.add((op.buffer_name, op.index.expr))
                 self.reads_left[self.roots.get(op.buffer_name, op.buffer_name)] -= 1
             self._convert(node, op, subst, values)
-
-    def _split_point(self, ranges: Sequence[sympy.Expr]) -> int | None:
-        """Where a pointwise member's ranges divide into (xnumel, r0_numel), if they do."""
-        for k in range(len(ranges) + 1):
-            if sympy.simplify(product(ranges[:k]) - self.numel) == 0 and sympy.simplify(
-                product(ranges[k:]) - self.rnumel
-            ) == 0:
-                return k
-        return None
 
     # -- loads and stores ----------------------------------------------------------------------
 
@@ -411,7 +421,8 @@ class ReductionKernelBuilder(KernelBuilder):
         return [mean, m2, count]
 
     def _looped(self, kind: str, value: SSAValue, masks: list[str]) -> list[SSAValue]:
-        """Accumulators (inits before the loop), one triton.accumulate in it, triton.reduce after."""
+        """Accumulators (inits before the loops), one triton.accumulate in the loop of the
+        value's level, triton.reduce after that loop."""
         t = value.type
         if kind in ("argmax", "argmin"):
             inits = [(triton.reduction_identity(kind, t), t), (INT64_MAX, i64)]
@@ -419,13 +430,17 @@ class ReductionKernelBuilder(KernelBuilder):
             inits = [(0.0, t)] * 3
         else:
             inits = [(triton.reduction_identity(kind, t), t)]
+        level = self.level.get(value, 0)
+        loop = self.loops.setdefault(level, RLoop())
         accs = []
         for init, typ in inits:
-            self.inits.append(self._append(_constant(init, typ)).results[0])
-            accs.append(self.loop_block.insert_arg(typ, len(self.loop_block.args)))
+            loop.inits.append(self._append(_constant(init, typ)).results[0])
+            accs.append(loop.block.insert_arg(typ, len(loop.block.args)))
         step = self._append(triton.AccumulateOp(kind, value, accs, masks))
-        self.yields.extend(step.results)
-        finals = [self.finals.insert_arg(a.type, len(self.finals.args)) for a in accs]
+        loop.yields.extend(step.results)
+        finals = [loop.finals.insert_arg(a.type, len(loop.finals.args)) for a in accs]
+        for f in finals:
+            self.level[f] = level
         return list(self._append(triton.ReduceOp(kind, finals, _result_types(kind, t))).results)
 
     # -- placement -----------------------------------------------------------------------------
@@ -446,17 +461,39 @@ class ReductionKernelBuilder(KernelBuilder):
                 self.varies.add(result)
         if self.persistent:
             self.ops.append(new)
-        elif isinstance(new, triton.ReduceOp):
-            self.post.append(new)
-        elif varies:
-            if level > 0:
-                raise PassFailedException(
-                    "convert-to-triton: a reduced value feeds another reduction: a looped kernel would need a "
-                    "second reduction loop (not supported yet)"
-                )
-            self.loop.append(new)
+        elif not varies:
+            self.segments.setdefault(level, []).append(new)
         else:
-            (self.pre if level == 0 else self.post).append(new)
+            self.varying_ops.append(new)
+            if isinstance(new, (triton.AccumulateOp, triton.StoreOp)):
+                self.loops.setdefault(level, RLoop()).roots.append(new)
+
+    def _loop_body(self, loop: RLoop, emitted: set[Operation]) -> list[Operation]:
+        """The varying ops `loop` needs, in creation order: an op a previous loop already runs
+        is run again here (a clone: values along r0 do not outlive their loop)."""
+        varying = set(self.varying_ops)
+        needed: set[Operation] = set()
+        stack = list(loop.roots)
+        while stack:
+            op = stack.pop()
+            if op in needed:
+                continue
+            needed.add(op)
+            stack += [o.owner for o in op.operands if isinstance(o.owner, Operation) and o.owner in varying]
+        body: list[Operation] = []
+        mapping: dict[SSAValue, SSAValue] = {}
+        for op in self.varying_ops:
+            if op not in needed:
+                continue
+            if op in emitted:
+                copy = op.clone(value_mapper=mapping)
+                mapping.update(zip(op.results, copy.results))
+                op = copy
+            else:
+                op.operands = [mapping.get(o, o) for o in op.operands]
+                emitted.add(op)
+            body.append(op)
+        return body
 
     def build(self, name: str, origins: Sequence[str], configs: Sequence[triton.ConfigAttr]) -> triton.KernelOp:
         order = [("in_ptr", n) for n in self.reads] + [("out_ptr", n) for n in self.writes]
@@ -465,19 +502,24 @@ class ReductionKernelBuilder(KernelBuilder):
             arg.name_hint = self.pointers[key].name_hint
             self.pointers[key].replace_all_uses_with(arg)
         x_defs = [triton.IndexOp(v, e) for v, e in _in_order(self.index_vars) if v in self.used_vars]
-        r_defs = [triton.IndexOp(v, e) for v, e in _in_order(self.r_vars) if v in self.used_vars]
         block.add_ops(x_defs)
+        r_used = [(v, e) for v, e in _in_order(self.r_vars) if v in self.used_vars]
         if self.persistent:
-            block.add_ops([*r_defs, *self.ops])
-            kind = "persistent_reduction"
-        else:
-            self.loop_block.add_ops([*r_defs, *self.loop, triton.YieldOp(self.yields)])
-            rloop = triton.RLoopOp(self.inits, Region(self.loop_block))
-            for stand_in, result in zip(self.finals.args, rloop.results):
+            block.add_ops([*(triton.IndexOp(v, e) for v, e in r_used), *self.ops])
+            return triton.KernelOp(name, "persistent_reduction", self.numel, Region(block), self.rnumel, origins,
+                                   configs)
+        emitted: set[Operation] = set()
+        for level in range(max([*self.segments, *self.loops], default=0) + 1):
+            block.add_ops(self.segments.get(level, []))
+            if (loop := self.loops.get(level)) is None:
+                continue
+            body = self._loop_body(loop, emitted)
+            loop.block.add_ops([*(triton.IndexOp(v, e) for v, e in r_used), *body, triton.YieldOp(loop.yields)])
+            rloop = triton.RLoopOp(loop.inits, Region(loop.block))
+            for stand_in, result in zip(loop.finals.args, rloop.results):
                 stand_in.replace_all_uses_with(result)
-            block.add_ops([*self.pre, rloop, *self.post])
-            kind = "reduction"
-        return triton.KernelOp(name, kind, self.numel, Region(block), self.rnumel, origins, configs)
+            block.add_op(rloop)
+        return triton.KernelOp(name, "reduction", self.numel, Region(block), self.rnumel, origins, configs)
 
 
 def _in_order(registry: dict[str, tuple[str, sympy.Expr]]) -> list[tuple[str, sympy.Expr]]:

@@ -17,11 +17,12 @@ import mlc
 from mlc.frontend.backend import DEFAULT_PIPELINE
 from mlc.frontend.decompositions import decomposition_table
 
-# 00-aten.mlir, 01-lower-aten.mlir, ..., 05-convert-to-triton.mlir, module.py
+# 00-aten.mlir, 01-lower-aten.mlir, ..., 08-convert-to-triton.mlir, module.py, fusion.txt
 PASS_FILES = sorted(
-    ["00-aten.mlir", "module.py"]
+    ["00-aten.mlir", "module.py", "fusion.txt"]
     + [f"{i:02d}-{name}.mlir" for i, name in enumerate(DEFAULT_PIPELINE.split(","), start=1)]
 )
+TRITON_IR = f"{len(DEFAULT_PIPELINE.split(',')):02d}-convert-to-triton.mlir"
 
 
 def _graph_dirs(root: Path) -> list[Path]:
@@ -50,7 +51,7 @@ def test_dump_forward_and_backward(tmp_path, monkeypatch, make):
     assert "gelu_backward" in (backward / "module.py").read_text()
     aten_ir = (forward / "00-aten.mlir").read_text()
     assert 'loc("' in aten_ir and 'origin = "gelu"' in aten_ir
-    assert "triton.kernel @triton_poi_fused_gelu_0" in (forward / "05-convert-to-triton.mlir").read_text()
+    assert "triton.kernel @triton_poi_fused_gelu_0" in (forward / TRITON_IR).read_text()
 
 
 def test_generated_kernels_ran(tmp_path, monkeypatch, make):
@@ -147,7 +148,7 @@ def test_translate_dumped_ir(tmp_path, monkeypatch, make):
     from mlc.tools.diagnostics import Source
     from mlc.tools.mlc_translate import translate
 
-    ir = graph / "05-convert-to-triton.mlir"
+    ir = graph / TRITON_IR
     assert translate(Source(str(ir), ir.read_text())) == compiled.source
 
 

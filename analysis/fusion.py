@@ -1,0 +1,219 @@
+"""Fusion legality and scoring: Inductor's `Scheduler.can_fuse` and `score_fusion`, as data.
+
+    graph = FusionGraph(buffer_graph)          # the scheduler's nodes (units) and their users
+    refusal = can_fuse(a, b, graph)            # None, or a Refusal(category, reason)
+    key = fusion_score(a, b, layouts)          # larger fuses first
+
+A `Unit` is one `buffer.computed` or a group of them that will be one kernel; externs, views and
+inputs are units that never fuse. `can_fuse` checks, in order (each refusal names its category):
+
+  extern            one side is an extern call (a library kernel: nothing fuses into it)
+  too large         the group would hold more than `max_fusion_size` nodes
+  different numel   the members cannot share one iteration space (`kernel_shape`); also cat
+  reduction sizes   two reductions over different (numel, rnumel)
+  cycle             a node outside the pair depends on one side and feeds the other (fusing
+                    would need it inside the kernel); also a path through a view
+  broadcast / different offset / different loop order
+                    a member reads a buffer the other side writes, but not the element the
+                    writing lane holds (`kernel_shape.access_mismatch`)
+  no shared data    the pair reads and writes nothing in common at the same index
+  memory            a horizontal pair more than 64 nodes apart (Inductor's
+                    `are_long_distant_nodes`: fusing keeps buffers alive across the distance)
+
+`fusion_score` is `score_fusion`'s key: (both or neither a reduction, bytes of the deps both
+touch at the same index, -distance). The peak-memory veto (`can_fusion_increase_peak_memory`)
+is not modelled yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import sympy
+from xdsl.ir import Attribute
+
+from mlc.analysis import kernel_shape as ks
+from mlc.analysis.dependencies import dep_buffer, read_writes
+from mlc.dialects import buffer
+
+MAX_FUSION_SIZE = 64  # config.max_fusion_size
+MAX_DISTANCE = 64  # choices.py: are_long_distant_nodes
+
+
+@dataclass(eq=False)
+class Unit:
+    """A node of the scheduler: computed members (empty for an extern, view or input)."""
+
+    first: int  # program position of the first member (Inductor's min_order)
+    last: int
+    op: buffer.BufferNode | None  # the node itself when it is not computed
+    members: list[buffer.ComputedOp] = field(default_factory=list)
+    positions: list[int] = field(default_factory=list)  # each member's program position
+    reads: set[str] = field(default_factory=set)
+    writes: set[str] = field(default_factory=set)
+    deps: set[Attribute] = field(default_factory=set)  # MemoryDeps read or written
+
+    @property
+    def fusable(self) -> bool:
+        return bool(self.members)
+
+    @property
+    def is_reduction(self) -> bool:
+        return any(m.is_reduction for m in self.members)
+
+    @property
+    def name(self) -> str:
+        if not self.members:
+            assert self.op is not None
+            return self.op.defined_names()[0]
+        return "+".join(m.buffer.data for m in self.members)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    category: str
+    reason: str
+
+
+def _unit(pos: int, node: buffer.BufferNode) -> Unit:
+    reads, writes = read_writes(node)
+    members = [node] if isinstance(node, buffer.ComputedOp) else []
+    if isinstance(node, buffer.FusedOp):
+        members = [m for m in node.members() if isinstance(m, buffer.ComputedOp)]
+    return Unit(pos, pos, None if members else node, members, [pos] * len(members),
+                {dep_buffer(d) for d in reads}, {dep_buffer(d) for d in writes},
+                {d for d in [*reads, *writes] if isinstance(d, buffer.MemoryDepAttr)})
+
+
+class FusionGraph:
+    """The units of one buffer.graph and who reads whom; `merge` fuses two of them."""
+
+    def __init__(self, graph: buffer.GraphOp):
+        nodes = [(pos, n) for pos, n in enumerate(graph.nodes()) if not isinstance(n, buffer.InputOp)]
+        self.units = [_unit(pos, n) for pos, n in nodes]
+        producer = {name: u for u in self.units for name in u.writes}
+        self.users: dict[Unit, set[Unit]] = {u: set() for u in self.units}
+        for u in self.units:
+            for name in u.reads:
+                if (p := producer.get(name)) is not None and p is not u:
+                    self.users[p].add(u)
+
+    def depends(self, later: Unit, earlier: Unit) -> bool:
+        """`later` reads something `earlier` writes."""
+        return later in self.users[earlier]
+
+    def node_between(self, a: Unit, b: Unit) -> Unit | None:
+        """A unit outside the pair on a dependency path from one to the other (fusing them would
+        close a cycle through it: Inductor's `will_fusion_create_cycle`)."""
+        for start, goal in ((a, b), (b, a)):
+            seen: set[Unit] = set()
+            frontier = [(u, u) for u in self.users[start] if u is not goal]
+            while frontier:
+                unit, via = frontier.pop()
+                if unit in seen:
+                    continue
+                seen.add(unit)
+                if goal in self.users[unit]:
+                    return via
+                frontier += [(u, via) for u in self.users[unit] if u is not goal]
+        return None
+
+    def merge(self, a: Unit, b: Unit) -> Unit:
+        """Replace `a` and `b` by their fused unit, members in program order."""
+        order = sorted(zip([*a.positions, *b.positions], [*a.members, *b.members]), key=lambda pm: pm[0])
+        writes = a.writes | b.writes
+        fused = Unit(min(a.first, b.first), max(a.last, b.last), None, [m for _, m in order], [p for p, _ in order],
+                     (a.reads | b.reads) - writes, writes, a.deps | b.deps)
+        self.users[fused] = (self.users.pop(a) | self.users.pop(b)) - {a, b}
+        for users in self.users.values():
+            if users & {a, b}:
+                users -= {a, b}
+                users.add(fused)
+        self.units = sorted([u for u in self.units if u is not a and u is not b] + [fused], key=lambda u: u.first)
+        return fused
+
+
+# ---------------------------------------------------------------------------------------------
+# Legality
+
+
+def can_fuse(a: Unit, b: Unit, graph: FusionGraph, max_size: int = MAX_FUSION_SIZE) -> Refusal | None:
+    """None when `a` and `b` may be one kernel (see the module docstring), else why not."""
+    if not (a.fusable and b.fusable):
+        extern = a if not a.fusable else b
+        return Refusal("extern", f"{extern.name} is a {extern.op.name if extern.op else 'node'}, not a kernel")
+    if len(a.members) + len(b.members) > max_size:
+        return Refusal("too large", f"{len(a.members)} + {len(b.members)} nodes > max_fusion_size {max_size}")
+    shape = ks.kernel_shape([*a.members, *b.members])
+    if isinstance(shape, ks.Mismatch):
+        return Refusal(shape.category, shape.reason)
+    if (between := graph.node_between(a, b)) is not None:
+        return Refusal("cycle", f"{between.name} depends on one of {a.name}, {b.name} and feeds the other: "
+                       "fusing would need it inside the kernel")
+    if (mismatch := _access_refusal(a, b, shape)) is not None:
+        return mismatch
+    vertical = graph.depends(b, a) or graph.depends(a, b)
+    if not vertical and shared_bytes(a, b, {}) == 0:
+        return Refusal("no shared data", f"{a.name} and {b.name} touch no buffer at the same index")
+    if not vertical and distance(a, b) > MAX_DISTANCE:
+        return Refusal("memory", f"{a.name} and {b.name} are more than {MAX_DISTANCE} nodes apart: fusing "
+                       "keeps their buffers alive in between")
+    return None
+
+
+def distance(a: Unit, b: Unit) -> int:
+    return max(abs(a.first - b.last), abs(b.first - a.last))
+
+
+def _access_refusal(a: Unit, b: Unit, shape: ks.KernelShape) -> Refusal | None:
+    """Each read of a buffer the other side writes must find the value in the reading lane."""
+    for reader, writer in ((b, a), (a, b)):
+        stores = {m.buffer.data: m for m in writer.members}
+        for m in reader.members:
+            where = ks.coordinates(m, shape)
+            for load in (op for op in m.body.walk() if isinstance(op, buffer.LoadOp)):
+                w = stores.get(load.buffer_name)
+                if w is None:
+                    continue
+                w_where = ks.coordinates(w, shape)
+                assert where is not None and w_where is not None  # kernel_shape accepted both
+                read = ks.in_kernel(load.index.expr, where, shape)
+                write = ks.in_kernel(w.store_op().index.expr, w_where, shape)
+                kind = ks.access_mismatch(read, write)
+                if kind is not None and _ignores_a_loop(m, load.index.expr):
+                    kind = "broadcast"
+                if kind is not None:
+                    return Refusal(kind, f"{m.buffer.data} reads {load.buffer_name} at {sympy.sstr(read)} where "
+                                   f"{w.buffer.data} writes {sympy.sstr(write)} (X, R: the kernel's flat lanes)")
+    return None
+
+
+def _ignores_a_loop(node: buffer.ComputedOp, index: sympy.Expr) -> bool:
+    """The index does not move along some loop of the node: many lanes read one element."""
+    used = {s.name for s in index.free_symbols}
+    sizes = [*node.range_exprs, *node.reduction_range_exprs]
+    names = sorted(node.index_symbols(), key=lambda n: (n.startswith("r"), n))
+    return any(size != 1 and name not in used for name, size in zip(names, sizes))
+
+
+# ---------------------------------------------------------------------------------------------
+# Scores
+
+
+def _bytes(dep: buffer.MemoryDepAttr, layouts: dict[str, buffer.LayoutAttr]) -> int:
+    numel = sympy.Mul(*(s for _, s in dep.ranges))
+    layout = layouts.get(dep.buffer.data)
+    width = max(1, getattr(layout.dtype, "bitwidth", 32) // 8) if layout is not None else 4
+    return int(numel) * width if numel.is_Integer else 0
+
+
+def shared_bytes(a: Unit, b: Unit, layouts: dict[str, buffer.LayoutAttr]) -> int:
+    """Inductor's `score_fusion_memory`: bytes of the deps both touch, index and sizes equal."""
+    return sum(_bytes(d, layouts) for d in a.deps & b.deps)  # type: ignore[arg-type]
+
+
+def fusion_score(a: Unit, b: Unit, layouts: dict[str, buffer.LayoutAttr]) -> tuple[int, int, int]:
+    """`score_fusion`'s order: (same node type and memory shared, bytes shared, -distance)."""
+    memory = shared_bytes(a, b, layouts)
+    same_type = int(a.is_reduction == b.is_reduction and memory > 0)
+    return same_type, memory, -distance(a, b)

@@ -1,0 +1,175 @@
+"""The iteration space of one kernel: which groups of computed nodes one Triton kernel can run.
+
+    shape = kernel_shape(members)         # KernelShape(numel, rnumel), or a Mismatch saying why not
+    where = coordinates(node, shape)      # the node's loop variables over the kernel's flat X and R
+    same_element(read, write)             # do two accesses meet at one element of one lane?
+
+A kernel runs `numel` kept elements (`xindex`) by `rnumel` reduced ones (`r0_index`; 1 for a
+pointwise kernel). Its members fit it as Inductor's `SIMDScheduling.can_fuse` requires:
+
+* every reduction reduces `rnumel` elements for each of `numel` outputs;
+* a pointwise member runs `numel` elements (it sees each row once: an epilogue of the reduced
+  values) or `numel * rnumel` (each element of the rows) with its loops splitting at a loop
+  boundary into the kept and the reduced part (`split_point`); one loop that straddles the
+  boundary can be cut in two (`straddling_loop`: `--fuse` rewrites the node so, as Inductor's
+  `split_iteration_ranges` does).
+
+`--fuse` asks this module whether a group may be one kernel and `--convert-to-triton` builds the
+kernel from the same answer, so the two cannot disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sympy
+
+from mlc.analysis.flat_index import simplify_index
+from mlc.dialects import buffer
+from mlc.dialects.loops import index_names, reduction_index_names
+from mlc.dialects.sym import FloorDiv, ModularIndexing, expr_str, symbol
+
+X = symbol("X")  # a kernel's flat kept index
+R = symbol("R")  # its flat reduced index
+
+
+def product(values: Sequence[sympy.Expr]) -> sympy.Expr:
+    return sympy.Mul(*values) if values else sympy.Integer(1)
+
+
+def equal(a: sympy.Expr, b: sympy.Expr) -> bool:
+    return sympy.simplify(a - b) == 0
+
+
+@dataclass(frozen=True)
+class KernelShape:
+    numel: sympy.Expr
+    rnumel: sympy.Expr  # 1: a pointwise kernel
+
+    @property
+    def is_reduction(self) -> bool:
+        return self.rnumel != 1
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """Why members cannot share one kernel: `category` names the kind (Inductor's WhyNoFuse)."""
+
+    category: str
+    reason: str
+
+
+def node_numels(node: buffer.ComputedOp) -> tuple[sympy.Expr, sympy.Expr]:
+    return product(node.range_exprs), product(node.reduction_range_exprs) if node.is_reduction else sympy.Integer(1)
+
+
+def split_point(ranges: Sequence[sympy.Expr], shape: KernelShape) -> int | None:
+    """Where a pointwise member's ranges divide into (numel, rnumel), if they do."""
+    for k in range(len(ranges) + 1):
+        if equal(product(ranges[:k]), shape.numel) and equal(product(ranges[k:]), shape.rnumel):
+            return k
+    return None
+
+
+def straddling_loop(ranges: Sequence[sympy.Expr], numel: sympy.Expr) -> tuple[int, int] | None:
+    """(d, outer) when loop d of `ranges` can be cut into (outer, ranges[d] / outer) loops so
+    that the loops before the cut run `numel` elements; None where no static cut does that."""
+    before: sympy.Expr = sympy.Integer(1)
+    for d, size in enumerate(ranges):
+        ratio = sympy.simplify(numel / before)
+        if ratio.is_Integer and size.is_Integer and 1 < int(ratio) < int(size) and int(size) % int(ratio) == 0:
+            return d, int(ratio)
+        before = before * size
+    return None
+
+
+def kernel_shape(members: Sequence[buffer.ComputedOp]) -> KernelShape | Mismatch:
+    """The (numel, rnumel) that runs every member, or why there is none."""
+    reductions = [m for m in members if m.is_reduction]
+    if reductions:
+        shape = KernelShape(*node_numels(reductions[0]))
+        for m in reductions[1:]:
+            n, r = node_numels(m)
+            if not (equal(n, shape.numel) and equal(r, shape.rnumel)):
+                return Mismatch("reduction sizes", f"{reductions[0].buffer.data} reduces {_shape(shape)}, "
+                                f"{m.buffer.data} {expr_str(n)} x {expr_str(r)}")
+    else:
+        shape = KernelShape(node_numels(members[0])[0], sympy.Integer(1))
+    for m in members:
+        if m.is_reduction:
+            continue
+        numel = node_numels(m)[0]
+        if equal(numel, shape.numel):
+            continue
+        if shape.is_reduction and equal(numel, shape.numel * shape.rnumel):
+            if split_point(m.range_exprs, shape) is None and straddling_loop(m.range_exprs, shape.numel) is None:
+                return Mismatch("different numel", f"{m.buffer.data}'s loops {_ranges(m)} do not split into "
+                                f"{_shape(shape)}")
+            continue
+        return Mismatch("different numel", f"{m.buffer.data} runs {expr_str(numel)} elements, the kernel "
+                        f"{_shape(shape)}")
+    return shape
+
+
+def _shape(shape: KernelShape) -> str:
+    return expr_str(shape.numel) + (f" x {expr_str(shape.rnumel)}" if shape.is_reduction else "")
+
+
+def _ranges(node: buffer.ComputedOp) -> str:
+    return "[" + ", ".join(expr_str(r) for r in node.range_exprs) + "]"
+
+
+def _flat_digits(variables: Sequence[sympy.Symbol], sizes: Sequence[sympy.Expr], flat: sympy.Symbol
+                 ) -> dict[sympy.Basic, sympy.Expr]:
+    """Row-major loops over `sizes` as digits of the flat index `flat`."""
+    out: dict[sympy.Basic, sympy.Expr] = {}
+    for k, (v, size) in enumerate(zip(variables, sizes)):
+        inner = product(sizes[k + 1:])
+        out[v] = ModularIndexing(flat, inner, size) if k else FloorDiv(flat, inner)
+    return out
+
+
+def coordinates(node: buffer.ComputedOp, shape: KernelShape) -> dict[sympy.Basic, sympy.Expr] | None:
+    """The node's loop variables as expressions of the kernel's X (and R), a straddling loop
+    (`straddling_loop`) read as cut in two; None when the node does not run in `shape`."""
+    ranges = node.range_exprs
+    xs = [symbol(n) for n in index_names(len(ranges))]
+    if node.is_reduction:
+        reduce = node.reduction_range_exprs
+        rs = [symbol(n) for n in reduction_index_names(len(reduce))]
+        return _flat_digits(xs, ranges, X) | _flat_digits(rs, reduce, R)
+    if equal(product(ranges), shape.numel):
+        return _flat_digits(xs, ranges, X)
+    split = split_point(ranges, shape)
+    if split is not None:
+        return _flat_digits(xs[:split], ranges[:split], X) | _flat_digits(xs[split:], ranges[split:], R)
+    cut = straddling_loop(ranges, shape.numel)
+    if cut is None:
+        return None
+    d, outer = cut
+    inner = ranges[d] / outer
+    hi, lo = symbol("_hi"), symbol("_lo")  # loop d = outer x inner: its high digit in X, low in R
+    where = _flat_digits([*xs[:d], hi], [*ranges[:d], sympy.Integer(outer)], X)
+    where |= _flat_digits([lo, *xs[d + 1:]], [inner, *ranges[d + 1:]], R)
+    where[xs[d]] = where.pop(hi) * inner + where.pop(lo)
+    return where
+
+
+def in_kernel(index: sympy.Expr, where: dict[sympy.Basic, sympy.Expr], shape: KernelShape) -> sympy.Expr:
+    """An index of a member, over the kernel's X and R."""
+    return simplify_index(sympy.expand(index.xreplace(where)), {X: shape.numel, R: shape.rnumel})
+
+
+def access_mismatch(read: sympy.Expr, write: sympy.Expr) -> str | None:
+    """None when a read and a write (both over X, R) touch the same element for every lane; else
+    the kind of difference: `broadcast` (the read uses fewer of the lane's coordinates),
+    `different offset` (a constant apart: split QKV), `different loop order`."""
+    difference = sympy.simplify(read - write)
+    if difference == 0:
+        return None
+    if difference.is_number:
+        return "different offset"
+    if read.free_symbols < write.free_symbols:
+        return "broadcast"
+    return "different loop order"

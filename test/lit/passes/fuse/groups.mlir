@@ -1,0 +1,138 @@
+// RUN: mlc-opt %s --split-input-file --fuse="explain=true" | filecheck %s
+// RUN: mlc-opt %s --split-input-file --fuse --convert-to-triton | mlc-opt --split-input-file | filecheck %s --check-prefix=KERNEL
+
+// What --fuse groups, and the one kernel --convert-to-triton makes of each group.
+
+// A vertical chain: three pointwise nodes, each reading the previous one where it writes it.
+// CHECK-LABEL: buffer.graph @chain
+// CHECK:       buffer.fused {
+// CHECK-NEXT:    buffer.computed "buf0"
+// CHECK:         buffer.computed "buf1"
+// CHECK:         buffer.computed "buf2"
+// CHECK:       } attributes {fusion = ["refused buf0 + buf2: [cycle] buf1 depends on one of buf0, buf2 and feeds the other: fusing would need it inside the kernel", "candidate buf0 + buf1: score (1, 256, -1)", "fused buf0 + buf1", "candidate buf0+buf1 + buf2: score (1, 256, -1)", "fused buf0+buf1 + buf2", "refusals: cycle: 1"]}
+// KERNEL-LABEL: triton.kernel @triton_poi_fused_exp_mul_neg_0 pointwise(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 64
+// KERNEL:         triton.store %out_ptr0[xindex]
+// KERNEL-NEXT:  }
+// KERNEL:         triton.launch @triton_poi_fused_exp_mul_neg_0(@x, @buf2) xnumel 64
+buffer.graph @chain {
+  buffer.input "x" #buffer.layout<[64], [1], f32>
+  buffer.computed "buf0" #buffer.layout<[64], [1], f32> ranges [64] origins ["neg"] {
+    %0 = buffer.load @x[i0] : f32
+    %1 = arith.negf %0 : f32
+    buffer.store @buf0[i0], %1 : f32
+  }
+  buffer.computed "buf1" #buffer.layout<[64], [1], f32> ranges [64] origins ["exp"] {
+    %0 = buffer.load @buf0[i0] : f32
+    %1 = math.exp %0 : f32
+    buffer.store @buf1[i0], %1 : f32
+  }
+  buffer.computed "buf2" #buffer.layout<[64], [1], f32> ranges [64] origins ["mul"] {
+    %0 = buffer.load @buf1[i0] : f32
+    %1 = buffer.load @x[i0] : f32
+    %2 = arith.mulf %0, %1 : f32
+    buffer.store @buf2[i0], %2 : f32
+  }
+  buffer.output @buf2
+}
+
+// -----
+
+// A horizontal pair: amax and amin of one input share its read, and nothing else.
+// CHECK-LABEL: buffer.graph @amax_amin
+// CHECK:       buffer.fused {
+// CHECK:       } attributes {fusion = ["candidate buf0 + buf1: score (1, 3200, -1)", "fused buf0 + buf1"]}
+// KERNEL-LABEL: triton.kernel @triton_per_fused_amax_amin_0 persistent_reduction(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>, %out_ptr1: !triton.ptr<f32>) xnumel 8 r0_numel 100
+// KERNEL:         triton.reduce max
+// KERNEL:         triton.reduce min
+// KERNEL:         triton.launch @triton_per_fused_amax_amin_0(@x, @buf0, @buf1) xnumel 8 r0_numel 100
+buffer.graph @amax_amin {
+  buffer.input "x" #buffer.layout<[8, 100], [100, 1], f32>
+  buffer.computed "buf0" #buffer.layout<[8], [1], f32> ranges [8] reduce [100] origins ["amax"] {
+    %0 = buffer.load @x[r0_0 + 100*i0] : f32
+    %1 = buffer.reduce max %0 : f32 -> f32
+    buffer.store @buf0[i0], %1 : f32
+  }
+  buffer.computed "buf1" #buffer.layout<[8], [1], f32> ranges [8] reduce [100] origins ["amin"] {
+    %0 = buffer.load @x[r0_0 + 100*i0] : f32
+    %1 = buffer.reduce min %0 : f32 -> f32
+    buffer.store @buf1[i0], %1 : f32
+  }
+  buffer.output @buf0, @buf1
+}
+
+// -----
+
+// Softmax over rows of 2000 (looped): max, then the sum of exp(x - max), then the quotient
+// over every element. One group; --convert-to-triton runs it as three loops in one kernel.
+// CHECK-LABEL: buffer.graph @softmax
+// CHECK:       buffer.fused {
+// CHECK:       } attributes {fusion = [{{.*}}"fused buf0 + buf1", "candidate buf0+buf1 + buf2: score (0, 32032, -1)", "fused buf0+buf1 + buf2"
+// KERNEL-LABEL: triton.kernel @triton_red_fused_amax_div_sum_0 reduction(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 4 r0_numel 2000
+// KERNEL:         triton.rloop iter_args(
+// KERNEL:           triton.load %in_ptr0[r0_0 + 2000*x0]
+// KERNEL:           triton.accumulate max
+// KERNEL:         %[[MAX:.*]] = triton.reduce max
+// KERNEL:         triton.rloop iter_args(
+// KERNEL:           triton.load %in_ptr0[r0_0 + 2000*x0]
+// KERNEL:           arith.subf %{{.*}}, %[[MAX]]
+// KERNEL:           triton.accumulate sum
+// KERNEL:         %[[SUM:.*]] = triton.reduce sum
+// KERNEL:         triton.rloop {
+// KERNEL:           triton.load %in_ptr0[r0_0 + 2000*x0]
+// KERNEL:           arith.divf %{{.*}}, %[[SUM]]
+// KERNEL:           triton.store %out_ptr0[r0_0 + 2000*x0]
+// KERNEL:         triton.launch @triton_red_fused_amax_div_sum_0(@x, @buf2) xnumel 4 r0_numel 2000
+buffer.graph @softmax {
+  buffer.input "x" #buffer.layout<[4, 2000], [2000, 1], f32>
+  buffer.computed "buf0" #buffer.layout<[4], [1], f32> ranges [4] reduce [2000] origins ["amax"] {
+    %0 = buffer.load @x[r0_0 + 2000*i0] : f32
+    %1 = buffer.reduce max %0 : f32 -> f32
+    buffer.store @buf0[i0], %1 : f32
+  }
+  buffer.computed "buf1" #buffer.layout<[4], [1], f32> ranges [4] reduce [2000] origins ["sum"] {
+    %0 = buffer.load @x[r0_0 + 2000*i0] : f32
+    %1 = buffer.load @buf0[i0] : f32
+    %2 = arith.subf %0, %1 : f32
+    %3 = math.exp %2 : f32
+    %4 = buffer.reduce sum %3 : f32 -> f32
+    buffer.store @buf1[i0], %4 : f32
+  }
+  buffer.computed "buf2" #buffer.layout<[4, 2000], [2000, 1], f32> ranges [4, 2000] origins ["div"] {
+    %0 = buffer.load @x[i1 + 2000*i0] : f32
+    %1 = buffer.load @buf0[i0] : f32
+    %2 = arith.subf %0, %1 : f32
+    %3 = math.exp %2 : f32
+    %4 = buffer.load @buf1[i0] : f32
+    %5 = arith.divf %3, %4 : f32
+    buffer.store @buf2[i1 + 2000*i0], %5 : f32
+  }
+  buffer.output @buf2
+}
+
+// -----
+
+// A fusion that needs a loop reorder: the epilogue's loops were merged into one [800] loop,
+// which straddles the reduction's kept/reduced boundary; --fuse cuts it into [8, 100].
+// CHECK-LABEL: buffer.graph @cut
+// CHECK:       buffer.computed "buf1" #buffer.layout<[8, 100], [100, 1], f32> ranges [8, 100] origins ["sub"]
+// CHECK-NEXT:    buffer.load @x[i1 + 100*i0]
+// CHECK-NEXT:    buffer.load @buf0[i0]
+// CHECK:       attributes {fusion = ["candidate buf0 + buf1: score (0, 3200, -1)", "fused buf0 + buf1", "reordered buf1: loops [800] -> [8, 100] to run as 8 x 100 with its group"]}
+// KERNEL-LABEL: triton.kernel @triton_per_fused_mean_sub_0 persistent_reduction
+// KERNEL:         triton.store %out_ptr0[r0_0 + 100*x0]
+// KERNEL:         triton.launch @triton_per_fused_mean_sub_0(@x, @buf1) xnumel 8 r0_numel 100
+buffer.graph @cut {
+  buffer.input "x" #buffer.layout<[8, 100], [100, 1], f32>
+  buffer.computed "buf0" #buffer.layout<[8], [1], f32> ranges [8] reduce [100] origins ["mean"] {
+    %0 = buffer.load @x[r0_0 + 100*i0] : f32
+    %1 = buffer.reduce sum %0 : f32 -> f32
+    buffer.store @buf0[i0], %1 : f32
+  }
+  buffer.computed "buf1" #buffer.layout<[8, 100], [100, 1], f32> ranges [800] origins ["sub"] {
+    %0 = buffer.load @x[i0] : f32
+    %1 = buffer.load @buf0[FloorDiv(i0, 100)] : f32
+    %2 = arith.subf %0, %1 : f32
+    buffer.store @buf1[i0], %2 : f32
+  }
+  buffer.output @buf1
+}
