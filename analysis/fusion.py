@@ -1,7 +1,7 @@
 """Fusion legality and scoring: Inductor's `Scheduler.can_fuse` and `score_fusion`, as data.
 
     graph = FusionGraph(buffer_graph)          # the scheduler's nodes (units) and their users
-    refusal = can_fuse(a, b, graph)            # None, or a Refusal(category, reason)
+    verdict = can_fuse(a, b, graph)            # Fusable(reindex), or a Refusal(category, reason)
     key = fusion_score(a, b, layouts)          # larger fuses first
 
 A `Unit` is one `buffer.computed` or a group of them that will be one kernel; externs, views and
@@ -52,6 +52,7 @@ class Unit:
     reads: set[str] = field(default_factory=set)
     writes: set[str] = field(default_factory=set)
     deps: set[Attribute] = field(default_factory=set)  # MemoryDeps read or written
+    reindex: dict[buffer.ComputedOp, ks.Reindex] = field(default_factory=dict)  # members to re-run (`Fusable`)
 
     @property
     def fusable(self) -> bool:
@@ -65,7 +66,7 @@ class Unit:
     def name(self) -> str:
         if not self.members:
             assert self.op is not None
-            return self.op.defined_names()[0]
+            return next(iter(self.op.defined_names()), self.op.name)
         return "+".join(m.buffer.data for m in self.members)
 
 
@@ -118,12 +119,12 @@ class FusionGraph:
                 frontier += [(u, via) for u in self.users[unit] if u is not goal]
         return None
 
-    def merge(self, a: Unit, b: Unit) -> Unit:
+    def merge(self, a: Unit, b: Unit, how: Fusable) -> Unit:
         """Replace `a` and `b` by their fused unit, members in program order."""
         order = sorted(zip([*a.positions, *b.positions], [*a.members, *b.members]), key=lambda pm: pm[0])
         writes = a.writes | b.writes
         fused = Unit(min(a.first, b.first), max(a.last, b.last), None, [m for _, m in order], [p for p, _ in order],
-                     (a.reads | b.reads) - writes, writes, a.deps | b.deps)
+                     (a.reads | b.reads) - writes, writes, a.deps | b.deps, how.reindex)
         self.users[fused] = (self.users.pop(a) | self.users.pop(b)) - {a, b}
         for users in self.users.values():
             if users & {a, b}:
@@ -137,8 +138,16 @@ class FusionGraph:
 # Legality
 
 
-def can_fuse(a: Unit, b: Unit, graph: FusionGraph, max_size: int = MAX_FUSION_SIZE) -> Refusal | None:
-    """None when `a` and `b` may be one kernel (see the module docstring), else why not."""
+@dataclass(frozen=True)
+class Fusable:
+    """A legal pair, with the pointwise members that must run over a reduction's loops to share
+    its kernel (Inductor's loop reordering after fusion, done where Inductor refuses)."""
+
+    reindex: dict[buffer.ComputedOp, ks.Reindex]
+
+
+def can_fuse(a: Unit, b: Unit, graph: FusionGraph, max_size: int = MAX_FUSION_SIZE) -> Refusal | Fusable:
+    """Whether `a` and `b` may be one kernel (see the module docstring), and how; else why not."""
     if not (a.fusable and b.fusable):
         extern = a if not a.fusable else b
         return Refusal("extern", f"{extern.name} is a {extern.op.name if extern.op else 'node'}, not a kernel")
@@ -150,41 +159,78 @@ def can_fuse(a: Unit, b: Unit, graph: FusionGraph, max_size: int = MAX_FUSION_SI
     if (between := graph.node_between(a, b)) is not None:
         return Refusal("cycle", f"{between.name} depends on one of {a.name}, {b.name} and feeds the other: "
                        "fusing would need it inside the kernel")
-    if (mismatch := _access_refusal(a, b, shape)) is not None:
-        return mismatch
+    placed = _placement(a, b, shape)
+    if isinstance(placed, Refusal):
+        return placed
     vertical = graph.depends(b, a) or graph.depends(a, b)
     if not vertical and shared_bytes(a, b, {}) == 0:
         return Refusal("no shared data", f"{a.name} and {b.name} touch no buffer at the same index")
     if not vertical and distance(a, b) > MAX_DISTANCE:
         return Refusal("memory", f"{a.name} and {b.name} are more than {MAX_DISTANCE} nodes apart: fusing "
                        "keeps their buffers alive in between")
-    return None
+    return Fusable(placed)
 
 
 def distance(a: Unit, b: Unit) -> int:
     return max(abs(a.first - b.last), abs(b.first - a.last))
 
 
-def _access_refusal(a: Unit, b: Unit, shape: ks.KernelShape) -> Refusal | None:
-    """Each read of a buffer the other side writes must find the value in the reading lane."""
-    for reader, writer in ((b, a), (a, b)):
-        stores = {m.buffer.data: m for m in writer.members}
-        for m in reader.members:
-            where = ks.coordinates(m, shape)
-            for load in (op for op in m.body.walk() if isinstance(op, buffer.LoadOp)):
-                w = stores.get(load.buffer_name)
-                if w is None:
-                    continue
-                w_where = ks.coordinates(w, shape)
-                assert where is not None and w_where is not None  # kernel_shape accepted both
-                read = ks.in_kernel(load.index.expr, where, shape)
-                write = ks.in_kernel(w.store_op().index.expr, w_where, shape)
-                kind = ks.access_mismatch(read, write)
-                if kind is not None and _ignores_a_loop(m, load.index.expr):
-                    kind = "broadcast"
-                if kind is not None:
-                    return Refusal(kind, f"{m.buffer.data} reads {load.buffer_name} at {sympy.sstr(read)} where "
-                                   f"{w.buffer.data} writes {sympy.sstr(write)} (X, R: the kernel's flat lanes)")
+@dataclass(frozen=True)
+class _Problem:
+    category: str
+    reason: str
+    fix: tuple[buffer.ComputedOp, buffer.ComputedOp, sympy.Expr] | None  # (writer, reader, index)
+
+
+def _placement(a: Unit, b: Unit, shape: ks.KernelShape) -> Refusal | dict[buffer.ComputedOp, ks.Reindex]:
+    """Every member's lanes in the kernel, re-running pointwise members over a reduction's loops
+    where that makes their values land where the reduction reads them."""
+    reindex = {**a.reindex, **b.reindex}
+    while (problem := _first_problem(a, b, shape, reindex)) is not None:
+        fix = ks.reindex_to_reader(*problem.fix) if problem.fix and problem.fix[0] not in reindex else None
+        if fix is None:
+            return Refusal(problem.category, problem.reason)
+        reindex[problem.fix[0]] = fix  # type: ignore[index]
+    return reindex
+
+
+def _lanes(m: buffer.ComputedOp, shape: ks.KernelShape, reindex: dict[buffer.ComputedOp, ks.Reindex]
+           ) -> dict[sympy.Basic, sympy.Expr] | None:
+    return reindex[m].coordinates(shape) if m in reindex else ks.coordinates(m, shape)
+
+
+def _loads(m: buffer.ComputedOp) -> list[buffer.LoadOp]:
+    return [op for op in m.body.walk() if isinstance(op, buffer.LoadOp)]
+
+
+def _first_problem(a: Unit, b: Unit, shape: ks.KernelShape, reindex: dict[buffer.ComputedOp, ks.Reindex]
+                   ) -> _Problem | None:
+    """A member whose loops do not fit the kernel, or a read of a buffer the other side writes
+    that does not find the value in the reading lane."""
+    members = [*a.members, *b.members]
+    lanes = {m: _lanes(m, shape, reindex) for m in members}
+    for m, where in lanes.items():
+        if where is None:
+            readers = [(r, load) for r in members if r.is_reduction for load in _loads(r)
+                       if load.buffer_name == m.buffer.data]
+            fix = (m, readers[0][0], readers[0][1].index.expr) if readers else None
+            loops = ", ".join(str(r) for r in m.range_exprs)
+            return _Problem("different loop order", f"{m.buffer.data}'s loops [{loops}] do not split into the "
+                            f"kernel's {shape.numel} x {shape.rnumel}", fix)
+    stores = {m.buffer.data: m for m in members}  # within a side too: a re-run member moves
+    for m in members:
+        for load in _loads(m):
+            if (w := stores.get(load.buffer_name)) is None:
+                continue
+            read = ks.in_kernel(load.index.expr, lanes[m], shape)  # type: ignore[arg-type]
+            write = ks.in_kernel(w.store_op().index.expr, lanes[w], shape)  # type: ignore[arg-type]
+            if (kind := ks.access_mismatch(read, write)) is None:
+                continue
+            if _ignores_a_loop(m, load.index.expr):
+                kind = "broadcast"
+            fix = (w, m, load.index.expr) if m.is_reduction and not w.is_reduction else None
+            return _Problem(kind, f"{m.buffer.data} reads {load.buffer_name} at {sympy.sstr(read)} where "
+                            f"{w.buffer.data} writes {sympy.sstr(write)} (X, R: the kernel's flat lanes)", fix)
     return None
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import sympy
 
-from mlc.analysis.flat_index import simplify_index
+from mlc.analysis.flat_index import affine_strides, simplify_index
 from mlc.dialects import buffer
 from mlc.dialects.loops import index_names, reduction_index_names
 from mlc.dialects.sym import FloorDiv, ModularIndexing, expr_str, symbol
@@ -103,10 +103,7 @@ def kernel_shape(members: Sequence[buffer.ComputedOp]) -> KernelShape | Mismatch
         if equal(numel, shape.numel):
             continue
         if shape.is_reduction and equal(numel, shape.numel * shape.rnumel):
-            if split_point(m.range_exprs, shape) is None and straddling_loop(m.range_exprs, shape.numel) is None:
-                return Mismatch("different numel", f"{m.buffer.data}'s loops {_ranges(m)} do not split into "
-                                f"{_shape(shape)}")
-            continue
+            continue  # its loops must still split so, or be re-run in a reduction's (`coordinates`)
         return Mismatch("different numel", f"{m.buffer.data} runs {expr_str(numel)} elements, the kernel "
                         f"{_shape(shape)}")
     return shape
@@ -114,10 +111,6 @@ def kernel_shape(members: Sequence[buffer.ComputedOp]) -> KernelShape | Mismatch
 
 def _shape(shape: KernelShape) -> str:
     return expr_str(shape.numel) + (f" x {expr_str(shape.rnumel)}" if shape.is_reduction else "")
-
-
-def _ranges(node: buffer.ComputedOp) -> str:
-    return "[" + ", ".join(expr_str(r) for r in node.range_exprs) + "]"
 
 
 def _flat_digits(variables: Sequence[sympy.Symbol], sizes: Sequence[sympy.Expr], flat: sympy.Symbol
@@ -154,6 +147,66 @@ def coordinates(node: buffer.ComputedOp, shape: KernelShape) -> dict[sympy.Basic
     where |= _flat_digits([lo, *xs[d + 1:]], [inner, *ranges[d + 1:]], R)
     where[xs[d]] = where.pop(hi) * inner + where.pop(lo)
     return where
+
+
+@dataclass(frozen=True)
+class Reindex:
+    """A pointwise node run over another node's loops (Inductor's loop reindexing after
+    fusion): the new `ranges` (kept loops, then the reduced ones: `split` of them kept) and each
+    old loop variable as an expression of the new ones (`_n0, _n1, ...`)."""
+
+    ranges: tuple[sympy.Expr, ...]
+    split: int
+    old: tuple[tuple[sympy.Symbol, sympy.Expr], ...]
+
+    @property
+    def variables(self) -> list[sympy.Symbol]:
+        return [symbol(f"_n{k}") for k in range(len(self.ranges))]
+
+    def coordinates(self, shape: KernelShape) -> dict[sympy.Basic, sympy.Expr]:
+        new = self.variables
+        where = _flat_digits(new[:self.split], self.ranges[:self.split], X)
+        where |= _flat_digits(new[self.split:], self.ranges[self.split:], R)
+        return {v: simplify_index(e.xreplace(where), {X: shape.numel, R: shape.rnumel}) for v, e in self.old}
+
+
+def reindex_to_reader(writer: buffer.ComputedOp, reader: buffer.ComputedOp, index: sympy.Expr) -> Reindex | None:
+    """`writer` re-run over `reader`'s loops so that each lane computes the element of writer's
+    buffer that `reader` loads there at `index`: possible when the writer stores its elements
+    in row-major order of its loops and `index` visits every element once (its strides over
+    reader's loops are a permutation of a contiguous layout's)."""
+    if writer.is_reduction or not reader.is_reduction:
+        return None
+    ranges = writer.range_exprs
+    old = [symbol(n) for n in index_names(len(ranges))]
+    row_major = sum((v * product(ranges[k + 1:]) for k, v in enumerate(old)), sympy.Integer(0))
+    if not equal(writer.store_op().index.expr, row_major):
+        return None
+    kept, reduced = reader.range_exprs, reader.reduction_range_exprs
+    reader_vars = [symbol(n) for n in [*index_names(len(kept)), *reduction_index_names(len(reduced))]]
+    new_ranges = (*kept, *reduced)
+    new = [symbol(f"_n{k}") for k in range(len(new_ranges))]
+    flat = sympy.expand(index.xreplace(dict(zip(reader_vars, new))))
+    if not _visits_each_once(flat, new, new_ranges, product(ranges)):
+        return None
+    digits = _flat_digits(old, ranges, symbol("_flat"))
+    mapping = tuple((v, e.xreplace({symbol("_flat"): flat})) for v, e in digits.items())
+    return Reindex(tuple(new_ranges), len(kept), mapping)
+
+
+def _visits_each_once(index: sympy.Expr, variables: Sequence[sympy.Symbol], sizes: Sequence[sympy.Expr],
+                      numel: sympy.Expr) -> bool:
+    """`index` over `sizes` is a bijection onto [0, numel): strides a contiguous layout's, permuted."""
+    strided = affine_strides(index, list(variables))
+    if strided is None or strided[0] != 0:
+        return False
+    pairs = sorted((int(c), size) for c, size in zip(strided[1], sizes) if size != 1)
+    expected = sympy.Integer(1)
+    for stride, size in pairs:
+        if stride != expected:
+            return False
+        expected = expected * size
+    return equal(expected, numel)
 
 
 def in_kernel(index: sympy.Expr, where: dict[sympy.Basic, sympy.Expr], shape: KernelShape) -> sympy.Expr:

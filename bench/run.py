@@ -134,6 +134,15 @@ def layer_norm_fn(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Te
     return F.layer_norm(x, x.shape[-1:], w, b, eps=1e-5)
 
 
+def log_softmax_fn(x: torch.Tensor) -> torch.Tensor:
+    return torch.log_softmax(x, dim=-1)
+
+
+def rms_norm_fn(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """RMSNorm as models write it by hand (Llama's): no fused op to call."""
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+
+
 def sum_rows_fn(x: torch.Tensor) -> torch.Tensor:
     return x.sum(dim=-1)
 
@@ -190,6 +199,38 @@ def _layer_norm(device: torch.device, quick: bool) -> Case:
     return Case(layer_norm_fn, [x, w, b], f"[{rows},{cols}] over {cols}", torch.float32, atol=1e-4, rtol=1e-4)
 
 
+def _rows(quick: bool, rows: int, cols: int) -> tuple[int, int]:
+    return (32, 64) if quick else (rows, cols)
+
+
+def _softmax_1024(device: torch.device, quick: bool) -> Case:
+    rows, cols = _rows(quick, 8192, 1024)
+    return Case(softmax_fn, [_randn(rows, cols, device=device)], f"[{rows},{cols}] dim=-1", torch.float32)
+
+
+def _softmax_32768(device: torch.device, quick: bool) -> Case:
+    rows, cols = _rows(quick, 256, 32768)
+    return Case(softmax_fn, [_randn(rows, cols, device=device)], f"[{rows},{cols}] dim=-1", torch.float32)
+
+
+def _log_softmax(device: torch.device, quick: bool) -> Case:
+    rows, cols = _rows(quick, 8192, 1024)
+    return Case(log_softmax_fn, [_randn(rows, cols, device=device)], f"[{rows},{cols}] dim=-1", torch.float32,
+                atol=1e-4, rtol=1e-4)
+
+
+def _layer_norm_1024(device: torch.device, quick: bool) -> Case:
+    rows, cols = _rows(quick, 8192, 1024)
+    x, w, b = _randn(rows, cols, device=device), _randn(cols, device=device), _randn(cols, device=device)
+    return Case(layer_norm_fn, [x, w, b], f"[{rows},{cols}] over {cols}", torch.float32, atol=1e-4, rtol=1e-4)
+
+
+def _rms_norm(device: torch.device, quick: bool) -> Case:
+    rows, cols = _rows(quick, 8192, 4096)
+    x, w = _randn(rows, cols, device=device), _randn(cols, device=device)
+    return Case(rms_norm_fn, [x, w], f"[{rows},{cols}] over {cols}", torch.float32, atol=1e-4, rtol=1e-4)
+
+
 def _sum_rows(device: torch.device, quick: bool) -> Case:
     rows, cols = (32, 64) if quick else (4096, 4096)
     # A different summation order: error grows with sqrt(cols).
@@ -210,7 +251,12 @@ MODELS: dict[str, Callable[[torch.device, bool], Case]] = {
     "transpose_add": _transpose_add,
     "cat3": _cat3,
     "softmax": _softmax,
+    "softmax_1024": _softmax_1024,
+    "softmax_32768": _softmax_32768,
+    "log_softmax": _log_softmax,
     "layer_norm": _layer_norm,
+    "layer_norm_1024": _layer_norm_1024,
+    "rms_norm": _rms_norm,
     "sum_rows": _sum_rows,
     "fp16_chain": _fp16_chain,
 }

@@ -541,8 +541,9 @@ class ExternCall(IRDLOperation):
             props["origins"] = self.origins
         printer.print_string(" ")
         printer.print_attr_dict(props)
-        printer.print_string(" : ")
-        printer.print_list(self.layouts.data, printer.print_attribute)
+        if self.layouts.data:  # none when every result is `none` (a call run for its effect)
+            printer.print_string(" : ")
+            printer.print_list(self.layouts.data, printer.print_attribute)
         if self.attributes:
             printer.print_op_attributes(self.attributes, print_keyword=True)
 
@@ -563,10 +564,11 @@ class ExternCall(IRDLOperation):
         unknown = set(props) - {"args", "kwargs", "origins"}
         if unknown:
             parser.raise_error(f"{cls.name}: unknown property {sorted(unknown)[0]!r}", pos, parser.pos)
-        parser.parse_punctuation(":")
-        layouts = [parser.parse_attribute()]
-        while parser.parse_optional_punctuation(","):
-            layouts.append(parser.parse_attribute())
+        layouts = []
+        if parser.parse_optional_punctuation(":"):
+            layouts = [parser.parse_attribute()]
+            while parser.parse_optional_punctuation(","):
+                layouts.append(parser.parse_attribute())
         op = cls(names, layouts, overload, props["args"].data)  # type: ignore[arg-type]
         for key in ("kwargs", "origins"):
             if key in props:

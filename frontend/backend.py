@@ -7,8 +7,8 @@
 Dynamo graph into aten graphs -- one forward, and one backward when something requires grad --
 and hands each to `compile_graph`, which runs
 
-    import_graph → lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,convert-to-triton
-                 → emit_python → load_call
+    import_graph → fold-addmm,lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,
+                   convert-to-triton → emit_python → load_call
 
 and wraps the result so it takes the graph's inputs and returns the graph's outputs
 (constants appended as trailing arguments, None outputs restored from `output_spec`).
@@ -36,7 +36,7 @@ from typing import Any
 import torch
 import torch.fx
 
-DEFAULT_PIPELINE = "lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,convert-to-triton"
+DEFAULT_PIPELINE = "fold-addmm,lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,convert-to-triton"
 
 
 class MlcCompileError(RuntimeError):

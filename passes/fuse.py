@@ -34,7 +34,7 @@ Options:
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -45,7 +45,7 @@ from xdsl.ir import Block, Region
 from xdsl.passes import ModulePass
 
 from mlc.analysis import kernel_shape as ks
-from mlc.analysis.fusion import MAX_FUSION_SIZE, FusionGraph, Unit, can_fuse, fusion_score
+from mlc.analysis.fusion import MAX_FUSION_SIZE, FusionGraph, Refusal, Unit, can_fuse, fusion_score
 from mlc.dialects import buffer
 from mlc.analysis.flat_index import simplify_index
 from mlc.dialects.loops import index_names, reduction_index_names
@@ -99,9 +99,9 @@ def fuse_round(graph: FusionGraph, layouts: dict[str, buffer.LayoutAttr], log: F
     """One round (`fuse_nodes_once`): legal pairs best first; True if anything merged."""
     legal = []
     for a, b in candidate_pairs(graph):
-        refusal = can_fuse(a, b, graph, max_size)
-        if refusal is not None:
-            log.add(f"refused {a.name} + {b.name}: [{refusal.category}] {refusal.reason}")
+        verdict = can_fuse(a, b, graph, max_size)
+        if isinstance(verdict, Refusal):
+            log.add(f"refused {a.name} + {b.name}: [{verdict.category}] {verdict.reason}")
         else:
             legal.append((fusion_score(a, b, layouts), a.first, b.first, a, b))
     legal.sort(key=lambda t: (t[0], -t[1], -t[2]), reverse=True)
@@ -118,12 +118,16 @@ def fuse_round(graph: FusionGraph, layouts: dict[str, buffer.LayoutAttr], log: F
         if a is b:
             continue
         log.add(f"candidate {a.name} + {b.name}: score {score}")
-        refusal = can_fuse(a, b, graph, max_size)
-        if refusal is not None:
-            log.add(f"refused {a.name} + {b.name}: [{refusal.category}] {refusal.reason}")
+        verdict = can_fuse(a, b, graph, max_size)
+        if isinstance(verdict, Refusal):
+            log.add(f"refused {a.name} + {b.name}: [{verdict.category}] {verdict.reason}")
             continue
-        fused = graph.merge(a, b)
+        fused = graph.merge(a, b, verdict)
         log.add(f"fused {a.name} + {b.name}")
+        for m, how in verdict.reindex.items():
+            if m not in a.reindex and m not in b.reindex:
+                log.add(f"reordered {m.buffer.data}: loops {_loops(m)} -> {_ranges(how.ranges)} to run in the "
+                        "order its reader reduces it")
         current[a] = current[b] = fused
         merged = True
     return merged
@@ -167,7 +171,26 @@ def _cut_straddling_loops(unit: Unit, log: FusionLog) -> None:
 
 
 def _loops(node: buffer.ComputedOp) -> str:
-    return "[" + ", ".join(expr_str(r) for r in node.range_exprs) + "]"
+    return _ranges(node.range_exprs)
+
+
+def _ranges(ranges: Sequence[sympy.Expr]) -> str:
+    return "[" + ", ".join(expr_str(r) for r in ranges) + "]"
+
+
+def apply_reindex(node: buffer.ComputedOp, how: ks.Reindex) -> None:
+    """Run `node` over `how.ranges`: every index rewritten from the old loop variables to the new."""
+    new = [symbol(n) for n in index_names(len(how.ranges))]
+    placeholders = how.variables
+    mapping = {old: expr for old, expr in how.old}
+    extents = dict(zip(new, how.ranges))
+    rename = dict(zip(placeholders, new))
+    for op in node.body.walk():
+        for key, value in list(op.properties.items()):
+            if isinstance(value, ExprAttr):
+                moved = sympy.expand(value.expr.xreplace(mapping).xreplace(rename))
+                op.properties[key] = ExprAttr(simplify_index(moved, extents))
+    node.properties["ranges"] = ArrayAttr([ExprAttr(s) for s in how.ranges])
 
 
 def rewrite(graph: buffer.GraphOp, fg: FusionGraph, log: FusionLog) -> None:
@@ -183,6 +206,8 @@ def rewrite(graph: buffer.GraphOp, fg: FusionGraph, log: FusionLog) -> None:
         for m in u.members:
             if m.parent is not None:
                 m.detach()  # out of a buffer.fused the input already had
+        for m, how in u.reindex.items():
+            apply_reindex(m, how)
         if len(u.members) > 1:
             _cut_straddling_loops(u, log)
             nodes[u] = buffer.FusedOp(Region(Block(u.members)))

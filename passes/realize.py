@@ -204,19 +204,23 @@ class _Realizer:
         """A single load at an affine index is a strided window on storage: no copy.
 
         Loads through it read the root storage at the view layout's flat index, so views never
-        chain; only externs, which take tensors, get a `buffer.view` node to name it by."""
-        if not is_view(op) or any(isinstance(u, func.ReturnOp) for u in self.uses[op]):
+        chain; externs, which take tensors, and the graph's outputs get a `buffer.view` node to
+        name it by (Inductor's ReinterpretView: a weight gradient `mm(...).t()` is returned as
+        the transposed mm result, not copied; a transposed weight saved for the backward is
+        returned as a view of the weight, as eager's `w.t()` is)."""
+        if not is_view(op):
             return False
         load = op.body.block.first_op
         assert isinstance(load, loops.LoadOp)
         source = self.storage[load.source]
+        returned = any(isinstance(u, func.ReturnOp) for u in self.uses[op])
         flat = simplify_index(source.layout.flat_index(load.index_exprs), _var_ranges(op))
         strided = affine_strides(flat, _index_vars(len(op.ranges)))
         if strided is None:
             return False
         layout = LayoutAttr(op.range_exprs, strided[1], source.layout.dtype, strided[0])
         self.storage[op.results[0]] = Storage(source.name, layout)
-        if any(isinstance(u, loops.ExternOp) for u in self.uses[op]):
+        if returned or any(isinstance(u, loops.ExternOp) for u in self.uses[op]):
             name = self.names[op.results[0]] = self.fresh("view")
             self.add(buffer.ViewOp(name, source.name, layout), op)
         return True

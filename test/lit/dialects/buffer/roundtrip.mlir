@@ -32,6 +32,10 @@ buffer.graph @forward {
   // A call that returns None (or a number) in some positions names no buffer there.
   // CHECK: buffer.extern none, "buf12", none = "convolution_backward.default" {args = [@buf8, @buf8, @buf8, [8 : i64], [1 : i64], [0 : i64], [1 : i64], false, [0 : i64], 1 : i64, [false, true, false]]} : #buffer.layout<[8, 8], [8, 1], f32>
   buffer.extern none, "buf12", none = "convolution_backward.default" {args = [@buf8, @buf8, @buf8, [8 : i64], [1 : i64], [0 : i64], [1 : i64], false, [0 : i64], 1 : i64, [false, true, false]]} : #buffer.layout<[8, 8], [8, 1], f32>
+  // A call whose every result is `none` (run for its effect, as scatter's result nothing reads)
+  // has no layouts; its attributes (--deps') still print and parse back.
+  // CHECK: buffer.extern none = "neg.default" {args = [@buf8]} attributes {reads = [#buffer.star<"buf8">], writes = []}
+  buffer.extern none = "neg.default" {args = [@buf8]} attributes {reads = [#buffer.star<"buf8">], writes = []}
   // CHECK:      buffer.fused {
   // CHECK-NEXT:   buffer.computed "buf11"
   buffer.fused {

@@ -136,3 +136,35 @@ buffer.graph @cut {
   }
   buffer.output @buf1
 }
+
+// -----
+
+// A pointwise feeding a column sum (relu's backward and its bias gradient): the pointwise's
+// loops ([6400], row-major) do not split into the reduction's 100 columns x 64 rows, so --fuse
+// re-runs it over the reduction's loops ([100, 64]: column outer) where Inductor would refuse
+// or need its loop-ordering-after-fusion round; one kernel computes both.
+// CHECK-LABEL: buffer.graph @column_sum_prologue
+// CHECK:       buffer.computed "buf0" #buffer.layout<[64, 100], [100, 1], f32> ranges [100, 64] origins ["threshold_backward"]
+// CHECK-NEXT:    buffer.load @y[i0 + 100*i1]
+// CHECK:         buffer.store @buf0[i0 + 100*i1]
+// CHECK:       } attributes {fusion = ["candidate buf0 + buf1: score (0, 0, -1)", "fused buf0 + buf1", "reordered buf0: loops [6400] -> [100, 64] to run in the order its reader reduces it"]}
+// KERNEL-LABEL: triton.kernel @triton_per_fused_sum_threshold_backward_0 persistent_reduction
+// KERNEL:         triton.launch @triton_per_fused_sum_threshold_backward_0(@y, @g, @buf0, @buf1) xnumel 100 r0_numel 64
+buffer.graph @column_sum_prologue {
+  buffer.input "g" #buffer.layout<[64, 100], [100, 1], f32>
+  buffer.input "y" #buffer.layout<[64, 100], [100, 1], f32>
+  buffer.computed "buf0" #buffer.layout<[64, 100], [100, 1], f32> ranges [6400] origins ["threshold_backward"] {
+    %0 = buffer.load @y[i0] : f32
+    %1 = buffer.load @g[i0] : f32
+    %2 = arith.constant 0.0 : f32
+    %3 = arith.cmpf ole, %0, %2 : f32
+    %4 = arith.select %3, %2, %1 : f32
+    buffer.store @buf0[i0], %4 : f32
+  }
+  buffer.computed "buf1" #buffer.layout<[100], [1], f32> ranges [100] reduce [64] origins ["sum"] {
+    %0 = buffer.load @buf0[i0 + 100*r0_0] : f32
+    %1 = buffer.reduce sum %0 : f32 -> f32
+    buffer.store @buf1[i0], %1 : f32
+  }
+  buffer.output @buf0, @buf1
+}

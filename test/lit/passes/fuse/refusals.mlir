@@ -156,3 +156,29 @@ buffer.graph @halves {
   }
   buffer.output @buf0, @buf1
 }
+
+// -----
+
+// different loop order, after a re-run: buf0 would have to run column-major for the prod,
+// but buf1, already in its group, reads it row-major.
+// CHECK-LABEL: buffer.graph @reindex_conflict
+// CHECK:       "refused buf0+buf1 + buf2: [different loop order] buf1 reads buf0 at R + 16*X where buf0 writes 3*R + X (X, R: the kernel's flat lanes)"
+buffer.graph @reindex_conflict {
+  buffer.input "x" #buffer.layout<[16, 3], [3, 1], f32>
+  buffer.computed "buf0" #buffer.layout<[16, 3], [3, 1], f32> ranges [48] origins ["tanh"] {
+    %0 = buffer.load @x[i0] : f32
+    %1 = math.tanh %0 : f32
+    buffer.store @buf0[i0], %1 : f32
+  }
+  buffer.computed "buf1" #buffer.layout<[16, 3], [3, 1], f32> ranges [48] origins ["neg"] {
+    %0 = buffer.load @buf0[i0] : f32
+    %1 = arith.negf %0 : f32
+    buffer.store @buf1[i0], %1 : f32
+  }
+  buffer.computed "buf2" #buffer.layout<[3], [1], f32> ranges [3] reduce [16] origins ["prod"] {
+    %0 = buffer.load @buf0[i0 + 3*r0_0] : f32
+    %1 = buffer.reduce prod %0 : f32 -> f32
+    buffer.store @buf2[i0], %1 : f32
+  }
+  buffer.output @buf1, @buf2
+}
