@@ -963,6 +963,15 @@ class AccumulateOp(KernelBodyOp):
         return cls(kind, parser.resolve_operand(value, value_type), accumulators, masks)
 
 
+def _enclosing_rloop(value: SSAValue) -> Operation | None:
+    """The triton.rloop whose body defines `value`, if any."""
+    block = value.owner if isinstance(value.owner, Block) else value.owner.parent_block()
+    op = block.parent_op() if block is not None else None
+    while op is not None and not isinstance(op, (RLoopOp, KernelOp)):
+        op = op.parent_op()
+    return op if isinstance(op, RLoopOp) else None
+
+
 @irdl_op_definition
 class RLoopOp(KernelBodyOp):
     """The loop of a looped `reduction` kernel over R0 in R0_BLOCK steps, with accumulators
@@ -1008,6 +1017,11 @@ class RLoopOp(KernelBodyOp):
             dialect = op.name.split(".")[0]
             if dialect == "triton" and not isinstance(op, KernelBodyOp) or dialect not in ("triton", "arith", "math"):
                 raise _blame(op, f"triton.rloop: {op.name} cannot appear in a reduction loop")
+            for operand in op.operands:
+                loop = _enclosing_rloop(operand)
+                if loop is not None and loop is not self:
+                    raise _blame(op, "triton.rloop: uses a value of another reduction loop (values along r0 "
+                                 "do not outlive their loop: recompute it here)")
 
     def print(self, printer: Printer) -> None:
         block = self.body.block

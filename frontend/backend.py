@@ -189,6 +189,7 @@ class CompiledGraph:
         host_scalars: list[int],
         relayouts: dict[int, tuple[tuple[int, ...], tuple[int, ...]]],
         tokens: Sequence[int] = (),
+        output_relayouts: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] | None = None,
     ):
         self.graph_id = graph_id
         self.source = source
@@ -199,6 +200,7 @@ class CompiledGraph:
         self._host_scalars = host_scalars
         self._relayouts = relayouts
         self._tokens = tokens  # effect-token inputs: AOTAutograd passes None, the IR has an empty tensor
+        self._output_relayouts = output_relayouts or {}
 
     def __call__(self, *args: Any) -> Any:
         inputs = list(args)
@@ -211,7 +213,9 @@ class CompiledGraph:
 
             for i, (size, stride) in self._relayouts.items():
                 inputs[i] = ensure_layout(inputs[i], size, stride)
-        results = self._call([*inputs, *self._constants])
+        results = list(self._call([*inputs, *self._constants]))
+        for i, (size, stride) in self._output_relayouts.items():
+            results[i] = torch.empty_strided(size, stride, dtype=results[i].dtype, device=results[i].device).copy_(results[i])
         flat = [None if i is None else results[i] for i in self._output_spec]
         return _rebuild(self._output_structure, iter(flat))
 
@@ -258,7 +262,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Co
     output = gm.graph.output_node().args[0]
     return CompiledGraph(
         graph_id, source, load_call(source), constants, imported.output_spec, output, host_scalars, relayouts,
-        tokens,
+        tokens, _output_relayouts(module, output, imported.output_spec),
     )
 
 
@@ -338,6 +342,49 @@ def _input_relayouts(module: Any, example_inputs: Sequence[Any]) -> dict[int, tu
             continue
         fixes[i] = (size, stride)
     return fixes
+
+
+def _output_relayouts(module: Any, structure: Any, output_spec: Sequence[int | None]
+                      ) -> dict[int, tuple[tuple[int, ...], tuple[int, ...]]]:
+    """Results whose layout is not the strides the FX graph promises for that output (its
+    `meta["val"]`), with those strides: copied into them on each call. AOTAutograd hands a
+    forward's outputs to the backward as inputs of exactly those strides, and a returned view
+    (a transposed mm result) or a computed buffer may be laid out otherwise."""
+    from mlc.dialects.triton import ReturnOp, WrapperOp
+
+    wrapper = next((op for op in module.body.block.ops if isinstance(op, WrapperOp)), None)
+    if wrapper is None:
+        return {}
+    layouts: dict[str, Any] = {}
+    returned: list[str] = []
+    for op in wrapper.body.block.ops:
+        if isinstance(op, ReturnOp):
+            returned = op.output_names
+        for name in op.defined_names():
+            if (layout := op.layout_of(name)) is not None:
+                layouts[name] = layout
+    nodes = _rebuild_leaves(structure)
+    fixes = {}
+    for node, i in zip(nodes, output_spec):
+        value = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
+        if i is None or not isinstance(value, torch.Tensor) or returned[i] not in layouts:
+            continue
+        layout = layouts[returned[i]]
+        try:
+            size, stride = tuple(int(e) for e in layout.sizes), tuple(int(e) for e in layout.strides)
+            expected = tuple(int(e) for e in value.stride())
+        except TypeError:  # symbolic sizes
+            continue
+        if any(n != 1 and a != b for n, a, b in zip(size, stride, expected)):
+            fixes[i] = (size, expected)
+    return fixes
+
+
+def _rebuild_leaves(structure: Any) -> list[Any]:
+    """The leaves of the output structure, in `_rebuild`'s order."""
+    if isinstance(structure, (tuple, list)):
+        return [leaf for s in structure for leaf in _rebuild_leaves(s)]
+    return [structure]
 
 
 def _effects_inlined(gm: torch.fx.GraphModule) -> tuple[torch.fx.GraphModule, list[int]]:

@@ -468,7 +468,7 @@ class ReductionKernelBuilder(KernelBuilder):
             if isinstance(new, (triton.AccumulateOp, triton.StoreOp)):
                 self.loops.setdefault(level, RLoop()).roots.append(new)
 
-    def _loop_body(self, loop: RLoop, emitted: set[Operation]) -> list[Operation]:
+    def _loop_body(self, loop: RLoop, emitted: set[Operation]) -> tuple[list[Operation], dict[SSAValue, SSAValue]]:
         """The varying ops `loop` needs, in creation order: an op a previous loop already runs
         is run again here (a clone: values along r0 do not outlive their loop)."""
         varying = set(self.varying_ops)
@@ -485,15 +485,16 @@ class ReductionKernelBuilder(KernelBuilder):
         for op in self.varying_ops:
             if op not in needed:
                 continue
-            if op in emitted:
+            # Originals keep their operands (the closure above walks them); an op that ran in an
+            # earlier loop, or reads a value this loop recomputes, runs here as a clone.
+            if op in emitted or any(o in mapping for o in op.operands):
                 copy = op.clone(value_mapper=mapping)
                 mapping.update(zip(op.results, copy.results))
                 op = copy
             else:
-                op.operands = [mapping.get(o, o) for o in op.operands]
                 emitted.add(op)
             body.append(op)
-        return body
+        return body, mapping
 
     def build(self, name: str, origins: Sequence[str], configs: Sequence[triton.ConfigAttr]) -> triton.KernelOp:
         order = [("in_ptr", n) for n in self.reads] + [("out_ptr", n) for n in self.writes]
@@ -513,8 +514,9 @@ class ReductionKernelBuilder(KernelBuilder):
             block.add_ops(self.segments.get(level, []))
             if (loop := self.loops.get(level)) is None:
                 continue
-            body = self._loop_body(loop, emitted)
-            loop.block.add_ops([*(triton.IndexOp(v, e) for v, e in r_used), *body, triton.YieldOp(loop.yields)])
+            body, mapping = self._loop_body(loop, emitted)
+            yields = triton.YieldOp([mapping.get(v, v) for v in loop.yields])
+            loop.block.add_ops([*(triton.IndexOp(v, e) for v, e in r_used), *body, yields])
             rloop = triton.RLoopOp(loop.inits, Region(loop.block))
             for stand_in, result in zip(loop.finals.args, rloop.results):
                 stand_in.replace_all_uses_with(result)

@@ -89,3 +89,19 @@ def test_explicit_conversions_round(check, device):
     check(lambda x: x.to(torch.float16).float() * 3 + 1, x, atol=0, rtol=0)
     check(lambda x: (x * 7).to(torch.bfloat16).to(torch.float16).float() - x, x, atol=0, rtol=0)
     check(lambda i: i.to(torch.bfloat16).float() + 0.5, i, atol=0, rtol=0)
+
+
+def test_outputs_have_the_strides_the_graph_promises(check_grad, device):
+    """GPU fuzz seed 200216: the forward's output (an amax of a strided slice) is saved for the
+    backward, which AOTAutograd calls with the strides the FX graph promised; mlc's buffer is
+    laid out otherwise, so the result is copied into the promised strides (it asserted before)."""
+    x = torch.randn(3, 8, 6, device=device, requires_grad=True)
+    check_grad(lambda x1: x1.reshape((1, 3, -1, 2, 3))[:, :, :, :, ::2].amax(-3), x)
+
+
+def test_log_softmax_beside_a_mean_over_long_rows(check_grad, device):
+    """GPU fuzz seed 201727: log_softmax over rows of 2000 and a mean of the same rows are one
+    looped kernel of three loops; each loop loads x itself (Triton rejected a value of one loop
+    used in the next; the interpreter ran it)."""
+    x = torch.randn(4, 2000, device=device, requires_grad=True)
+    check_grad(lambda t: (torch.log_softmax(t, -1), torch.nn.functional.softplus(t.mean(-1))), x, atol=1e-4, rtol=1e-4)

@@ -169,6 +169,37 @@ def test_a_reduced_value_feeding_a_reduction_runs_a_second_loop() -> None:
     _check(small)
 
 
+def test_a_later_loop_recomputes_what_it_reads() -> None:
+    # softmax beside a mean (as GPU fuzz seed 201727's log_softmax): the mean's load of x and the
+    # denominator's are one op (same mask, `other`, eviction); loop 1 runs it, loop 2 runs a
+    # clone, and loop 3 must run its own clone of the load under x - max, not read loop 2's.
+    mean = rg.reduction_node("buf3", "sum", [2, 2000], [1])
+    first = rg.reduction_node("buf0", "max", [2, 2000], [1])
+    second = """buffer.computed "buf1" #buffer.layout<[2], [1], f32> ranges [2] reduce [2000] origins ["sum"] {
+  %0 = buffer.load @x[r0_0 + 2000*i0] : f32
+  %1 = buffer.load @buf0[i0] : f32
+  %2 = arith.subf %0, %1 : f32
+  %3 = math.exp %2 : f32
+  %4 = buffer.reduce sum %3 : f32 -> f32
+  buffer.store @buf1[i0], %4 : f32
+}"""
+    epilogue = """buffer.computed "buf2" #buffer.layout<[2, 2000], [2000, 1], f32> ranges [2, 2000] origins ["sub"] {
+  %0 = buffer.load @x[i1 + 2000*i0] : f32
+  %1 = buffer.load @buf0[i0] : f32
+  %2 = arith.subf %0, %1 : f32
+  %3 = math.exp %2 : f32
+  %4 = buffer.load @buf1[i0] : f32
+  %5 = arith.divf %3, %4 : f32
+  buffer.store @buf2[i1 + 2000*i0], %5 : f32
+}"""
+    text = rg.graph([f"buffer.fused {{\n{first}\n{mean}\n{second}\n{epilogue}\n}}"], [2, 2000],
+                    outputs=["buf2", "buf3"])
+    (k,) = kernels(convert(text))  # verifies: no loop reads another loop's values
+    loops = [op for op in k.body.block.ops if isinstance(op, triton.RLoopOp)]
+    assert len(loops) == 3 and all(any(isinstance(op, triton.LoadOp) for op in loop.walk()) for loop in loops)
+    _check(text)
+
+
 def test_fused_reductions_must_share_numels() -> None:
     text = rg.graph(
         ["buffer.fused {\n" + rg.reduction_node("buf0", "sum", [4, 9], [1]) + "\n"
