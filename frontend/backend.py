@@ -375,6 +375,8 @@ def _output_relayouts(module: Any, structure: Any, output_spec: Sequence[int | N
             expected = tuple(int(e) for e in value.stride())
         except TypeError:  # symbolic sizes
             continue
+        if any(n != 1 and b == 0 for n, b in zip(size, expected)):
+            continue  # an expanded output: no dense tensor has those strides (its copies are equal)
         if any(n != 1 and a != b for n, a, b in zip(size, stride, expected)):
             fixes[i] = (size, expected)
     return fixes
