@@ -8,7 +8,8 @@
 For each model the harness compiles `torch.compile(m, backend=mlc_backend)` (mlc's backend
 callable, so no entry point is needed), `torch.compile(m)` (Inductor) and runs eager; checks
 mlc's (and Inductor's) output against eager with the dtype's tolerance; times each with
-`triton.testing.do_bench` (median ms; on CPU a wall-clock median instead) and reports the
+`triton.testing.do_bench` (median ms; on CPU a wall-clock median instead) in `--repeats` rounds
+that interleave the backends, and reports the median round with the range of all; the
 effective bandwidth (inputs + outputs moved once) and, on CUDA, the kernels launched per call
 (torch.profiler). A model that fails to compile or run is a row saying "failed: <reason>",
 never a crash. Not part of the mlc package: see bench/README.md.
@@ -274,6 +275,9 @@ class Row:
     eager_ms: float | None = None
     inductor_ms: float | None = None
     mlc_ms: float | None = None
+    eager_range: tuple[float, float] | None = None  # fastest and slowest of the rounds' medians
+    inductor_range: tuple[float, float] | None = None
+    mlc_range: tuple[float, float] | None = None
     mlc_over_inductor: float | None = None
     eager_gbps: float | None = None
     inductor_gbps: float | None = None
@@ -362,6 +366,17 @@ def compilers(mlc_backend: Callable[..., Any]) -> dict[str, Callable[[Callable[.
     }
 
 
+def _record_failure(row: Row, backend: str, error: BaseException, verbose: bool) -> None:
+    row.errors[backend] = one_line(error)
+    if verbose:
+        traceback.print_exc()
+    if backend == "mlc":
+        row.correct = f"failed: {row.errors[backend]}"
+    elif backend == "inductor":
+        row.inductor_correct = f"failed: {row.errors[backend]}"
+    torch._dynamo.reset()
+
+
 def bench_model(name: str, device: torch.device, args: argparse.Namespace, mlc_backend: Callable[..., Any]) -> Row:
     row = Row(model=name)
     torch._dynamo.reset()
@@ -376,6 +391,7 @@ def bench_model(name: str, device: torch.device, args: argparse.Namespace, mlc_b
     expected = case.fn(*case.inputs)
     row.bytes = nbytes(case.inputs) + case.extra_bytes + nbytes(expected)
 
+    calls: dict[str, Callable[[], Any]] = {}
     for backend, compile_fn in compilers(mlc_backend).items():
         if backend in args.skip:
             row.errors[backend] = "skipped"
@@ -384,26 +400,31 @@ def bench_model(name: str, device: torch.device, args: argparse.Namespace, mlc_b
             compiled = compile_fn(case.fn)
             out = compiled(*case.inputs)  # compiles on the first call
             verdict = "yes" if backend == "eager" else check(out, expected, case)
-            call = lambda: compiled(*case.inputs)  # noqa: E731
-            ms = time_ms(call, args.warmup, args.rep)
-            kernels = count_kernels(call) if args.kernels else None
+            calls[backend] = lambda compiled=compiled: compiled(*case.inputs)  # type: ignore[misc]
+            setattr(row, f"{backend}_kernels", count_kernels(calls[backend]) if args.kernels else None)
         except Exception as error:  # noqa: BLE001
-            row.errors[backend] = one_line(error)
-            if args.verbose:
-                traceback.print_exc()
-            if backend == "mlc":
-                row.correct = f"failed: {row.errors[backend]}"
-            elif backend == "inductor":
-                row.inductor_correct = f"failed: {row.errors[backend]}"
-            torch._dynamo.reset()
+            _record_failure(row, backend, error, args.verbose)
             continue
-        setattr(row, f"{backend}_ms", ms)
-        setattr(row, f"{backend}_kernels", kernels)
-        setattr(row, f"{backend}_gbps", row.bytes / (ms * 1e-3) / 1e9 if ms > 0 else None)
         if backend == "mlc":
             row.correct = verdict
         elif backend == "inductor":
             row.inductor_correct = verdict
+    # Rounds interleave the backends, so a drift of the clock or a neighbour's load hits all alike;
+    # the row keeps the median of the rounds' medians and their range.
+    samples: dict[str, list[float]] = {backend: [] for backend in calls}
+    for _ in range(args.repeats):
+        for backend, call in calls.items():
+            try:
+                samples[backend].append(time_ms(call, args.warmup, args.rep))
+            except Exception as error:  # noqa: BLE001
+                _record_failure(row, backend, error, args.verbose)
+    for backend, times in samples.items():
+        if not times or backend in row.errors:
+            continue
+        ms = statistics.median(times)
+        setattr(row, f"{backend}_ms", ms)
+        setattr(row, f"{backend}_range", (min(times), max(times)))
+        setattr(row, f"{backend}_gbps", row.bytes / (ms * 1e-3) / 1e9 if ms > 0 else None)
     if row.mlc_ms is not None and row.inductor_ms:
         row.mlc_over_inductor = row.mlc_ms / row.inductor_ms
     del case, expected
@@ -422,8 +443,9 @@ def _num(value: float | None, digits: int = 3) -> str:
 
 def _ms(row: Row, backend: str) -> str:
     value = getattr(row, f"{backend}_ms")
+    spread = getattr(row, f"{backend}_range")
     if value is not None:
-        return f"{value:.3f}"
+        return f"{value:.3f}" + (f" ({spread[0]:.3f}–{spread[1]:.3f})" if spread and spread[0] != spread[1] else "")
     error = row.errors.get(backend)
     return "skipped" if error == "skipped" else ("failed" if error else "-")
 
@@ -467,6 +489,7 @@ def environment(device: torch.device, args: argparse.Namespace) -> dict[str, Any
         "quick": args.quick,
         "warmup_ms": args.warmup,
         "rep_ms": args.rep,
+        "repeats": args.repeats,
         "timer": "triton.testing.do_bench median" if CUDA else "wall-clock median",
         "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
@@ -480,6 +503,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--markdown", type=Path, help="write the Markdown table here too")
     parser.add_argument("--warmup", type=int, default=25, help="do_bench warmup, ms (default 25)")
     parser.add_argument("--rep", type=int, default=100, help="do_bench repetition time, ms (default 100)")
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="timing rounds, the backends interleaved; the row reports their median and range (default 5)")
     parser.add_argument("--skip", default="", help="backends not to run: eager,inductor,mlc")
     parser.add_argument("--no-kernels", dest="kernels", action="store_false",
                         help="do not count kernels per call (torch.profiler; CUDA only)")

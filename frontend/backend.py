@@ -190,6 +190,7 @@ class CompiledGraph:
         relayouts: dict[int, tuple[tuple[int, ...], tuple[int, ...]]],
         tokens: Sequence[int] = (),
         output_relayouts: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] | None = None,
+        host_epilogue: Callable[..., Any] | None = None,
     ):
         self.graph_id = graph_id
         self.source = source
@@ -201,6 +202,7 @@ class CompiledGraph:
         self._relayouts = relayouts
         self._tokens = tokens  # effect-token inputs: AOTAutograd passes None, the IR has an empty tensor
         self._output_relayouts = output_relayouts or {}
+        self._host_epilogue = host_epilogue  # numbers read out of the results (`.item()`)
 
     def __call__(self, *args: Any) -> Any:
         inputs = list(args)
@@ -217,7 +219,8 @@ class CompiledGraph:
         for i, (size, stride) in self._output_relayouts.items():
             results[i] = torch.empty_strided(size, stride, dtype=results[i].dtype, device=results[i].device).copy_(results[i])
         flat = [None if i is None else results[i] for i in self._output_spec]
-        return _rebuild(self._output_structure, iter(flat))
+        outputs = _rebuild(self._output_structure, iter(flat))
+        return outputs if self._host_epilogue is None else self._host_epilogue(*outputs)
 
     def __repr__(self) -> str:
         return f"<mlc CompiledGraph {self.graph_id}>"
@@ -233,6 +236,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Co
     host_scalars = _check_devices(graph_id, example_inputs)
     try:
         gm, tokens = _effects_inlined(gm)
+        gm, host_epilogue = _host_epilogue(gm)
         imported = import_graph(gm)
     except UnsupportedGraph as e:
         raise MlcCompileError(f"mlc: {graph_id}: cannot import the graph: {e}") from e
@@ -262,7 +266,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Co
     output = gm.graph.output_node().args[0]
     return CompiledGraph(
         graph_id, source, load_call(source), constants, imported.output_spec, output, host_scalars, relayouts,
-        tokens, _output_relayouts(module, output, imported.output_spec),
+        tokens, _output_relayouts(module, output, imported.output_spec), host_epilogue,
     )
 
 
@@ -425,6 +429,54 @@ def _effects_inlined(gm: torch.fx.GraphModule) -> tuple[torch.fx.GraphModule, li
             graph.erase_node(user)
         graph.erase_node(node)
     return torch.fx.GraphModule(gm, graph), sorted(tokens)
+
+
+_HOST_OPS = (
+    torch.ops.aten._local_scalar_dense.default,  # `.item()`
+    torch.ops.aten.scalar_tensor.default,  # Dynamo's wrapping of a returned number
+    torch.ops.aten._assert_scalar.default,  # Dynamo's checks of a number's range
+)
+
+
+def _host_epilogue(gm: torch.fx.GraphModule) -> tuple[torch.fx.GraphModule, torch.fx.GraphModule | None]:
+    """Split off the numbers a graph reads out of its tensors (`.item()`) and only returns.
+
+    Such a number is a host value: mlc compiles the tensor part, which returns the tensors read,
+    and the host part runs on its results as eager runs it (the `.item()`s, Dynamo's range checks
+    on them, `scalar_tensor` of a returned number). A graph that computes tensors from such a
+    number (a size from `.tolist()`) is returned whole, for the importer to report.
+    """
+    items = [n for n in gm.graph.nodes if n.target is torch.ops.aten._local_scalar_dense.default]
+    host: list[torch.fx.Node] = []
+    seen = set(items)
+    for node in gm.graph.nodes:  # topological: every user of a host node is host too
+        if node in seen or any(isinstance(a, torch.fx.Node) and a in seen for a in node.all_input_nodes):
+            if node.op == "output":
+                continue
+            if isinstance(node.target, torch._ops.OpOverload) and node.target not in _HOST_OPS:
+                return gm, None  # a tensor op on a number: data-dependent, not host work
+            seen.add(node)
+            host.append(node)
+    if not host:
+        return gm, None
+    hosted = set(host)
+    output = gm.graph.output_node()
+    leaves = [leaf for leaf in _rebuild_leaves(output.args[0]) if isinstance(leaf, torch.fx.Node)]
+    boundary = list(dict.fromkeys(
+        [leaf for leaf in leaves if leaf not in hosted]
+        + [a for n in host for a in n.all_input_nodes if a not in hosted]
+    ))
+    device = copy.deepcopy(gm.graph)
+    copies = dict(zip(gm.graph.nodes, device.nodes))
+    device.output_node().args = (tuple(copies[n] for n in boundary),)
+    for node in reversed(host):
+        device.erase_node(copies[node])
+    epilogue = torch.fx.Graph()
+    env = {n: epilogue.placeholder(f"result_{i}") for i, n in enumerate(boundary)}
+    for node in host:
+        env[node] = epilogue.node_copy(node, lambda a: env[a])
+    epilogue.output(torch.fx.node.map_arg(output.args[0], lambda a: env[a]))
+    return torch.fx.GraphModule(gm, device), torch.fx.GraphModule(gm, epilogue)
 
 
 def _is_aten_graph(gm: torch.fx.GraphModule) -> bool:

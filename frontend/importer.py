@@ -96,6 +96,11 @@ def import_graph(gm: torch.fx.GraphModule, name: str = "forward") -> ImportedGra
 def tensor_type(val: Any, node: torch.fx.Node) -> TensorType:
     """The builtin tensor type of a FakeTensor (or real tensor) value."""
     if not isinstance(val, torch.Tensor):
+        if node.target is torch.ops.aten._local_scalar_dense.default:
+            raise UnsupportedGraph(
+                f"{_describe(node)}: a number read out of a tensor ({val!r}) is computed with inside the graph; "
+                "data-dependent values are not supported yet (only returning them is)"
+            )
         raise UnsupportedGraph(f"{_describe(node)}: value {val!r} is not a tensor")
     shape = []
     for d in val.shape:

@@ -99,3 +99,31 @@ def test_complex_scalar_arguments(check, device):
     b = torch.rand(37, device=device) * 6
     check(lambda a, b: torch.polar(a.exp(), b * 2), a, b)
     check(lambda a: (a.to(torch.complex64) * (2 - 1j)).abs() + 1, a)
+
+
+def test_numbers_read_out_of_results(compile, make):
+    """`.item()` of a result is host work after mlc's kernels: a float (Dynamo wraps it in a
+    float64 scalar_tensor), an index, a bool (Dynamo checks its range with `_assert_scalar`),
+    next to tensor outputs."""
+    x = make(37, 1000)
+
+    def numbers(x):
+        return x.sum().item(), x.argmax().item(), (x.amax() > 0).item(), x.amin(1) * 2
+
+    with torch._dynamo.config.patch(capture_scalar_outputs=True):
+        total, index, positive, mins = compile(numbers)(x)
+    assert isinstance(total, float) and isinstance(index, int) and isinstance(positive, bool)
+    assert total == pytest.approx(x.sum().item(), rel=1e-5)
+    assert (index, positive) == (x.argmax().item(), (x.amax() > 0).item())
+    torch.testing.assert_close(mins, x.amin(1) * 2)
+
+
+def test_a_number_computed_with_is_a_clear_error(compile, make):
+    """A tensor op on a number read out of a tensor is data-dependent: refused by name."""
+
+    def data_dependent(x):
+        return x + (x.sum() > 0).long().item()
+
+    with (torch._dynamo.config.patch(capture_scalar_outputs=True),
+          pytest.raises(Exception, match="MlcCompileError.*data-dependent values are not supported yet")):
+        compile(data_dependent)(make(8))
