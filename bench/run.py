@@ -300,11 +300,14 @@ def one_line(error: BaseException, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def time_ms(fn: Callable[[], Any], warmup: int, rep: int) -> float:
-    """Median milliseconds of one call."""
+def time_ms(fn: Callable[[], Any], warmup: int, rep: int, cudagraph: bool = False) -> float:
+    """Median milliseconds of one call; with `cudagraph`, of its kernels replayed from a CUDA
+    graph, which leaves out the host's work (guards, wrapper, launches) between them."""
     if CUDA:
         import triton.testing
 
+        if cudagraph:
+            return float(triton.testing.do_bench_cudagraph(fn, rep=rep, return_mode="median"))
         return float(triton.testing.do_bench(fn, warmup=warmup, rep=rep, return_mode="median"))
     # CPU: wall clock; the warmup/rep budgets (ms) bound the number of calls, at least 3.
     fn()
@@ -415,7 +418,7 @@ def bench_model(name: str, device: torch.device, args: argparse.Namespace, mlc_b
     for _ in range(args.repeats):
         for backend, call in calls.items():
             try:
-                samples[backend].append(time_ms(call, args.warmup, args.rep))
+                samples[backend].append(time_ms(call, args.warmup, args.rep, args.cudagraph))
             except Exception as error:  # noqa: BLE001
                 _record_failure(row, backend, error, args.verbose)
     for backend, times in samples.items():
@@ -490,7 +493,8 @@ def environment(device: torch.device, args: argparse.Namespace) -> dict[str, Any
         "warmup_ms": args.warmup,
         "rep_ms": args.rep,
         "repeats": args.repeats,
-        "timer": "triton.testing.do_bench median" if CUDA else "wall-clock median",
+        "timer": ("triton.testing.do_bench_cudagraph median" if args.cudagraph else "triton.testing.do_bench median")
+        if CUDA else "wall-clock median",
         "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
 
@@ -505,6 +509,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--rep", type=int, default=100, help="do_bench repetition time, ms (default 100)")
     parser.add_argument("--repeats", type=int, default=5,
                         help="timing rounds, the backends interleaved; the row reports their median and range (default 5)")
+    parser.add_argument("--cudagraph", action="store_true",
+                        help="time the kernels replayed from a CUDA graph (do_bench_cudagraph): no host overhead")
     parser.add_argument("--skip", default="", help="backends not to run: eager,inductor,mlc")
     parser.add_argument("--no-kernels", dest="kernels", action="store_false",
                         help="do not count kernels per call (torch.profiler; CUDA only)")

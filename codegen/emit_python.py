@@ -841,10 +841,10 @@ class _ReductionKernelEmitter(_KernelEmitter):
             _, position = self.fresh(), self.fresh()
             self.lines.append(f"{_}, {position} = triton_helpers.{_WITH_INDEX[kind]}({tile}, tl.broadcast_to({index}, {_TILE}), 1)")
             self.define(op.results[0], f"{position}[:, None].to(tl.int64)")
-        elif kind == "welford":
-            tiles = [self.tile(v, masks, "welford") for v in values]
+        elif kind in ("welford", "online_softmax"):
+            tiles = [self.tile(v, masks, kind) for v in values]
             names = [self.fresh() for _ in values]
-            self.lines.append(f"{', '.join(names)} = triton_helpers.welford({', '.join(tiles)}, 1)")
+            self.lines.append(f"{', '.join(names)} = triton_helpers.{kind}({', '.join(tiles)}, 1)")
             for result, name in zip(op.results, names):
                 self.define(result, f"{name}[:, None]")
         else:
@@ -860,7 +860,7 @@ class _ReductionKernelEmitter(_KernelEmitter):
             if kind in _WITH_INDEX:
                 call = f"triton_helpers.{_PAIR_WITH_INDEX[kind]}({accs[0]}, {accs[1]}, {value}, tl.broadcast_to(r0_index, {_TILE}))"
             else:
-                call = f"triton_helpers.welford_reduce({value}, {', '.join(accs)})"
+                call = f"triton_helpers.{kind}_reduce({value}, {', '.join(accs)})"
             self.lines.append(f"{', '.join(nexts)} = {call}")
         for result, acc, new in zip(op.results, accs, nexts):
             self.define(result, f"tl.where({mask}, {new}, {acc})" if mask else new)

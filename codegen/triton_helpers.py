@@ -166,7 +166,8 @@ def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: 
     tiled kernel, given `ynumel`: over (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK))).
 
     With several configs on a GPU, the first launch times each one (Inductor's CachingAutotuner:
-    every listed config is benchmarked, the fastest kept); the kernels only write fresh outputs,
+    every listed config is benchmarked, the fastest kept), replayed from a CUDA graph so that
+    a short kernel's time is not the host's launch overhead; the kernels only write fresh outputs,
     so running them repeatedly is harmless. Under the interpreter, or with one config, the first
     config (the heuristics' preferred one) is used: timing interpreted kernels means nothing."""
     config = configs[0] if len(configs) == 1 or INTERPRETING else _tuned(kernel, configs, xnumel, args, ynumel)
@@ -176,11 +177,16 @@ def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: 
 def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> dict:
     key = (id(kernel), xnumel, ynumel)
     if key not in _TUNED:
-        from triton.testing import do_bench
+        from triton.testing import do_bench, do_bench_cudagraph
 
         def time(config: dict) -> float:
             grid = _grid(config, xnumel, ynumel)
-            return do_bench(lambda: kernel[grid](*args, **config), warmup=5, rep=20, return_mode="median")
+            run = lambda: kernel[grid](*args, **config)  # noqa: E731
+            run()  # compiled outside any graph capture
+            try:  # replayed from a CUDA graph: the kernel's time, not the host's launch overhead
+                return do_bench_cudagraph(run, rep=20, return_mode="median")
+            except RuntimeError:  # capture refused (another capture under way)
+                return do_bench(run, warmup=5, rep=20, return_mode="median")
 
         _TUNED[key] = min(configs, key=time)
     return _TUNED[key]
@@ -331,3 +337,24 @@ def welford_combine(mean_1, m2_1, weight_1, mean_2, m2_2, weight_2):
 @triton.jit
 def welford(mean, m2, weight, dim):
     return tl.reduce((mean, m2, weight), dim, welford_combine)
+
+
+@triton.jit
+def online_softmax_reduce(value, row_max, row_sum):
+    """Add one value per lane to a running (max, sum of exp(v - max)), rescaling the sum to a
+    new max. While the max is -inf every value seen was -inf and the sum stays 0, so a later
+    finite max finds exp(-inf) = 0 for them, as the two-loop softmax does."""
+    new_max = maximum(row_max, value)
+    empty = new_max == float("-inf")
+    scale = tl.where(empty, 1.0, tl.math.exp(row_max - new_max))
+    return new_max, row_sum * scale + tl.where(empty, 0.0, tl.math.exp(value - new_max))
+
+
+@triton.jit
+def online_softmax(row_max, row_sum, dim):
+    """The row's max and sum of exp(v - max) from each lane's running pair: every lane's sum
+    rescaled to the row's max. A row of -inf gives a NaN sum, as sum(exp(v - max)) does."""
+    new_max = max2(row_max, dim)
+    scale = tl.where(row_max == float("-inf"), 0.0, tl.math.exp(row_max - tl.expand_dims(new_max, dim)))
+    new_sum = reduce_sum(row_sum * scale, dim)
+    return new_max, tl.where(new_max == float("-inf"), float("nan"), new_sum)

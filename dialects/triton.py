@@ -41,7 +41,7 @@ are not in the IR: `configs` are the launch configurations the runtime may autot
 (XBLOCK, and R0_BLOCK for a looped reduction; a persistent one fixes R0_BLOCK =
 next_pow2(r0_numel)); the grid is `(cdiv(xnumel, XBLOCK),)`.
 
-Reductions (kinds sum, prod, max, min, argmax, argmin, any, welford):
+Reductions (kinds sum, prod, max, min, argmax, argmin, any, welford, online_softmax):
 
     triton.kernel @triton_per_fused_add_sum_0 persistent_reduction(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 3 r0_numel 9 configs [...] {
       triton.index x0 = xindex
@@ -132,8 +132,8 @@ TILED_INDICES, TILED_MASKS = ("xindex", "yindex"), ("xmask", "ymask")
 RESERVED = {"xoffset", "xindex", "xmask", "xnumel", "XBLOCK"} | {"yoffset", "yindex", "ymask", "ynumel", "YBLOCK"} | {
     "r0_offset", "r0_index", "r0_mask", "r0_numel", "R0_BLOCK", "r0_base"}
 # Reductions: kinds, and how many accumulators a looped reduction of each kind carries.
-REDUCE_KINDS = ("sum", "prod", "max", "min", "argmax", "argmin", "any", "welford")
-ACCUMULATORS = {"argmax": 2, "argmin": 2, "welford": 3}  # others: 1
+REDUCE_KINDS = ("sum", "prod", "max", "min", "argmax", "argmin", "any", "welford", "online_softmax")
+ACCUMULATORS = {"argmax": 2, "argmin": 2, "welford": 3, "online_softmax": 2}  # others: 1
 BLOCK_NAMES = ("XBLOCK", "YBLOCK", "R0_BLOCK")
 EVICTION_POLICIES = ("evict_first", "evict_last")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -788,10 +788,10 @@ def _verify_kind_types(op: Operation, kind: str, value: Attribute, results: Sequ
         raise VerifyException(f"{op.name}: unknown reduction kind '{kind}' (expected one of {', '.join(REDUCE_KINDS)})")
     if kind in ("argmax", "argmin"):
         expected: list[Attribute] = [value, IntegerType(64)] if accumulators else [IntegerType(64)]
-    elif kind == "welford":
+    elif kind in ("welford", "online_softmax"):
         if not isinstance(value, AnyFloat):
-            raise VerifyException(f"{op.name}: welford needs float values, got {value}")
-        expected = [value] * 3
+            raise VerifyException(f"{op.name}: {kind} needs float values, got {value}")
+        expected = [value] * ACCUMULATORS[kind]
     elif kind == "any":
         if value != i1:
             raise VerifyException(f"{op.name}: any reduces i1 values, got {value}")
@@ -817,6 +817,8 @@ class ReduceOp(KernelBodyOp):
     `%i = triton.reduce argmax %vals, %idxs : f32, i64 -> i64` (a looped kernel's accumulators).
     welford combines (mean, m2, weight) tiles into (mean, m2, weight) columns (Chan et al.):
     `%m, %m2, %w = triton.reduce welford %a, %b, %c : f32, f32, f32 -> f32, f32, f32`.
+    online_softmax combines (max, sum of exp(v - max)) accumulators into the row's max and
+    sum(exp(v - max)), rescaling each lane's sum to the row's max (Milakov & Gimelshein).
     In a looped `reduction` kernel it follows the triton.rloop, on its accumulators."""
 
     name = "triton.reduce"
@@ -853,7 +855,7 @@ class ReduceOp(KernelBodyOp):
             raise VerifyException("triton.reduce: reduce after the triton.rloop; inside it, use triton.accumulate")
         kind = self.reduction_kind
         types = [v.type for v in self.values]
-        counts = {"welford": (3,), "argmax": (1, 2), "argmin": (1, 2)}.get(kind, (1,))
+        counts = {"welford": (3,), "online_softmax": (2,), "argmax": (1, 2), "argmin": (1, 2)}.get(kind, (1,))
         if len(types) not in counts:
             raise VerifyException(f"triton.reduce: {kind} takes {' or '.join(map(str, counts))} operand(s), got {len(types)}")
         if kind in ("argmax", "argmin"):
@@ -863,6 +865,10 @@ class ReduceOp(KernelBodyOp):
                 raise VerifyException(f"triton.reduce: {kind} positions are integers, got {types[1]}")
         if kind == "welford" and len(set(types)) != 1:
             raise VerifyException("triton.reduce: welford's mean, m2 and weight have one type")
+        if kind == "online_softmax" and (kernel.kernel_kind != "reduction" or self.masks or len(set(types)) != 1):
+            raise VerifyException(
+                "triton.reduce: online_softmax combines a looped kernel's (max, sum) accumulators, of one type, unmasked"
+            )
         _verify_kind_types(self, kind, types[0], [r.type for r in self.results], accumulators=False)
         _verify_mask(self, kernel, self.mask_names)
 
@@ -899,7 +905,8 @@ class AccumulateOp(KernelBodyOp):
     keeps acc (`tl.where(r0_mask & xmask, acc + v, acc)`). argmax/argmin carry (value, i64
     index) accumulators and take r0_index as the value's position, keeping the first on ties;
     welford carries (mean, m2, weight) and adds one sample per lane (Inductor's
-    `welford_reduce`). The results are the new accumulators, of the accumulators' types."""
+    `welford_reduce`); online_softmax carries (max, sum of exp(v - max)), rescaling the sum
+    when the max grows. The results are the new accumulators, of the accumulators' types."""
 
     name = "triton.accumulate"
     kind = prop_def(StringAttr)

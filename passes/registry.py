@@ -22,6 +22,7 @@ _BUILTIN: dict[str, str] = {
     "deps": "mlc.passes.deps:DepsPass",
     "fuse": "mlc.passes.fuse:FusePass",
     "convert-to-triton": "mlc.passes.convert_to_triton:ConvertToTritonPass",
+    "online-softmax": "mlc.passes.online_softmax:OnlineSoftmaxPass",
 }
 
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {}

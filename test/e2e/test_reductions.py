@@ -259,3 +259,38 @@ def test_no_extern_calls(make, monkeypatch):
 
     torch.compile(fn, backend="mlc", fullgraph=True, dynamic=False)(x, w, t).backward()
     assert not seen, seen
+
+
+def _online_softmax_kernels(source: str) -> int:
+    return source.count("triton_helpers.online_softmax(")
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "logsumexp"])
+def test_online_softmax_looped_rows(check, make, name):
+    """Rows of 2,000 (looped, not split): one loop finds the max and the rescaled sum of exp
+    (--online-softmax), with rows that are all -inf, start with -inf, hold +inf or NaN."""
+    fn = {"softmax": lambda x: x.softmax(-1), "log_softmax": lambda x: x.log_softmax(-1),
+          "logsumexp": lambda x: torch.logsumexp(x, -1)}[name]
+    x = make(9, 2000, low=-20, high=20)
+    x[0] = float("-inf")
+    x[1, :700] = float("-inf")
+    x[2, 1999] = float("inf")
+    x[3, 5] = float("nan")
+    check(fn, x)
+
+
+def test_online_softmax_is_chosen_for_a_looped_kernel(make):
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    from mlc.frontend.backend import compile_graph
+
+    x = make(9, 2000)
+    assert _online_softmax_kernels(compile_graph(make_fx(lambda x: x.softmax(-1))(x), [x]).source) == 1
+    small = make(9, 64)  # persistent: the row is read once either way
+    assert _online_softmax_kernels(compile_graph(make_fx(lambda x: x.softmax(-1))(small), [small]).source) == 0
+
+
+def test_online_softmax_f16_and_cross_entropy_backward(check, check_grad, make, device):
+    check(lambda x: x.log_softmax(-1), make(7, 3000, dtype=torch.float16, low=-8, high=8))
+    t = torch.randint(0, 3000, (7,), device=device)
+    check_grad(lambda x: F.cross_entropy(x * 3, t), make(7, 3000, grad=True))

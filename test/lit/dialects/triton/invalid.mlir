@@ -310,6 +310,26 @@ triton.kernel @k persistent_reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_nu
 
 // -----
 
+triton.kernel @k persistent_reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9 {
+  %0 = triton.load %in_ptr0[r0_index] mask r0_mask other 0.0 : f32
+  // expected-error@+1 {{online_softmax combines a looped kernel's (max, sum) accumulators, of one type, unmasked}}
+  %1, %2 = triton.reduce online_softmax %0, %0 mask r0_mask : f32, f32 -> f32, f32
+}
+
+// -----
+
+triton.kernel @k reduction(%in_ptr0: !triton.ptr<i32>) xnumel 8 r0_numel 9000 {
+  %0 = arith.constant 0 : i32
+  %1, %2 = triton.rloop iter_args(%a = %0 : i32, %b = %0 : i32) {
+    %3 = triton.load %in_ptr0[r0_index] mask r0_mask other 0 : i32
+    // expected-error@+1 {{online_softmax needs float values, got i32}}
+    %4, %5 = triton.accumulate online_softmax %3 into %a, %b mask r0_mask : i32 -> i32, i32
+    triton.yield %4, %5 : i32, i32
+  }
+}
+
+// -----
+
 triton.kernel @k reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9000 {
   %0 = arith.constant 0.0 : f32
   %1 = triton.rloop iter_args(%a = %0 : f32) {
