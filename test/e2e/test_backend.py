@@ -17,12 +17,12 @@ import mlc
 from mlc.frontend.backend import DEFAULT_PIPELINE
 from mlc.frontend.decompositions import decomposition_table
 
-# 00-aten.mlir, 01-lower-aten.mlir, ..., 08-convert-to-triton.mlir, module.py, fusion.txt
+# 00-aten.mlir, 01-fold-addmm.mlir, ..., 10-online-softmax.mlir, module.py, fusion.txt
+PASSES = DEFAULT_PIPELINE.split(",")
 PASS_FILES = sorted(
-    ["00-aten.mlir", "module.py", "fusion.txt"]
-    + [f"{i:02d}-{name}.mlir" for i, name in enumerate(DEFAULT_PIPELINE.split(","), start=1)]
+    ["00-aten.mlir", "module.py", "fusion.txt"] + [f"{i:02d}-{name}.mlir" for i, name in enumerate(PASSES, start=1)]
 )
-TRITON_IR = f"{len(DEFAULT_PIPELINE.split(',')):02d}-convert-to-triton.mlir"
+TRITON_IR = f"{len(PASSES):02d}-{PASSES[-1]}.mlir"  # the last pass's: the IR the Python source comes from
 
 
 def _graph_dirs(root: Path) -> list[Path]:
