@@ -492,8 +492,9 @@ def environment(device: torch.device, args: argparse.Namespace) -> dict[str, Any
         "quick": args.quick,
         "warmup_ms": args.warmup,
         "rep_ms": args.rep,
-        "repeats": args.repeats,
-        "timer": ("triton.testing.do_bench_cudagraph median" if args.cudagraph else "triton.testing.do_bench median")
+        "repeats": getattr(args, "repeats", 1),  # bench/models.py shares this and times once
+        "timer": ("triton.testing.do_bench_cudagraph median" if getattr(args, "cudagraph", False)
+                  else "triton.testing.do_bench median")
         if CUDA else "wall-clock median",
         "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }

@@ -36,7 +36,7 @@ from typing import Any
 import torch
 import torch.fx
 
-DEFAULT_PIPELINE = "fold-addmm,lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,convert-to-triton,online-softmax"
+DEFAULT_PIPELINE = "fold-addmm,lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,convert-to-triton,online-softmax,cse"
 
 
 class MlcCompileError(RuntimeError):

@@ -23,6 +23,7 @@ _BUILTIN: dict[str, str] = {
     "fuse": "mlc.passes.fuse:FusePass",
     "convert-to-triton": "mlc.passes.convert_to_triton:ConvertToTritonPass",
     "online-softmax": "mlc.passes.online_softmax:OnlineSoftmaxPass",
+    "cse": "mlc.passes.cse:CsePass",
 }
 
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {}
