@@ -40,6 +40,14 @@ MAX_FUSION_SIZE = 64  # config.max_fusion_size
 MAX_DISTANCE = 64  # choices.py: are_long_distant_nodes
 
 
+@dataclass(frozen=True)
+class FusionLimits:
+    """The thresholds of `can_fuse` (options of the fuse pass)."""
+
+    max_size: int = MAX_FUSION_SIZE  # nodes in one group
+    max_distance: int = MAX_DISTANCE  # program positions between a horizontal pair
+
+
 @dataclass(eq=False)
 class Unit:
     """A node of the scheduler: computed members (empty for an extern, view or input)."""
@@ -146,13 +154,13 @@ class Fusable:
     reindex: dict[buffer.ComputedOp, ks.Reindex]
 
 
-def can_fuse(a: Unit, b: Unit, graph: FusionGraph, max_size: int = MAX_FUSION_SIZE) -> Refusal | Fusable:
+def can_fuse(a: Unit, b: Unit, graph: FusionGraph, limits: FusionLimits = FusionLimits()) -> Refusal | Fusable:
     """Whether `a` and `b` may be one kernel (see the module docstring), and how; else why not."""
     if not (a.fusable and b.fusable):
         extern = a if not a.fusable else b
         return Refusal("extern", f"{extern.name} is a {extern.op.name if extern.op else 'node'}, not a kernel")
-    if len(a.members) + len(b.members) > max_size:
-        return Refusal("too large", f"{len(a.members)} + {len(b.members)} nodes > max_fusion_size {max_size}")
+    if len(a.members) + len(b.members) > limits.max_size:
+        return Refusal("too large", f"{len(a.members)} + {len(b.members)} nodes > max_fusion_size {limits.max_size}")
     shape = ks.kernel_shape([*a.members, *b.members])
     if isinstance(shape, ks.Mismatch):
         return Refusal(shape.category, shape.reason)
@@ -165,8 +173,8 @@ def can_fuse(a: Unit, b: Unit, graph: FusionGraph, max_size: int = MAX_FUSION_SI
     vertical = graph.depends(b, a) or graph.depends(a, b)
     if not vertical and shared_bytes(a, b, {}) == 0:
         return Refusal("no shared data", f"{a.name} and {b.name} touch no buffer at the same index")
-    if not vertical and distance(a, b) > MAX_DISTANCE:
-        return Refusal("memory", f"{a.name} and {b.name} are more than {MAX_DISTANCE} nodes apart: fusing "
+    if not vertical and distance(a, b) > limits.max_distance:
+        return Refusal("memory", f"{a.name} and {b.name} are more than {limits.max_distance} nodes apart: fusing "
                        "keeps their buffers alive in between")
     return Fusable(placed)
 

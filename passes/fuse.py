@@ -28,6 +28,7 @@ Options:
                        every merge and every refusal with its category into the graph's
                        `fusion` attribute (the backend's dump writes it as fusion.txt)
   max-fusion-size=64   the most nodes in one group
+  max-distance=64      the most program positions between a horizontal pair (farther: "memory")
   max-rounds=10        fusion rounds at most
 """
 
@@ -45,7 +46,16 @@ from xdsl.ir import Block, Region
 from xdsl.passes import ModulePass
 
 from mlc.analysis import kernel_shape as ks
-from mlc.analysis.fusion import MAX_FUSION_SIZE, FusionGraph, Refusal, Unit, can_fuse, fusion_score
+from mlc.analysis.fusion import (
+    MAX_DISTANCE,
+    MAX_FUSION_SIZE,
+    FusionGraph,
+    FusionLimits,
+    Refusal,
+    Unit,
+    can_fuse,
+    fusion_score,
+)
 from mlc.dialects import buffer
 from mlc.analysis.flat_index import simplify_index
 from mlc.dialects.loops import index_names, reduction_index_names
@@ -95,11 +105,11 @@ def candidate_pairs(graph: FusionGraph) -> Iterator[tuple[Unit, Unit]]:
                     yield a, b
 
 
-def fuse_round(graph: FusionGraph, layouts: dict[str, buffer.LayoutAttr], log: FusionLog, max_size: int) -> bool:
+def fuse_round(graph: FusionGraph, layouts: dict[str, buffer.LayoutAttr], log: FusionLog, limits: FusionLimits) -> bool:
     """One round (`fuse_nodes_once`): legal pairs best first; True if anything merged."""
     legal = []
     for a, b in candidate_pairs(graph):
-        verdict = can_fuse(a, b, graph, max_size)
+        verdict = can_fuse(a, b, graph, limits)
         if isinstance(verdict, Refusal):
             log.add(f"refused {a.name} + {b.name}: [{verdict.category}] {verdict.reason}")
         else:
@@ -118,7 +128,7 @@ def fuse_round(graph: FusionGraph, layouts: dict[str, buffer.LayoutAttr], log: F
         if a is b:
             continue
         log.add(f"candidate {a.name} + {b.name}: score {score}")
-        verdict = can_fuse(a, b, graph, max_size)
+        verdict = can_fuse(a, b, graph, limits)
         if isinstance(verdict, Refusal):
             log.add(f"refused {a.name} + {b.name}: [{verdict.category}] {verdict.reason}")
             continue
@@ -259,11 +269,12 @@ class FusePass(ModulePass):
 
     explain: bool = False
     max_fusion_size: int = MAX_FUSION_SIZE
+    max_distance: int = MAX_DISTANCE
     max_rounds: int = 10
 
     def __post_init__(self) -> None:
-        if self.max_fusion_size < 1 or self.max_rounds < 0:
-            raise ValueError("fuse: max-fusion-size must be >= 1 and max-rounds >= 0")
+        if self.max_fusion_size < 1 or self.max_distance < 0 or self.max_rounds < 0:
+            raise ValueError("fuse: max-fusion-size must be >= 1, max-distance and max-rounds >= 0")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_stage(self, op)
@@ -271,8 +282,9 @@ class FusePass(ModulePass):
             fg = FusionGraph(graph)
             layouts = _layouts(graph)
             log = FusionLog()
+            limits = FusionLimits(self.max_fusion_size, self.max_distance)
             for _ in range(self.max_rounds):
-                if not fuse_round(fg, layouts, log, self.max_fusion_size):
+                if not fuse_round(fg, layouts, log, limits):
                     break
             rewrite(graph, fg, log)
             if self.explain:

@@ -1,9 +1,8 @@
 // RUN: mlc-opt %s --split-input-file --fuse="explain=true" | filecheck %s
 
 // One refusal of each kind, with its category and reason, and the count per category that
-// ends the log. (`memory`: a horizontal pair more than 64 nodes apart; `different offset`:
-// a read a constant away from the write, which the checks before it catch in every graph
-// small enough for a golden test.)
+// ends the log. (`memory` and `different offset`: refusals-offset-memory.mlir; `too large`:
+// too_large.mlir.)
 
 // extern: a library kernel's result is read by a pointwise node; nothing fuses into an extern.
 // CHECK-LABEL: buffer.graph @extern
