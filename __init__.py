@@ -22,6 +22,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from xdsl.context import Context
     from xdsl.dialects.builtin import ModuleOp
 
@@ -40,12 +42,15 @@ def parse_module(text: str, name: str = "<string>", ctx: Context | None = None) 
     return parse_source(ctx or make_context(), Source(name, text))
 
 
-def run_passes(module: ModuleOp, pipeline: str, ctx: Context | None = None) -> ModuleOp:
+def run_passes(module: ModuleOp, pipeline: str, ctx: Context | None = None,
+               on_remark: Callable[[Any], None] | None = None) -> ModuleOp:
     """Run `pipeline` ('lower-aten,inline{reads-threshold=1}') over `module` in place, verifying
-    after each pass; a failure raises `mlc.passes.pipeline.PassFailed` naming the pass."""
+    after each pass; a failure raises `mlc.passes.pipeline.PassFailed` naming the pass. Passes
+    asked to explain (`fuse{explain=true}`) give `on_remark` a `mlc.passes.pipeline.Remark` per
+    decision."""
     from mlc.passes.pipeline import load_pipeline, run_pipeline
 
-    run_pipeline(module, load_pipeline(pipeline), ctx or make_context())
+    run_pipeline(module, load_pipeline(pipeline), ctx or make_context(), on_remark=on_remark)
     return module
 
 

@@ -282,7 +282,8 @@ def run_pipeline(module: Any, spec: str, graph_id: str = "module", dump: Any = N
     if dump is not None:
         dump.after_pass(None, module)  # 00-aten.mlir: the imported module
     try:
-        pipeline.run_pipeline(module, passes, make_context(), after_pass=dump.after_pass if dump else None)
+        pipeline.run_pipeline(module, passes, make_context(), after_pass=dump.after_pass if dump else None,
+                              on_remark=dump.on_remark if dump else None)
     except pipeline.PassFailed as e:
         where = "left IR that does not verify" if e.in_verify else "failed"
         raise MlcCompileError(f"mlc: {graph_id}: pass '{e.pass_name}' {where}: {_message(e.cause)}") from e.cause

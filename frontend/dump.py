@@ -5,11 +5,10 @@
     <dir>/graph_0/02-inline.mlir
     <dir>/graph_0/03-realize.mlir
     <dir>/graph_0/04-split-reductions.mlir
-    <dir>/graph_0/...                        reorder-loops, deps, fuse
-    <dir>/graph_0/08-convert-to-triton.mlir
-    <dir>/graph_0/fusion.txt                 --fuse's explain log: every candidate with its score,
-                                             merge and refusal (with its category), then the
-                                             count of refusals per category
+    <dir>/graph_0/...                        reorder-loops, deps, fuse, convert-to-triton, ...
+    <dir>/graph_0/fusion.txt                 --fuse's remarks (explain): every candidate with its
+                                             score, merge and refusal (with its category), then
+                                             the count of refusals per category
     <dir>/graph_0/module.py                  the emitted Python (kernels + call)
     <dir>/graph_1/...                        the next graph compiled (e.g. the backward)
 
@@ -23,9 +22,14 @@ import io
 import os
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
+
+if TYPE_CHECKING:
+    from mlc.passes.pipeline import Remark
 
 
 def print_ir(module: ModuleOp) -> str:
@@ -45,16 +49,18 @@ class GraphDump:
             if stale.is_file():
                 stale.unlink()
         self.step = 0
+        self.remarks: dict[str, list[str]] = {}  # pass name -> its remarks, in order
+
+    def on_remark(self, remark: Remark) -> None:
+        self.remarks.setdefault(remark.pass_name, []).append(remark.message)
 
     def after_pass(self, pass_: ModulePass | None, module: ModuleOp) -> None:
         """Write `NN-<pass>.mlir` (`00-aten.mlir` for the imported module, pass None)."""
         name = "aten" if pass_ is None else pass_.name
         (self.dir / f"{self.step:02d}-{name}.mlir").write_text(print_ir(module))
         self.step += 1
-        if name == "fuse":
-            log = [op.attributes["fusion"] for op in module.walk() if "fusion" in op.attributes]
-            if log:
-                self.write("fusion.txt", "".join(f"{line.data}\n" for line in log[0].data))  # type: ignore[attr-defined]
+        if name == "fuse":  # the backend runs it with explain=true when dumping
+            self.write("fusion.txt", "".join(f"{line}\n" for line in self.remarks.get(name, [])))
 
     def write(self, filename: str, text: str) -> None:
         (self.dir / filename).write_text(text)

@@ -42,7 +42,7 @@ from typing import ClassVar
 import sympy
 from xdsl.context import Context
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
-from xdsl.ir import Block, Region
+from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
 
 from mlc.analysis import kernel_shape as ks
@@ -60,6 +60,7 @@ from mlc.dialects import buffer
 from mlc.analysis.flat_index import simplify_index
 from mlc.dialects.loops import index_names, reduction_index_names
 from mlc.dialects.sym import ExprAttr, expr_str, symbol
+from mlc.passes.pipeline import remark
 from mlc.passes.stages import check_stage
 
 PAIRS_PER_BUFFER = 64  # config.max_fusion_buffer_group_pairwise_attempts
@@ -67,15 +68,17 @@ PAIRS_PER_BUFFER = 64  # config.max_fusion_buffer_group_pairwise_attempts
 
 @dataclass
 class FusionLog:
-    """The explain output: lines in the order decided, each once."""
+    """The explain output: lines in the order decided, each once, with the op each is about."""
 
     lines: list[str] = field(default_factory=list)
+    ops: list[Operation | None] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
 
-    def add(self, line: str) -> None:
+    def add(self, line: str, at: Unit | Operation | None = None) -> None:
         if line not in self.seen:
             self.seen.add(line)
             self.lines.append(line)
+            self.ops.append(_op_of(at) if isinstance(at, Unit) else at)
 
     def summary(self) -> list[str]:
         counts: dict[str, int] = {}
@@ -84,6 +87,11 @@ class FusionLog:
                 category = line.split("[", 1)[1].split("]", 1)[0]
                 counts[category] = counts.get(category, 0) + 1
         return [f"refusals: {category}: {n}" for category, n in sorted(counts.items())]
+
+
+def _op_of(unit: Unit) -> Operation | None:
+    """The op a remark about `unit` points at: its first member (a group's too)."""
+    return unit.members[0] if unit.members else unit.op
 
 
 def candidate_pairs(graph: FusionGraph) -> Iterator[tuple[Unit, Unit]]:
@@ -111,7 +119,7 @@ def fuse_round(graph: FusionGraph, layouts: dict[str, buffer.LayoutAttr], log: F
     for a, b in candidate_pairs(graph):
         verdict = can_fuse(a, b, graph, limits)
         if isinstance(verdict, Refusal):
-            log.add(f"refused {a.name} + {b.name}: [{verdict.category}] {verdict.reason}")
+            log.add(f"refused {a.name} + {b.name}: [{verdict.category}] {verdict.reason}", b)
         else:
             legal.append((fusion_score(a, b, layouts), a.first, b.first, a, b))
     legal.sort(key=lambda t: (t[0], -t[1], -t[2]), reverse=True)
@@ -127,17 +135,17 @@ def fuse_round(graph: FusionGraph, layouts: dict[str, buffer.LayoutAttr], log: F
         a, b = find(a), find(b)
         if a is b:
             continue
-        log.add(f"candidate {a.name} + {b.name}: score {score}")
+        log.add(f"candidate {a.name} + {b.name}: score {score}", b)
         verdict = can_fuse(a, b, graph, limits)
         if isinstance(verdict, Refusal):
-            log.add(f"refused {a.name} + {b.name}: [{verdict.category}] {verdict.reason}")
+            log.add(f"refused {a.name} + {b.name}: [{verdict.category}] {verdict.reason}", b)
             continue
         fused = graph.merge(a, b, verdict)
-        log.add(f"fused {a.name} + {b.name}")
+        log.add(f"fused {a.name} + {b.name}", b)
         for m, how in verdict.reindex.items():
             if m not in a.reindex and m not in b.reindex:
                 log.add(f"reordered {m.buffer.data}: loops {_loops(m)} -> {_ranges(how.ranges)} to run in the "
-                        "order its reader reduces it")
+                        "order its reader reduces it", m)
         current[a] = current[b] = fused
         merged = True
     return merged
@@ -177,7 +185,7 @@ def _cut_straddling_loops(unit: Unit, log: FusionLog) -> None:
             before = _loops(m)
             cut_loop(m, *cut)
             log.add(f"reordered {m.buffer.data}: loops {before} -> {_loops(m)} to run as "
-                    f"{expr_str(shape.numel)} x {expr_str(shape.rnumel)} with its group")
+                    f"{expr_str(shape.numel)} x {expr_str(shape.rnumel)} with its group", m)
 
 
 def _loops(node: buffer.ComputedOp) -> str:
@@ -289,3 +297,5 @@ class FusePass(ModulePass):
             rewrite(graph, fg, log)
             if self.explain:
                 graph.attributes["fusion"] = ArrayAttr([StringAttr(line) for line in [*log.lines, *log.summary()]])
+                for line, at in [*zip(log.lines, log.ops), *((line, None) for line in log.summary())]:
+                    remark(at or graph, line)

@@ -32,7 +32,8 @@ The pair merges when the second loop computes nothing but sum(exp(w - max)), whe
 value the first loop took the max of (the same ops on the same loads, recomputed), and reads
 memory (a loop that only computes saves nothing). Persistent kernels hold the row in registers
 and read it once either way: they are left alone. Options: `enabled` (default true) and
-`explain`, which writes `online_softmax = "..."` on each kernel with a merged pair.
+`explain`, which writes `online_softmax = "..."` on each kernel with a merged pair (and says
+it as a remark).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.dialects import triton as tt
+from mlc.passes.pipeline import remark
 from mlc.passes.stages import check_stage
 
 _IGNORED_LOAD_PROPERTIES = ("other", "eviction_policy")  # what masked lanes read; a cache hint
@@ -198,3 +200,4 @@ class OnlineSoftmaxPass(ModulePass):
                     reasons.append("a max loop and its sum(exp(v - max)) loop merged: the row is read once less")
             if self.explain and reasons:
                 kernel.attributes["online_softmax"] = StringAttr("; ".join(reasons))
+                remark(kernel, "; ".join(reasons))

@@ -4,7 +4,14 @@
     run_pipeline(module, passes, ctx, verify=module_verify, after_pass=dump)
 
 Each pass is applied, then `after_pass(pass, module)` runs (a dump, `--print-ir-after-all`:
-before verification, so that IR a pass broke can be seen), then the module is verified. A failure is a `PassFailed` that names the pass and says
+before verification, so that IR a pass broke can be seen), then the module is verified.
+
+A pass explains its decisions with `remark(op, message)` (MLIR's `op->emitRemark()`): each goes
+to the running pipeline's `on_remark` as a `Remark` naming the pass and the op it is about;
+mlc-opt prints them as `file:line:col: remark: ...`, the backend writes them to its dump.
+Outside a pipeline, or with no `on_remark`, remarks are dropped.
+
+A failure is a `PassFailed` that names the pass and says
 whether the pass itself raised (`in_verify=False`) or left IR that does not verify
 (`in_verify=True`); each driver turns it into its own kind of error (a diagnostic with
 file:line:col in mlc-opt, `MlcCompileError` in the backend) without re-deciding what failed.
@@ -12,11 +19,44 @@ file:line:col in mlc-opt, `MlcCompileError` in the backend) without re-deciding 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
+
+
+@dataclass(frozen=True)
+class Remark:
+    """A decision a pass explains: which pass, about which op, and what it decided."""
+
+    pass_name: str
+    op: Operation
+    message: str
+
+
+_REMARKS: ContextVar[Callable[[Operation, str], None] | None] = ContextVar("mlc_remarks", default=None)
+
+
+def remark(op: Operation, message: str) -> None:
+    """Report `message` about `op` to the running pipeline (see the module docstring)."""
+    sink = _REMARKS.get()
+    if sink is not None:
+        sink(op, message)
+
+
+@contextmanager
+def _remarks_of(pass_name: str, on_remark: Callable[[Remark], None] | None) -> Iterator[None]:
+    sink = None if on_remark is None else (lambda op, message: on_remark(Remark(pass_name, op, message)))
+    token = _REMARKS.set(sink)
+    try:
+        yield
+    finally:
+        _REMARKS.reset(token)
 
 
 class PassFailed(Exception):
@@ -41,11 +81,13 @@ def run_pipeline(
     ctx: Context,
     verify: Callable[[ModuleOp], None] = ModuleOp.verify,
     after_pass: Callable[[ModulePass, ModuleOp], None] | None = None,
+    on_remark: Callable[[Remark], None] | None = None,
 ) -> None:
     """Apply `passes` to `module` in place, verifying after each (see the module docstring)."""
     for p in passes:
         try:
-            p.apply(ctx, module)
+            with _remarks_of(p.name, on_remark):
+                p.apply(ctx, module)
         except Exception as e:
             raise PassFailed(p.name, e) from e
         if after_pass is not None:

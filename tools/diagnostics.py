@@ -27,17 +27,18 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One error: where (line 0 when unknown) and what."""
+    """One error (or a pass's remark): where (line 0 when unknown) and what."""
 
     file: str
     line: int
     col: int
     message: str
     source_line: str = ""
+    severity: str = "error"
 
     def format(self) -> str:
         where = f"{self.file}:{self.line}:{self.col}" if self.line else self.file
-        text = f"{where}: error: {self.message}"
+        text = f"{where}: {self.severity}: {self.message}"
         if self.source_line:
             text += f"\n{self.source_line}\n{' ' * (self.col - 1)}^"
         return text

@@ -19,7 +19,7 @@ import argparse
 import io
 import sys
 from collections.abc import Sequence
-from dataclasses import fields
+from dataclasses import fields, replace
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
@@ -132,16 +132,21 @@ def _print_module(module: ModuleOp, args: argparse.Namespace) -> str:
 def _run_chunk(source: Source, passes: list[ModulePass], args: argparse.Namespace) -> str:
     """Parse, verify, run the passes over one chunk; returns the printed result."""
     from mlc.dialects.registry import make_context
-    from mlc.passes.pipeline import PassFailed, run_pipeline
+    from mlc.passes.pipeline import PassFailed, Remark, run_pipeline
 
     def print_after(p: ModulePass, module: ModuleOp) -> None:
         sys.stderr.write(f"// -----// IR Dump After {p.name} //----- //\n{_print_module(module, args)}")
+
+    def print_remark(r: Remark) -> None:  # a pass's explanation, at the op it is about
+        d = source.at_op(r.op, f"[{r.pass_name}] {r.message}")
+        sys.stderr.write(replace(d, source_line="", severity="remark").format() + "\n")
 
     ctx = make_context()
     module = parse_source(ctx, source)
     try:
         run_pipeline(module, passes, ctx, verify=lambda m: verify_with_positions(m, source),
-                     after_pass=print_after if args.print_ir_after_all else None)
+                     after_pass=print_after if args.print_ir_after_all else None,
+                     on_remark=None if args.verify_diagnostics else print_remark)
     except PassFailed as e:
         raise CompileError(_diagnostic(e, source, args.debug)) from None
     return _print_module(module, args)

@@ -251,3 +251,25 @@ def test_one_runner_names_the_failing_pass_for_every_driver() -> None:
     finally:
         PASSES.pop("test-break-store")
         PASSES.pop("test-raise")
+
+
+def test_remarks_reach_the_pipeline_that_asked() -> None:
+    """A pass's `remark(op, ...)` goes to the running pipeline's on_remark with the pass's name;
+    mlc-opt prints it at the op's file:line:col; outside a pipeline it is dropped."""
+    from mlc.passes.pipeline import Remark, remark
+
+    path = LIT / "passes" / "fuse" / "refusals-offset-memory.mlir"
+    text = path.read_text().split(SPLIT_MARKER)[0]
+    seen: list[Remark] = []
+    module = mlc.parse_module(text, "shift.mlir")
+    mlc.run_passes(module, "fuse{explain=true}", on_remark=seen.append)
+    assert [(r.pass_name, r.op.name) for r in seen] == [("fuse", "buffer.computed"), ("fuse", "buffer.graph")]
+    assert seen[0].message.startswith("refused buf0 + buf1: [different offset]")
+    assert seen[1].message == "refusals: different offset: 1"
+    mlc.run_passes(mlc.parse_module(text, "shift.mlir"), "fuse{explain=true}")  # no sink: nothing to do
+    remark(module, "outside any pipeline")  # dropped, no error
+    code, out, err = mlc_opt(str(path), "--split-input-file", "--fuse=explain")
+    assert code == 0 and out
+    assert "refusals-offset-memory.mlir:25:3: remark: [fuse] refused buf0 + buf1: [different offset]" in err
+    code, _, err = mlc_opt(str(path), "--split-input-file", "--fuse")
+    assert code == 0 and err == ""  # nothing explained, nothing said

@@ -1,4 +1,12 @@
 // RUN: mlc-opt %s --split-input-file --fuse="explain=true max-distance=1" | filecheck %s
+// RUN: mlc-opt %s --split-input-file --fuse="explain=true max-distance=1" -o /dev/null 2>&1 | filecheck %s --check-prefix=REMARK
+
+// mlc-opt prints each decision as a remark at the op it is about (the reading node, the graph
+// for the counts):
+// REMARK:      refusals-offset-memory.mlir:25:3: remark: [fuse] refused buf0 + buf1: [different offset] buf1 reads buf0 at X - 1
+// REMARK-NEXT: refusals-offset-memory.mlir:18:1: remark: [fuse] refusals: different offset: 1
+// REMARK-NEXT: refusals-offset-memory.mlir:{{[0-9]+}}:3: remark: [fuse] refused buf0 + buf2: [memory]
+// REMARK-NEXT: refusals-offset-memory.mlir:{{[0-9]+}}:1: remark: [fuse] refusals: memory: 1
 
 // The two refusal categories the graphs of refusals.mlir cannot show at default thresholds.
 
