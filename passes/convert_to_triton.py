@@ -46,8 +46,9 @@ Rules (Inductor's, `reference/inductor-rules.md` section 6):
   Inductor's 2-D list (32x32, 64x64, 256x16, 16x256, bs x 1, 1 x bs; x by y), only 32x32
   without autotuning. Kernels whose accesses are all coalesced along xindex stay 1-D.
 - Masks: every load and store carries `xmask` unless xnumel is 1 or a multiple of the largest
-  XBLOCK (4096); a load with its own mask also gets `other=0`. Loads that broadcast (use fewer
-  elements than xnumel) or are not coalesced (no unit stride along xindex) get `evict_last`.
+  XBLOCK (`Target.max_xblock`, 4096); a load with its own mask also gets `other=0`. Loads that
+  broadcast (use fewer elements than xnumel) or are not coalesced (no unit stride along xindex)
+  get `evict_last`.
 - Pointers: `in_ptr0, in_ptr1, ...` for buffers read, `out_ptr0, ...` for buffers written, each in
   order of first use; a view is read through its root storage (its index already has the offset).
   A buffer written and read only inside one kernel, and not a graph output, is neither stored nor
@@ -55,18 +56,19 @@ Rules (Inductor's, `reference/inductor-rules.md` section 6):
 - Names: `triton_poi_fused_<sorted unique origins joined by _>_<n>`, n counting distinct kernels;
   a kernel identical to an earlier one (all but name and origins) is not emitted again: its
   launch names the earlier kernel (Inductor's `src_to_kernel`).
-- Configs: Inductor's `pointwise` heuristic: `bs = max(256, min(numel // 128, 1024))`, configs
-  (bs, 256 elements/warp) and (bs // 2, 64 elements/warp), adjusted by `triton_config`;
-  one config with `autotune-pointwise=false`.
+- Configs (`analysis/launch.py`): Inductor's `pointwise` heuristic: `bs = max(256, min(numel //
+  128, 1024))`, configs (bs, 256 elements/warp) and (bs // 2, 64 elements/warp), adjusted by
+  `triton_config`; one config with `autotune-pointwise=false`.
 - Wrapper: inputs, then in graph order `triton.alloc` + `triton.launch` per kernel,
   `triton.extern`, `triton.view`; `triton.free` after a buffer's last use (not inputs, not
   outputs); `triton.return` the outputs.
 
 Options: `autotune-pointwise=true` (above); `persistent-reduction-threshold=1024`, the largest
 static r0_numel a persistent kernel takes (Inductor's bound for INNER reductions; it uses 64 for
-the other hints, mlc 1024 for all); `num-sms=132`, the GPU's multiprocessors, from which the
-reduction hint decides an output is wide enough for DEFAULT configs; `tile-2d=true`, 2-D tiles
-for pointwise kernels with a transposed access (false: every pointwise kernel is 1-D).
+the other hints, mlc 1024 for all); `num-sms=132` sets the SM count of the `Target` the launch
+heuristics size for (from it the reduction hint decides whether an output is wide enough for
+DEFAULT configs); `tile-2d=true`, 2-D tiles for pointwise kernels with a transposed access
+(false: every pointwise kernel is 1-D).
 
 Fails when: a fused group's members iterate incompatible sizes, a reduced value would have to
 feed a second reduction loop, or a body op has no Triton form (each names the node).
@@ -93,73 +95,12 @@ from xdsl.utils.exceptions import PassFailedException
 from mlc.dialects import buffer, loops, triton
 from mlc.dialects.sym import CeilDiv, FloorDiv, ModularIndexing, expr_str, symbol
 from mlc.analysis.flat_index import simplify_index
+from mlc.analysis.launch import H100, Target, pointwise_configs, pointwise_configs_2d
 from mlc.passes.stages import check_stage
 
 XINDEX = symbol("xindex")
 YINDEX = symbol("yindex")
-TRITON_MAX_XBLOCK = 4096  # runtime/hints.py: TRITON_MAX_BLOCK["X"]
-TRITON_MAX_YBLOCK = 1024  # runtime/hints.py: TRITON_MAX_BLOCK["Y"]
-MAX_GRID_X = 2**31 - 1
-MAX_GRID_Y = 65535
 MIN_TILE = 32  # a 2-D tiling needs both tile groups at least this large (Inductor's "good size")
-SYMBOLIC_SIZE_HINT = 8192  # size hint for a numel with symbols (no example value here)
-
-
-# ---------------------------------------------------------------------------------------------
-# Launch configurations (runtime/triton_heuristics.py: pointwise, triton_config)
-
-
-def next_power_of_2(n: int) -> int:
-    return 1 if n <= 0 else 1 << (n - 1).bit_length()
-
-
-def size_hint(numel: sympy.Expr) -> int:
-    return next_power_of_2(int(numel)) if numel.is_Integer else SYMBOLIC_SIZE_HINT
-
-
-def triton_config(hint: int, x: int, elements_per_warp: int) -> triton.ConfigAttr:
-    """A 1-D config: shrink XBLOCK to the size hint, grow it to the target, warps by elements."""
-    target = x // 8 if hint < x else x
-    x = min(x, hint)
-    while x < min(hint, TRITON_MAX_XBLOCK) and (x * MAX_GRID_X < hint or x < target):
-        x *= 2
-    num_warps = next_power_of_2(min(max(x // elements_per_warp, 1), 8))
-    if x >= 128:  # at least 4 warps when there is enough work (pytorch#97950)
-        num_warps = max(num_warps, 4)
-    return triton.ConfigAttr({"XBLOCK": x}, num_warps, 1)
-
-
-def triton_config_2d(ynumel: int, xnumel: int, x: int, y: int, elements_per_warp: int = 256) -> triton.ConfigAttr:
-    """A 2-D config (triton_config with x and y): blocks clamped to the size hints, then grown
-    (x first) while the grid would be too large or the tile is below its target."""
-    xhint, yhint = next_power_of_2(xnumel), next_power_of_2(ynumel)
-    target = x * y // 8 if xhint * yhint < x * y else x * y
-    x, y = min(x, xhint), min(y, yhint)
-    while x < min(xhint, TRITON_MAX_XBLOCK) and (x * MAX_GRID_X < xhint or x * y < target):
-        x *= 2
-    while y < min(yhint, TRITON_MAX_YBLOCK) and (y * MAX_GRID_Y < yhint or x * y < target):
-        y *= 2
-    num_warps = next_power_of_2(min(max(x * y // elements_per_warp, 1), 8))
-    if x * y >= 128:
-        num_warps = max(num_warps, 4)
-    return triton.ConfigAttr({"YBLOCK": y, "XBLOCK": x}, num_warps, 1)
-
-
-def pointwise_configs_2d(ynumel: int, xnumel: int, autotune: bool = True) -> list[triton.ConfigAttr]:
-    """Inductor's 2-D pointwise list (x by y): 32x32, 64x64, 256x16, 16x256, bs x 1, 1 x bs;
-    only 32x32 without autotuning."""
-    bs = max(256, min(next_power_of_2(xnumel) * next_power_of_2(ynumel) // 128, 1024))
-    sizes = [(32, 32)] + ([(64, 64), (256, 16), (16, 256), (bs, 1), (1, bs)] if autotune else [])
-    return list(dict.fromkeys(triton_config_2d(ynumel, xnumel, x, y) for x, y in sizes))
-
-
-def pointwise_configs(numel: sympy.Expr, autotune: bool = True) -> list[triton.ConfigAttr]:
-    hint = size_hint(numel)
-    bs = max(256, min(hint // 128, 1024))
-    configs = [triton_config(hint, bs, 256)]
-    if autotune:
-        configs.append(triton_config(hint, bs // 2, 64))
-    return list(dict.fromkeys(configs))  # identical configs are benchmarked once
 
 
 # ---------------------------------------------------------------------------------------------
@@ -242,14 +183,14 @@ def select_tiling_2d(ranges: Sequence[sympy.Expr], indices: Sequence[tuple[sympy
     return sized[best - 1] + 1  # split position in `ranges` (size-1 dims go with y)
 
 
-def has_constant_mask(numel: sympy.Expr) -> bool:
+def has_constant_mask(numel: sympy.Expr, target: Target = H100) -> bool:
     """No xmask needed: every XBLOCK divides xnumel (TritonKernel._has_constant_mask)."""
-    return bool(numel.is_Integer and (int(numel) == 1 or int(numel) % TRITON_MAX_XBLOCK == 0))
+    return bool(numel.is_Integer and (int(numel) == 1 or int(numel) % target.max_xblock == 0))
 
 
-def has_constant_mask_y(numel: sympy.Expr) -> bool:
-    """No ymask needed: every YBLOCK (at most 1024) divides ynumel."""
-    return bool(numel.is_Integer and (int(numel) == 1 or int(numel) % TRITON_MAX_YBLOCK == 0))
+def has_constant_mask_y(numel: sympy.Expr, target: Target = H100) -> bool:
+    """No ymask needed: every YBLOCK (at most target.max_yblock) divides ynumel."""
+    return bool(numel.is_Integer and (int(numel) == 1 or int(numel) % target.max_yblock == 0))
 
 
 @dataclass
@@ -273,18 +214,19 @@ class KernelBuilder:
     split: int | None = None
     ynumel: sympy.Expr | None = None
     y_vars: dict[str, tuple[str, sympy.Expr]] = field(default_factory=dict)
+    target: Target = H100  # the largest blocks, which decide whether a mask is constant
 
     @property
     def masks(self) -> list[str]:
-        return [] if has_constant_mask(self.numel) else ["xmask"]
+        return [] if has_constant_mask(self.numel, self.target) else ["xmask"]
 
     def tiled_masks(self, index: sympy.Expr) -> list[str]:
         """In a 2-D kernel: ymask and/or xmask, for the tile dims the index varies along."""
         full = self._xindex_form(index)
         masks = []
-        if YINDEX in full.free_symbols and not has_constant_mask_y(self.ynumel):  # type: ignore[arg-type]
+        if YINDEX in full.free_symbols and not has_constant_mask_y(self.ynumel, self.target):  # type: ignore[arg-type]
             masks.append("ymask")
-        if XINDEX in full.free_symbols and not has_constant_mask(self.numel):
+        if XINDEX in full.free_symbols and not has_constant_mask(self.numel, self.target):
             masks.append("xmask")
         return masks
 
@@ -557,7 +499,7 @@ class ConvertToTritonPass(ModulePass):
 
     autotune_pointwise: bool = True  # two configs for the runtime to benchmark; one when false
     persistent_reduction_threshold: int = 1024  # the largest static r0_numel of a persistent kernel
-    num_sms: int = 132  # streaming multiprocessors (H100 SXM), for the reduction hint
+    num_sms: int = 132  # sets the Target's SM count (H100 SXM: 132), for the reduction hint
     tile_2d: bool = True  # 2-D (y, x) tiles for pointwise kernels with a transposed access
 
     def __post_init__(self) -> None:
@@ -569,12 +511,13 @@ class ConvertToTritonPass(ModulePass):
         graphs = [g for g in op.body.block.ops if isinstance(g, buffer.GraphOp)]
         if len(graphs) > 1:
             raise PassFailedException("convert-to-triton: expected one buffer.graph per module")
+        target = Target(num_sms=self.num_sms)
         for graph in graphs:
-            kernels, wrapper = self.convert(graph)
+            kernels, wrapper = self.convert(graph, target)
             Rewriter.insert_op([*kernels, wrapper], InsertPoint.before(graph))
             Rewriter.erase_op(graph)
 
-    def convert(self, graph: buffer.GraphOp) -> tuple[list[triton.KernelOp], triton.WrapperOp]:
+    def convert(self, graph: buffer.GraphOp, target: Target = H100) -> tuple[list[triton.KernelOp], triton.WrapperOp]:
         layouts: dict[str, buffer.LayoutAttr] = {}
         roots: dict[str, str] = {}
         readers = _readers(graph)
@@ -597,7 +540,7 @@ class ConvertToTritonPass(ModulePass):
                 roots[node.buffer.data] = roots.get(source, source)
                 body.append(triton.ViewOp(node.buffer.data, source, node.layout))
             elif (members := _group_members(node)) is not None:
-                body.extend(self._kernel(node, members, pos, layouts, roots, readers, kernels))
+                body.extend(self._kernel(node, members, pos, layouts, roots, readers, kernels, target))
             elif isinstance(node, buffer.OutputOp):
                 body.append(triton.ReturnOp(node.names))
         inputs = {o.buffer.data for o in body if isinstance(o, triton.InputOp)}
@@ -612,6 +555,7 @@ class ConvertToTritonPass(ModulePass):
         roots: dict[str, str],
         readers: dict[str, set[int]],
         kernels: dict[str, triton.KernelOp],
+        target: Target,
     ) -> list[triton.WrapperBodyOp]:
         for m in members:
             layouts[m.buffer.data] = m.layout
@@ -628,14 +572,14 @@ class ConvertToTritonPass(ModulePass):
             from mlc.passes.triton_reduction import build_reduction_kernel  # it builds on this module
 
             kernel, args, numel, rnumel = build_reduction_kernel(
-                members, layouts, roots, local, self.persistent_reduction_threshold, self.num_sms
+                members, layouts, roots, local, self.persistent_reduction_threshold, target
             )
         else:
             numels = [sympy.Mul(*m.range_exprs) for m in members]
             if any(sympy.simplify(n - numels[0]) != 0 for n in numels[1:]):
                 names = ", ".join(f"{m.buffer.data} ({expr_str(n)})" for m, n in zip(members, numels))
                 raise PassFailedException(f"convert-to-triton: fused members iterate different numels: {names}")
-            builder = KernelBuilder(numels[0], layouts, roots, local)
+            builder = KernelBuilder(numels[0], layouts, roots, local, target=target)
             split = self._tiling(members, roots, local) if self.tile_2d else None
             if split is not None:
                 ranges = members[0].range_exprs
@@ -644,9 +588,9 @@ class ConvertToTritonPass(ModulePass):
             for m in members:
                 builder.add_member(m)
             if builder.ynumel is not None:
-                configs = pointwise_configs_2d(int(builder.ynumel), int(builder.numel), self.autotune_pointwise)
+                configs = pointwise_configs_2d(int(builder.ynumel), int(builder.numel), self.autotune_pointwise, target)
             else:
-                configs = pointwise_configs(builder.numel, self.autotune_pointwise)
+                configs = pointwise_configs(builder.numel, self.autotune_pointwise, target)
             kernel, args, numel = builder.build("", origins, configs), builder.launch_args(), builder.numel
             ynumel = builder.ynumel
         key = kernel_key(kernel)

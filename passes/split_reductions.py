@@ -27,7 +27,7 @@ reduces by the reduction's identity where that fails. The partial buffer is f32 
 reduction's type is f16/bf16 (Inductor keeps the intermediate in f32); the final node
 narrows the result before its epilogue. The partial buffer takes the next free `bufN`.
 
-How many pieces (`reduction_heuristics.num_splits`, Inductor's `Reduction.num_splits` and
+How many pieces (`analysis/launch.py: num_splits`, Inductor's `Reduction.num_splits` and
 `InductorChoices.reduction_split_factor`): the reduction hint decides between the inner rule
 (no split when numel >= 2 * num-sms or rnumel <= 8192; else each of a block's 256 threads
 handles min..max elements, a divisor of rnumel preferred when one is close) and the outer one
@@ -41,8 +41,8 @@ combine at the buffer level). Skipped silently: such nodes, symbolic sizes, node
 `buffer.fused` (run this pass before --fuse), and every node with `enabled=false`.
 
 Options:
-  num-sms=132                  streaming multiprocessors of the target GPU (H100 SXM): what
-                               "enough outputs to fill the GPU" and the piece sizes scale with
+  num-sms=132                  sets the Target's SM count (streaming multiprocessors; H100 SXM):
+                               what "enough outputs to fill the GPU" and the piece sizes scale with
   min-elements-per-thread=32   the least work per thread worth a piece (Inductor: the warp size)
   max-elements-per-thread=512  the most work per thread before more pieces pay off (Inductor's)
   enabled=true                 false leaves every reduction whole (Inductor's
@@ -77,7 +77,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from mlc.dialects import buffer, loops, triton
 from mlc.dialects.sym import FloorDiv, ModularIndexing, symbol
 from mlc.analysis.flat_index import simplify_index
-from mlc.passes.reduction_heuristics import num_splits, product
+from mlc.analysis.launch import Target, num_splits, product
 from mlc.passes.stages import check_stage
 
 SPLITTABLE = ("sum", "prod", "max", "min", "any")
@@ -219,7 +219,7 @@ class SplitReductionsPass(ModulePass):
     name = "split-reductions"
     ACCEPTS: ClassVar[tuple[str, ...]] = ("buffer",)
 
-    num_sms: int = 132
+    num_sms: int = 132  # sets the Target's SM count
     min_elements_per_thread: int = 32
     max_elements_per_thread: int = 512
     enabled: bool = True
@@ -237,12 +237,13 @@ class SplitReductionsPass(ModulePass):
         check_stage(self, op)
         if not self.enabled:
             return
+        target = Target(num_sms=self.num_sms)
         for graph in [g for g in op.body.block.ops if isinstance(g, buffer.GraphOp)]:
             names = {n for node in graph.nodes() for n in node.defined_names()}
             for node in [n for n in graph.nodes() if isinstance(n, buffer.ComputedOp) and n.is_reduction]:
                 if (reduce := _split_candidate(node)) is None:
                     continue
-                _, split = num_splits(node, self.num_sms, self.min_elements_per_thread, self.max_elements_per_thread)
+                _, split = num_splits(node, target, self.min_elements_per_thread, self.max_elements_per_thread)
                 if split <= 1:
                     continue
                 name = _next_free(names)

@@ -1,4 +1,4 @@
-"""Reduction kernels for `--convert-to-triton`: tiling, launch configurations, and the kernel body.
+"""Reduction kernels for `--convert-to-triton`: tiling and the kernel body.
 
 A group holding a reduction becomes one kernel over `xnumel` kept elements (the product of its
 ranges) and `r0_numel` reduced ones (the product of its reduce ranges). x tiles are
@@ -28,10 +28,11 @@ ranges) and `r0_numel` reduced ones (the product of its reduce ranges). x tiles 
   A looped kernel has one loop: a reduced value feeding another reduction needs a persistent
   kernel (a second loop is for a later issue).
 
-Configs (`runtime/triton_heuristics.py`): `_persistent_reduction_configs` (XBLOCK in 1, 8, 32,
-128 with XBLOCK * R0_BLOCK <= 4096, narrowed by the reduction hint; R0_BLOCK is fixed, not in
-the configs) and `_reduction_configs` (contiguous / outer / tiny / three fixed shapes, chosen by
-the hint), both through `triton_config_reduction`. The hint is `reduction_heuristics.reduction_hint`.
+Configs come from `analysis/launch.py` (`runtime/triton_heuristics.py`):
+`persistent_reduction_configs` (XBLOCK in 1, 8, 32, 128 with XBLOCK * R0_BLOCK <= 4096, narrowed
+by the reduction hint; R0_BLOCK is fixed, not in the configs) and `reduction_configs`
+(contiguous / outer / tiny / three fixed shapes, chosen by the hint), for the pass's `Target`;
+the hint is `launch.kernel_hint`.
 """
 
 from __future__ import annotations
@@ -58,149 +59,19 @@ from xdsl.utils.exceptions import PassFailedException
 from mlc.analysis.kernel_shape import KernelShape, split_point
 from mlc.dialects import buffer, triton
 from mlc.dialects.sym import expr_str, symbol
-from mlc.passes.convert_to_triton import (
-    XINDEX,
-    MAX_GRID_X,
-    TRITON_MAX_XBLOCK,
-    KernelBuilder,
-    _length,
-    _zero,
-    has_constant_mask,
+from mlc.analysis.launch import (
+    Target,
+    kernel_hint,
     next_power_of_2,
-    size_hint,
+    persistent_reduction_configs,
+    product,
+    reduction_configs,
+    use_persistent_reduction,
 )
-from mlc.passes.reduction_heuristics import DEFAULT, INNER, OUTER, OUTER_TINY, product, reduction_hint
+from mlc.passes.convert_to_triton import XINDEX, KernelBuilder, _length, _zero, has_constant_mask
 
 R0_INDEX = symbol("r0_index")
-TRITON_MAX_R0_BLOCK = 4096 * 16  # runtime/hints.py: TRITON_MAX_BLOCK["R0_"]
-MAX_PERSISTENT_BLOCK_NUMEL = 4096  # XBLOCK * R0_BLOCK of a persistent config
-MAX_R0_BLOCK = 2048  # a looped config's largest R0_BLOCK (1024 on sm >= 10)
 INT64_MAX = 2**63 - 1
-
-
-# ---------------------------------------------------------------------------------------------
-# Launch configurations
-
-
-def triton_config_reduction(
-    x_hint: int,
-    r_hint: int,
-    x: int,
-    r: int,
-    hint: str = DEFAULT,
-    num_warps: int | None = None,
-    register_intensive: bool = False,
-    min_num_warps: int = 2,
-) -> triton.ConfigAttr:
-    """Inductor's `triton_config_reduction`: clamp the blocks to the size hints, grow them to
-    the requested product, warps by block size (by r for INNER), at most 16 (32 past 8192,
-    halved when register intensive)."""
-    r0 = min(r, r_hint, TRITON_MAX_R0_BLOCK)
-    x = min(x, x_hint)
-    target = x * r0
-    if x_hint * r_hint < target:
-        target //= 8
-    while x < x_hint and x * r0 < target:
-        x *= 2
-    while r0 < r_hint and x * r0 < target:
-        r0 *= 2
-    if num_warps is None:
-        num_warps = r // 128 if hint == INNER else x * r0 // 128
-    max_warps = 16 if r <= 8192 else 32
-    if register_intensive:
-        max_warps //= 2
-    num_warps = next_power_of_2(min(max(num_warps, min_num_warps), max_warps))
-    while -(-x_hint // x) > MAX_GRID_X and x < x_hint and x < TRITON_MAX_XBLOCK:
-        x *= 2
-    while x * r0 > target and r0 > 1:
-        r0 //= 2
-    return triton.ConfigAttr({"XBLOCK": x, "R0_BLOCK": r0}, num_warps, 1)
-
-
-def _unique(configs: Sequence[triton.ConfigAttr]) -> list[triton.ConfigAttr]:
-    return list(dict.fromkeys(configs))
-
-
-def persistent_reduction_configs(xnumel: sympy.Expr, rnumel: int, hint: str = DEFAULT) -> list[triton.ConfigAttr]:
-    """`_persistent_reduction_configs`: XBLOCK 1, 8, 32, 128 (1 always; the others while
-    XBLOCK * R0_BLOCK <= 4096 and XBLOCK <= the x size hint); INNER rows of >= 256 keep one
-    config (1 warp, XBLOCK = min(1024 // R0_BLOCK, 8), when there are >= 1024 rows); OUTER
-    keeps the largest; OUTER_TINY the tiny one. R0_BLOCK = next_pow2(rnumel) is not a config."""
-    xh, rh = size_hint(xnumel), next_power_of_2(rnumel)
-    configs = [
-        triton_config_reduction(xh, rh, xb, rh, hint, register_intensive=True)
-        for xb in (1, 8, 32, 128)
-        if xb == 1 or (rh * xb <= MAX_PERSISTENT_BLOCK_NUMEL and xb <= xh)
-    ]
-    if hint == INNER and rh >= 256:
-        if rh > 1024 or xh // 8 < 128:
-            configs = configs[:1]
-        else:
-            x = min(1024 // rh, 8)
-            configs = [triton_config_reduction(xh, rh, x, rh, hint, num_warps=1, register_intensive=True, min_num_warps=1)]
-    elif hint == OUTER:
-        configs = configs[-1:]
-    elif hint == OUTER_TINY:
-        configs = [triton_config_reduction(xh, rh, 2 * (256 // rh) if rh <= 256 else 1, rh, hint)]
-    return _unique([triton.ConfigAttr({"XBLOCK": c.block_sizes["XBLOCK"]}, c.num_warps.data, 1) for c in configs])
-
-
-def reduction_configs(
-    xnumel: sympy.Expr, rnumel: sympy.Expr, hint: str = DEFAULT, num_loads: int = 0, num_reductions: int = 0,
-    num_dynamic: int = 0,
-) -> list[triton.ConfigAttr]:
-    """`_reduction_configs`: INNER -> contiguous (XBLOCK 2 up to 2048 elements else 1,
-    R0_BLOCK up to 2048); OUTER -> `outer_config_opt`; OUTER_TINY -> tiny; DEFAULT -> all three
-    plus 64x64, 8x512 and 64x4 with 8 warps. Wide kernels (x >= 1024) with >= 10 loads and
-    reductions are register intensive: R0_BLOCK <= 1024, half the warps."""
-    xh, rh = size_hint(xnumel), size_hint(rnumel)
-    register_intensive = xh >= 1024 and num_loads + num_reductions >= 10
-    max_r0 = 1024 if register_intensive else MAX_R0_BLOCK
-
-    def make(x: int, r: int, num_warps: int | None = None) -> triton.ConfigAttr:
-        return triton_config_reduction(xh, rh, x, r, hint, num_warps, register_intensive)
-
-    contiguous = make(2 if rh <= 2048 else 1, min(rh, max_r0))
-    tiny = make(2 * (256 // rh) if rh <= 256 else 1, min(rh, max_r0))
-    if hint == INNER:
-        return [contiguous]
-    if hint == OUTER_TINY:
-        return [tiny]
-    outer = make(*_outer_config(xh, rh, num_loads, num_dynamic))
-    if hint == OUTER:
-        return [outer]
-    return _unique([contiguous, outer, tiny, make(64, 64), make(8, 512), make(64, 4, 8)])
-
-
-def _outer_config(xh: int, rh: int, num_loads: int, num_dynamic: int) -> tuple[int, int, int | None]:
-    """`outer_config_opt`: (XBLOCK, R0_BLOCK, warps) for reductions along a strided dimension."""
-    x_block, num_warps = 64, None
-    if xh <= 1024:
-        x_block, r_block = max(min(xh // 128, 8), 2), min(rh, 64)
-    elif xh // 4096 <= 8:
-        x_block, r_block = 16, 512 // 16
-    elif num_dynamic > 1:
-        r_block = max(min(rh // 64, 64), 8)
-    elif num_dynamic == 1:
-        r_block = 1 if num_loads >= 3 else min(next_power_of_2(max(rh, 128) // 128), 8)
-    else:
-        x_block = max(min(256, next_power_of_2(xh // 4096)), x_block)
-        if num_loads < 4 or rh <= 128:
-            r_block = 512 // x_block
-        else:
-            r_block = 64 if rh >= 2048 else 32
-            x_block, num_warps = min(x_block, 32), 4
-    return x_block, r_block, num_warps
-
-
-def use_persistent_reduction(rnumel: sympy.Expr, threshold: int) -> bool:
-    return bool(rnumel.is_Integer and int(rnumel) <= threshold)
-
-
-def kernel_hint(members: Sequence[buffer.ComputedOp], num_sms: int) -> str:
-    """The kernel's hint: its reductions' common one, else DEFAULT (SIMDKernelFeatures)."""
-    hints = {reduction_hint(m, num_sms) for m in members if m.is_reduction}
-    return hints.pop() if len(hints) == 1 else DEFAULT
 
 
 # ---------------------------------------------------------------------------------------------
@@ -283,13 +154,13 @@ class ReductionKernelBuilder(KernelBuilder):
         n = int(self.rnumel)
         if self.persistent:
             return n == next_power_of_2(n) and n >= 32
-        return n % TRITON_MAX_R0_BLOCK == 0
+        return n % self.target.max_r0block == 0
 
     def masks_for(self, uses_x: bool, uses_r: bool) -> list[str]:
         masks = []
         if uses_r and not self.r_mask_constant:
             masks.append("r0_mask")
-        if uses_x and not has_constant_mask(self.numel):
+        if uses_x and not has_constant_mask(self.numel, self.target):
             masks.append("xmask")
         return masks
 
@@ -544,7 +415,7 @@ def build_reduction_kernel(
     roots: dict[str, str],
     local: set[str],
     persistent_threshold: int,
-    num_sms: int,
+    target: Target,
 ) -> tuple[triton.KernelOp, list[str], sympy.Expr, sympy.Expr]:
     """The kernel of a group holding reductions (unnamed), its launch arguments, xnumel and r0_numel."""
     reductions = [m for m in members if m.is_reduction]
@@ -557,20 +428,20 @@ def build_reduction_kernel(
                 f"({expr_str(numel)}, {expr_str(rnumel)}), {m.buffer.data} ({expr_str(n)}, {expr_str(r)})"
             )
     persistent = use_persistent_reduction(rnumel, persistent_threshold)
-    builder = ReductionKernelBuilder(numel, layouts, roots, local, rnumel=rnumel, persistent=persistent)
+    builder = ReductionKernelBuilder(numel, layouts, roots, local, rnumel=rnumel, persistent=persistent, target=target)
     builder.count_reads(members)
     for m in members:
         builder.add_member(m)
     origins = sorted({o for m in members for o in m.origin_names})
     kernel = builder.build("", origins, [])
-    hint = kernel_hint(members, num_sms)
+    hint = kernel_hint(members, target)
     if persistent:
-        configs = persistent_reduction_configs(numel, int(rnumel), hint)
+        configs = persistent_reduction_configs(numel, int(rnumel), hint, target)
     else:
         ops = list(kernel.body.walk())
         loads = sum(isinstance(op, triton.LoadOp) for op in ops)
         reduces = sum(isinstance(op, triton.ReduceOp) for op in ops)
         dynamic = len({s for s in (numel.free_symbols | rnumel.free_symbols)})
-        configs = reduction_configs(numel, rnumel, hint, loads, reduces, dynamic)
+        configs = reduction_configs(numel, rnumel, hint, loads, reduces, dynamic, target)
     kernel.properties["configs"] = ArrayAttr(configs)
     return kernel, builder.launch_args(), numel, rnumel

@@ -17,12 +17,13 @@ if not torch.cuda.is_available():
 import pytest  # noqa: E402
 import sympy  # noqa: E402
 
+from mlc.analysis.launch import pointwise_configs_2d  # noqa: E402
 from mlc.codegen.emit_python import emit_python  # noqa: E402
 from mlc.codegen.runtime import load_module  # noqa: E402
 from mlc.dialects import triton  # noqa: E402
 from mlc.dialects.registry import make_context  # noqa: E402
 from mlc.dialects.sym import symbol  # noqa: E402
-from mlc.passes.convert_to_triton import ConvertToTritonPass, pointwise_configs_2d, select_tiling_2d  # noqa: E402
+from mlc.passes.convert_to_triton import ConvertToTritonPass, select_tiling_2d  # noqa: E402
 from mlc.tools.diagnostics import Source, parse_source  # noqa: E402
 
 DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")

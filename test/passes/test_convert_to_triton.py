@@ -12,6 +12,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import PassFailedException
 
+from mlc.analysis.launch import pointwise_configs
 from mlc.dialects import buffer, triton
 from mlc.dialects.registry import make_context
 from mlc.dialects.sym import FloorDiv, ModularIndexing, symbol
@@ -20,7 +21,6 @@ from mlc.passes.convert_to_triton import (
     dimension_indices,
     has_constant_mask,
     kernel_base_name,
-    pointwise_configs,
 )
 from mlc.passes.registry import PASSES
 

@@ -13,13 +13,21 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import PassFailedException
 
+from mlc.analysis.launch import (
+    DEFAULT,
+    INNER,
+    OUTER,
+    num_splits,
+    persistent_reduction_configs,
+    reduction_configs,
+    reduction_hint,
+    split_factor,
+)
 from mlc.dialects import buffer, triton
 from mlc.dialects.registry import make_context
 from mlc.passes.convert_to_triton import ConvertToTritonPass
-from mlc.passes.reduction_heuristics import DEFAULT, INNER, OUTER, num_splits, reduction_hint, split_factor
 from mlc.passes.registry import PASSES
 from mlc.passes.split_reductions import SplitReductionsPass
-from mlc.passes.triton_reduction import persistent_reduction_configs, reduction_configs
 
 
 def _load(name: str):

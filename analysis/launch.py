@@ -1,0 +1,376 @@
+"""Launch heuristics: how a kernel is cut into blocks for a target GPU, as Inductor decides it.
+
+    target = Target(num_sms=4)                    # the GPU the launches are sized for (default H100)
+    hint, split = num_splits(node, target)        # should --split-reductions cut this reduction?
+    configs = pointwise_configs(numel)            # XBLOCK / warps candidates of a pointwise kernel
+    configs = reduction_configs(xnumel, rnumel, kernel_hint(members, target))
+
+Pure functions of sizes and `buffer.computed` nodes; no IR is changed here. `--split-reductions`
+and `--convert-to-triton` ask the same questions of this module (each with its `num-sms` option
+as `Target.num_sms`), so the split and the kernel's configs cannot disagree. Where each piece
+comes from in Inductor:
+
+* `Target` -- hardware and Triton limits: SM count and resident threads per SM (H100 SXM),
+  the largest blocks (`runtime/hints.py: TRITON_MAX_BLOCK`) and CUDA's grid limits.
+* `reduction_hint` -- `ir.py: Reduction.num_splits`'s classification: INNER when the output is
+  one element, DEFAULT when rnumel <= 32, the output has >= `num_sms * 64` elements or a size is
+  symbolic, else by the reads covering every loop variable (or, lacking those, those varying
+  along the reduction): a read whose reduction strides are all 0 or > 1 is outer; more inner
+  reads than outer ones gives INNER, else OUTER. `kernel_hint` -- `SIMDKernelFeatures`: the
+  members' common hint, else DEFAULT.
+* `split_factor` -- `choices.py: InductorChoices.reduction_split_factor`; `num_splits` --
+  `Reduction.num_splits` (hint, then split; 1: none).
+* `pointwise_configs(_2d)`, `triton_config(_2d)` -- `runtime/triton_heuristics.py: pointwise`
+  and `triton_config`.
+* `persistent_reduction_configs`, `reduction_configs`, `triton_config_reduction` --
+  `runtime/triton_heuristics.py: _persistent_reduction_configs`, `_reduction_configs` (with
+  `outer_config_opt`) and `triton_config_reduction`. `use_persistent_reduction`: a static
+  r0_numel up to the pass's threshold.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sympy
+
+from mlc.dialects import buffer, triton
+from mlc.dialects.sym import symbol
+
+
+@dataclass(frozen=True)
+class Target:
+    """The GPU the heuristics size launches for (defaults: H100 SXM, sm_90)."""
+
+    num_sms: int = 132  # streaming multiprocessors
+    threads_per_sm: int = 2048  # max resident threads per SM (sm_80 .. sm_90)
+    max_xblock: int = 4096  # runtime/hints.py: TRITON_MAX_BLOCK["X"]
+    max_yblock: int = 1024  # runtime/hints.py: TRITON_MAX_BLOCK["Y"]
+    max_r0block: int = 4096 * 16  # runtime/hints.py: TRITON_MAX_BLOCK["R0_"]
+    max_grid_x: int = 2**31 - 1  # CUDA's grid limits
+    max_grid_y: int = 65535
+
+    def __post_init__(self) -> None:
+        bad = [f.name for f in dataclasses.fields(self) if getattr(self, f.name) < 1]
+        if bad:
+            raise ValueError(f"Target: {', '.join(bad)} must be positive")
+
+    def with_sms(self, num_sms: int) -> Target:
+        return dataclasses.replace(self, num_sms=num_sms)
+
+
+H100 = Target()
+
+# Inductor's policy (not the hardware's).
+INNER, OUTER, OUTER_TINY, DEFAULT = "inner", "outer", "outer_tiny", "default"
+REDUCTION_HINTS = (INNER, OUTER, OUTER_TINY, DEFAULT)
+NUM_THREADS = 256  # the 8 warps x 32 threads a split block is sized for
+NO_SPLIT_RNUMEL = 8192  # inner reductions up to this long are never split (524288 on sm >= 10)
+MAX_PERSISTENT_BLOCK_NUMEL = 4096  # XBLOCK * R0_BLOCK of a persistent config
+MAX_R0_BLOCK = 2048  # a looped config's largest R0_BLOCK (1024 on sm >= 10)
+SYMBOLIC_SIZE_HINT = 8192  # size hint for a numel with symbols (no example value here)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sizes
+
+
+def product(values: Sequence[sympy.Expr]) -> sympy.Expr:
+    return sympy.Mul(*values) if values else sympy.Integer(1)
+
+
+def next_power_of_2(n: int) -> int:
+    return 1 if n <= 0 else 1 << (n - 1).bit_length()
+
+
+def size_hint(numel: sympy.Expr) -> int:
+    return next_power_of_2(int(numel)) if numel.is_Integer else SYMBOLIC_SIZE_HINT
+
+
+# ---------------------------------------------------------------------------------------------
+# Reduction hint and split factor (ir.py: Reduction.num_splits, choices.py)
+
+
+def _stride(index: sympy.Expr, var: sympy.Symbol, variables: Sequence[sympy.Symbol]) -> sympy.Expr:
+    """How far `index` moves when `var` goes from 0 to 1, the other variables at 0 (stride_hints)."""
+    zero = {v: 0 for v in variables}
+    return index.subs({**zero, var: 1}) - index.subs(zero)
+
+
+def reduction_hint(node: buffer.ComputedOp, target: Target = H100) -> str:
+    """Inductor's ReductionHint for a reduction node (see the module docstring)."""
+    ranges, rranges = node.range_exprs, node.reduction_range_exprs
+    numel, rnumel = product(ranges), product(rranges)
+    if not (numel.is_Integer and rnumel.is_Integer):
+        return DEFAULT
+    if int(numel) == 1:
+        return INNER
+    if int(rnumel) <= 32 or int(numel) >= target.num_sms * 2 * 32:
+        return DEFAULT
+    pointwise = [symbol(f"i{k}") for k, r in enumerate(ranges) if r != 1]
+    reduction = [symbol(f"r0_{k}") for k, r in enumerate(rranges) if r != 1]
+    reads = {(op.buffer_name, op.index.expr) for op in node.body.walk() if isinstance(op, buffer.LoadOp)}
+    full = [i for _, i in reads if all(v in i.free_symbols for v in [*pointwise, *reduction])]
+    along = [i for _, i in reads if i not in full and any(v in i.free_symbols for v in reduction)]
+    indices = full or along
+    if not indices:
+        return DEFAULT
+    inner = outer = 0
+    variables = [*pointwise, *reduction]
+    for index in indices:
+        strides = [_stride(index, v, variables) for v in reduction]
+        if all(s.is_Integer and (int(s) == 0 or int(s) > 1) for s in strides):
+            outer += 1
+        else:
+            inner += 1
+    return INNER if inner > outer else OUTER
+
+
+def kernel_hint(members: Sequence[buffer.ComputedOp], target: Target = H100) -> str:
+    """The kernel's hint: its reductions' common one, else DEFAULT (SIMDKernelFeatures)."""
+    hints = {reduction_hint(m, target) for m in members if m.is_reduction}
+    return hints.pop() if len(hints) == 1 else DEFAULT
+
+
+def _closest_divisor(n: int, target: int) -> int:
+    return min(sympy.divisors(n), key=lambda d: abs(d - target))
+
+
+def split_factor(
+    rnumel: int,
+    numel: int,
+    inner: bool,
+    target: Target = H100,
+    min_elements_per_thread: int = 32,
+    max_elements_per_thread: int = 512,
+) -> int:
+    """Into how many pieces to split a reduction of `rnumel` elements for each of `numel`
+    outputs (1: none). Inner reductions: none with >= 2 outputs per SM or rnumel <= 8192; else
+    each thread of a 256-thread block gets `min..max` elements, a divisor of rnumel preferred
+    when one is within 30 (50 at the max) of the target. Outer: 4 values per thread, 128
+    outputs per block, tolerance 20."""
+    num_sms, threads = target.num_sms, target.num_sms * target.threads_per_sm
+    min_per_device = min_elements_per_thread * threads
+    max_per_device = max_elements_per_thread * threads
+    total = rnumel * numel
+    if inner:
+        if numel >= 2 * num_sms or rnumel <= NO_SPLIT_RNUMEL:
+            return 1
+        per_block = NUM_THREADS
+        if total <= min_per_device:
+            split_size = min_elements_per_thread
+        elif total < max_per_device:
+            target_blocks = threads // (2 * NUM_THREADS)
+            blocks_per_output = -(-target_blocks // numel)
+            goal = -(-rnumel // (NUM_THREADS * blocks_per_output))
+            closest = _closest_divisor(rnumel, goal)
+            split_size = max(closest, min_elements_per_thread) if abs(closest - goal) < 30 else goal
+        else:
+            closest = _closest_divisor(rnumel, max_elements_per_thread)
+            split_size = closest if abs(closest - max_elements_per_thread) < 50 else max_elements_per_thread
+    else:
+        per_block = 4  # r-values per thread
+        xblocks = -(-numel // 128)
+        if total < min_per_device:
+            split_size = min_elements_per_thread
+        elif total < max_per_device:
+            target_blocks = -(-(threads // NUM_THREADS) // xblocks)
+            goal = -(-rnumel // (per_block * target_blocks))
+            closest = _closest_divisor(rnumel, goal)
+            split_size = max(closest, min_elements_per_thread) if abs(goal - closest) < 20 else goal
+        else:
+            closest = _closest_divisor(rnumel, max_elements_per_thread)
+            split_size = closest if abs(closest - max_elements_per_thread) < 50 else max_elements_per_thread
+    return -(-rnumel // (split_size * per_block))
+
+
+def num_splits(
+    node: buffer.ComputedOp,
+    target: Target = H100,
+    min_elements_per_thread: int = 32,
+    max_elements_per_thread: int = 512,
+) -> tuple[str, int]:
+    """(hint, split) for a reduction node, as Inductor's `Reduction.num_splits` decides them
+    (split 1: no split)."""
+    numel, rnumel = product(node.range_exprs), product(node.reduction_range_exprs)
+    hint = reduction_hint(node, target)
+    if not (numel.is_Integer and rnumel.is_Integer) or hint == DEFAULT:
+        return hint, 1
+    inner = hint == INNER
+    return hint, split_factor(int(rnumel), int(numel), inner, target, min_elements_per_thread, max_elements_per_thread)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pointwise configs (runtime/triton_heuristics.py: pointwise, triton_config)
+
+
+def _warps(elements: int, elements_per_warp: int) -> int:
+    num_warps = next_power_of_2(min(max(elements // elements_per_warp, 1), 8))
+    return max(num_warps, 4) if elements >= 128 else num_warps  # >= 4 with enough work (pytorch#97950)
+
+
+def triton_config(hint: int, x: int, elements_per_warp: int, target: Target = H100) -> triton.ConfigAttr:
+    """A 1-D config: shrink XBLOCK to the size hint, grow it to the target, warps by elements."""
+    goal = x // 8 if hint < x else x
+    x = min(x, hint)
+    while x < min(hint, target.max_xblock) and (x * target.max_grid_x < hint or x < goal):
+        x *= 2
+    return triton.ConfigAttr({"XBLOCK": x}, _warps(x, elements_per_warp), 1)
+
+
+def triton_config_2d(
+    ynumel: int, xnumel: int, x: int, y: int, elements_per_warp: int = 256, target: Target = H100
+) -> triton.ConfigAttr:
+    """A 2-D config (triton_config with x and y): blocks clamped to the size hints, then grown
+    (x first) while the grid would be too large or the tile is below its target."""
+    xhint, yhint = next_power_of_2(xnumel), next_power_of_2(ynumel)
+    goal = x * y // 8 if xhint * yhint < x * y else x * y
+    x, y = min(x, xhint), min(y, yhint)
+    while x < min(xhint, target.max_xblock) and (x * target.max_grid_x < xhint or x * y < goal):
+        x *= 2
+    while y < min(yhint, target.max_yblock) and (y * target.max_grid_y < yhint or x * y < goal):
+        y *= 2
+    return triton.ConfigAttr({"YBLOCK": y, "XBLOCK": x}, _warps(x * y, elements_per_warp), 1)
+
+
+def pointwise_configs_2d(
+    ynumel: int, xnumel: int, autotune: bool = True, target: Target = H100
+) -> list[triton.ConfigAttr]:
+    """Inductor's 2-D pointwise list (x by y): 32x32, 64x64, 256x16, 16x256, bs x 1, 1 x bs;
+    only 32x32 without autotuning."""
+    bs = max(256, min(next_power_of_2(xnumel) * next_power_of_2(ynumel) // 128, 1024))
+    sizes = [(32, 32)] + ([(64, 64), (256, 16), (16, 256), (bs, 1), (1, bs)] if autotune else [])
+    return _unique([triton_config_2d(ynumel, xnumel, x, y, target=target) for x, y in sizes])
+
+
+def pointwise_configs(numel: sympy.Expr, autotune: bool = True, target: Target = H100) -> list[triton.ConfigAttr]:
+    """`pointwise`: bs = max(256, min(numel // 128, 1024)) at 256 elements/warp, and bs // 2 at
+    64 elements/warp when autotuning."""
+    hint = size_hint(numel)
+    bs = max(256, min(hint // 128, 1024))
+    configs = [triton_config(hint, bs, 256, target)]
+    if autotune:
+        configs.append(triton_config(hint, bs // 2, 64, target))
+    return _unique(configs)  # identical configs are benchmarked once
+
+
+def _unique(configs: Sequence[triton.ConfigAttr]) -> list[triton.ConfigAttr]:
+    return list(dict.fromkeys(configs))
+
+
+# ---------------------------------------------------------------------------------------------
+# Reduction configs (runtime/triton_heuristics.py)
+
+
+def use_persistent_reduction(rnumel: sympy.Expr, threshold: int) -> bool:
+    return bool(rnumel.is_Integer and int(rnumel) <= threshold)
+
+
+def triton_config_reduction(
+    x_hint: int,
+    r_hint: int,
+    x: int,
+    r: int,
+    hint: str = DEFAULT,
+    num_warps: int | None = None,
+    register_intensive: bool = False,
+    min_num_warps: int = 2,
+    target: Target = H100,
+) -> triton.ConfigAttr:
+    """Inductor's `triton_config_reduction`: clamp the blocks to the size hints, grow them to
+    the requested product, warps by block size (by r for INNER), at most 16 (32 past 8192,
+    halved when register intensive)."""
+    r0 = min(r, r_hint, target.max_r0block)
+    x = min(x, x_hint)
+    goal = x * r0
+    if x_hint * r_hint < goal:
+        goal //= 8
+    while x < x_hint and x * r0 < goal:
+        x *= 2
+    while r0 < r_hint and x * r0 < goal:
+        r0 *= 2
+    if num_warps is None:
+        num_warps = r // 128 if hint == INNER else x * r0 // 128
+    max_warps = 16 if r <= 8192 else 32
+    if register_intensive:
+        max_warps //= 2
+    num_warps = next_power_of_2(min(max(num_warps, min_num_warps), max_warps))
+    while -(-x_hint // x) > target.max_grid_x and x < x_hint and x < target.max_xblock:
+        x *= 2
+    while x * r0 > goal and r0 > 1:
+        r0 //= 2
+    return triton.ConfigAttr({"XBLOCK": x, "R0_BLOCK": r0}, num_warps, 1)
+
+
+def persistent_reduction_configs(
+    xnumel: sympy.Expr, rnumel: int, hint: str = DEFAULT, target: Target = H100
+) -> list[triton.ConfigAttr]:
+    """`_persistent_reduction_configs`: XBLOCK 1, 8, 32, 128 (1 always; the others while
+    XBLOCK * R0_BLOCK <= 4096 and XBLOCK <= the x size hint); INNER rows of >= 256 keep one
+    config (1 warp, XBLOCK = min(1024 // R0_BLOCK, 8), when there are >= 1024 rows); OUTER
+    keeps the largest; OUTER_TINY the tiny one. R0_BLOCK = next_pow2(rnumel) is not a config."""
+    xh, rh = size_hint(xnumel), next_power_of_2(rnumel)
+
+    def make(
+        x: int, num_warps: int | None = None, register_intensive: bool = True, min_warps: int = 2
+    ) -> triton.ConfigAttr:
+        return triton_config_reduction(xh, rh, x, rh, hint, num_warps, register_intensive, min_warps, target)
+
+    configs = [make(xb) for xb in (1, 8, 32, 128) if xb == 1 or (rh * xb <= MAX_PERSISTENT_BLOCK_NUMEL and xb <= xh)]
+    if hint == INNER and rh >= 256:
+        configs = configs[:1] if rh > 1024 or xh // 8 < 128 else [make(min(1024 // rh, 8), 1, min_warps=1)]
+    elif hint == OUTER:
+        configs = configs[-1:]
+    elif hint == OUTER_TINY:
+        configs = [make(2 * (256 // rh) if rh <= 256 else 1, register_intensive=False)]
+    return _unique([triton.ConfigAttr({"XBLOCK": c.block_sizes["XBLOCK"]}, c.num_warps.data, 1) for c in configs])
+
+
+def reduction_configs(
+    xnumel: sympy.Expr, rnumel: sympy.Expr, hint: str = DEFAULT, num_loads: int = 0, num_reductions: int = 0,
+    num_dynamic: int = 0, target: Target = H100,
+) -> list[triton.ConfigAttr]:
+    """`_reduction_configs`: INNER -> contiguous (XBLOCK 2 up to 2048 elements else 1,
+    R0_BLOCK up to 2048); OUTER -> `outer_config_opt`; OUTER_TINY -> tiny; DEFAULT -> all three
+    plus 64x64, 8x512 and 64x4 with 8 warps. Wide kernels (x >= 1024) with >= 10 loads and
+    reductions are register intensive: R0_BLOCK <= 1024, half the warps."""
+    xh, rh = size_hint(xnumel), size_hint(rnumel)
+    register_intensive = xh >= 1024 and num_loads + num_reductions >= 10
+    max_r0 = 1024 if register_intensive else MAX_R0_BLOCK
+
+    def make(x: int, r: int, num_warps: int | None = None) -> triton.ConfigAttr:
+        return triton_config_reduction(xh, rh, x, r, hint, num_warps, register_intensive, target=target)
+
+    contiguous = make(2 if rh <= 2048 else 1, min(rh, max_r0))
+    tiny = make(2 * (256 // rh) if rh <= 256 else 1, min(rh, max_r0))
+    if hint == INNER:
+        return [contiguous]
+    if hint == OUTER_TINY:
+        return [tiny]
+    outer = make(*_outer_config(xh, rh, num_loads, num_dynamic))
+    if hint == OUTER:
+        return [outer]
+    return _unique([contiguous, outer, tiny, make(64, 64), make(8, 512), make(64, 4, 8)])
+
+
+def _outer_config(xh: int, rh: int, num_loads: int, num_dynamic: int) -> tuple[int, int, int | None]:
+    """`outer_config_opt`: (XBLOCK, R0_BLOCK, warps) for reductions along a strided dimension."""
+    x_block, num_warps = 64, None
+    if xh <= 1024:
+        x_block, r_block = max(min(xh // 128, 8), 2), min(rh, 64)
+    elif xh // 4096 <= 8:
+        x_block, r_block = 16, 512 // 16
+    elif num_dynamic > 1:
+        r_block = max(min(rh // 64, 64), 8)
+    elif num_dynamic == 1:
+        r_block = 1 if num_loads >= 3 else min(next_power_of_2(max(rh, 128) // 128), 8)
+    else:
+        x_block = max(min(256, next_power_of_2(xh // 4096)), x_block)
+        if num_loads < 4 or rh <= 128:
+            r_block = 512 // x_block
+        else:
+            r_block = 64 if rh >= 2048 else 32
+            x_block, num_warps = min(x_block, 32), 4
+    return x_block, r_block, num_warps
