@@ -81,6 +81,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.complex import ComplexNumberAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from mlc.analysis.launch import next_power_of_2
 from mlc.dialects import triton as tt
 from mlc.dialects.buffer import LayoutAttr
 from mlc.dialects.values import DTYPE_NAMES
@@ -583,26 +584,18 @@ def _configs_name(kernel: tt.KernelOp) -> str:
 
 def _launch_configs(kernel: tt.KernelOp) -> list[dict[str, int]]:
     """The kernel's launch configs, the heuristics' preferred first (R0_BLOCK only for looped
-    reductions: a persistent kernel fixes it in its body). Without configs: one fallback."""
+    reductions: a persistent kernel fixes it in its body). The IR must carry them: choosing
+    block sizes is `analysis/launch.py`'s job (through --convert-to-triton), not the emitter's."""
     keep = {"XBLOCK", "R0_BLOCK"} if kernel.kernel_kind == "reduction" else {"XBLOCK", "YBLOCK"}
     configs = [
         {**{k: v for k, v in c.block_sizes.items() if k in keep},
          "num_warps": c.num_warps.data, "num_stages": c.num_stages.data}
         for c in kernel.config_list
     ]
-    if configs:
-        return configs
-    if kernel.is_tiled:
-        return [{"YBLOCK": 32, "XBLOCK": 32, "num_warps": 4, "num_stages": 1}]
-    if kernel.kernel_kind == "pointwise":
-        xnumel = kernel.xnumel.expr
-        n = int(xnumel) if xnumel.is_Integer else 1024
-        return [{"XBLOCK": min(_next_power_of_2(max(n, 1)), 1024), "num_warps": 4, "num_stages": 1}]
-    r0 = kernel.r0_numel.expr if kernel.r0_numel is not None else sympy.Integer(1)
-    fallback = {"XBLOCK": 1, "num_warps": 4, "num_stages": 1}
-    if kernel.kernel_kind == "reduction":
-        fallback["R0_BLOCK"] = min(_next_power_of_2(int(r0)) if r0.is_Integer else 1024, 2048)
-    return [fallback]
+    if not configs:
+        raise EmitError(f"{_where(kernel)}: kernel @{kernel.sym_name.data} has no launch configs "
+                        "(`configs [...]`; --convert-to-triton chooses them)", kernel)
+    return configs
 
 
 def _configs_literal(kernel: tt.KernelOp) -> str:
@@ -763,10 +756,6 @@ _WITH_INDEX = {"argmax": "max_with_index", "argmin": "min_with_index"}  # along 
 _PAIR_WITH_INDEX = {"argmax": "maximum_with_index", "argmin": "minimum_with_index"}  # lane by lane
 
 
-def _next_power_of_2(n: int) -> int:
-    return 1 if n <= 1 else 1 << (n - 1).bit_length()
-
-
 class _ReductionKernelEmitter(_KernelEmitter):
     def emit(self) -> str:
         k = self.kernel
@@ -777,7 +766,7 @@ class _ReductionKernelEmitter(_KernelEmitter):
         head = [f"# origins: {', '.join(k.origin_names)}"] if k.origin_names else []
         head += ["@triton.jit", f"def {k.sym_name.data}({', '.join(params)}):"]
         if persistent:
-            head.append(f"    R0_BLOCK: tl.constexpr = {_next_power_of_2(int(k.r0_numel.expr))}")
+            head.append(f"    R0_BLOCK: tl.constexpr = {next_power_of_2(int(k.r0_numel.expr))}")
         head += [
             "    xoffset = tl.program_id(0) * XBLOCK",
             "    xindex = xoffset + tl.arange(0, XBLOCK)[:, None]",

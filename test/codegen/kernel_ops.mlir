@@ -1,4 +1,4 @@
-triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %in_ptr2: !triton.ptr<i32>, %in_ptr3: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>, %out_ptr1: !triton.ptr<i1>, %out_ptr2: !triton.ptr<i32>, %out_ptr3: !triton.ptr<bf16>, %out_ptr4: !triton.ptr<f32>) xnumel 100 {
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %in_ptr2: !triton.ptr<i32>, %in_ptr3: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>, %out_ptr1: !triton.ptr<i1>, %out_ptr2: !triton.ptr<i32>, %out_ptr3: !triton.ptr<bf16>, %out_ptr4: !triton.ptr<f32>) xnumel 100 configs [#triton.config<XBLOCK = 128, num_warps = 4, num_stages = 1>] {
   %a = triton.load %in_ptr0[xindex] mask xmask : f32
   %b = triton.load %in_ptr1[xindex] mask xmask : f32
   %i = triton.load %in_ptr2[xindex] mask xmask : i32

@@ -95,7 +95,8 @@ def test_kernel_ops_run():
 
 def test_unsupported_op_names_it():
     module = parse(
-        "triton.kernel @k pointwise(%in_ptr0: !triton.ptr<i32>, %out_ptr0: !triton.ptr<i32>) xnumel 8 {\n"
+        "triton.kernel @k pointwise(%in_ptr0: !triton.ptr<i32>, %out_ptr0: !triton.ptr<i32>) xnumel 8 "
+        "configs [#triton.config<XBLOCK = 8, num_warps = 1, num_stages = 1>] {\n"
         "  %0 = triton.load %in_ptr0[xindex] mask xmask : i32\n"
         '  %1 = math.ctlz %0 : i32 loc("clz_1")\n'
         "  triton.store %out_ptr0[xindex], %1 mask xmask : i32\n"
@@ -105,3 +106,21 @@ def test_unsupported_op_names_it():
     with pytest.raises(EmitError, match=r'math.ctlz at loc\("clz_1"\): emit-python cannot print math.ctlz') as info:
         emit_python(module)
     assert info.value.op is not None and info.value.op.name == "math.ctlz"
+
+
+def test_a_kernel_without_configs_is_an_error():
+    """Block sizes are analysis/launch.py's decision, carried in the IR: the emitter invents none."""
+    module = parse(
+        "triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 8 {\n"
+        "  %0 = triton.load %in_ptr0[xindex] mask xmask : f32\n"
+        "  triton.store %out_ptr0[xindex], %0 mask xmask : f32\n"
+        "}\n"
+        "triton.wrapper @call {\n"
+        '  triton.input "a" #buffer.layout<[8], [1], f32>\n'
+        '  triton.alloc "b" #buffer.layout<[8], [1], f32>\n'
+        "  triton.launch @k(@a, @b) xnumel 8\n"
+        "  triton.return @b\n"
+        "}\n"
+    )
+    with pytest.raises(EmitError, match="kernel @k has no launch configs"):
+        emit_python(module)
