@@ -18,7 +18,7 @@ calls and `correct` (outputs and input gradients against eager, bench/run.py's t
 
 mlc: `mlc.frontend.backend.compile_graph` is wrapped during the run to keep every
 `CompiledGraph` it returns; the count is the `launch(...)` calls in each graph's emitted `call`
-function (its `source`; codegen/emit_python.py), summed over the graphs. Extern calls (`mm`,
+function (its `source`; codegen/emit_wrapper.py), summed over the graphs. Extern calls (`mm`,
 `convolution`, but also `embedding`, `cumsum`, `sort`, which Inductor generates kernels for) are
 listed, not counted. mlc partitions forward/backward with AOTAutograd's default partitioner,
 Inductor with its min-cut one: what the backward recomputes differs.
@@ -338,7 +338,7 @@ def wrapper_calls(source: str) -> list[str]:
 
 
 def count_launches(source: str) -> int:
-    """Kernel launches: `launch(kernel, kernel_configs, xnumel, (args...))` (emit_python._launch)."""
+    """Kernel launches: `launch(kernel, kernel_configs, xnumel, (args...))` (codegen/emit_wrapper.py: _launch)."""
     return wrapper_calls(source).count("launch")
 
 

@@ -1,0 +1,195 @@
+"""emit-python's host side: `def call(args)` for the `triton.wrapper` (asserts on the inputs,
+allocations, launches, extern calls, views, frees, the return), and each kernel's launch
+configs as a module-level tuple.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sympy
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseArrayBase,
+    FloatAttr,
+    IntegerAttr,
+    StringAttr,
+    SymbolRefAttr,
+)
+from xdsl.dialects.complex import ComplexNumberAttr
+from xdsl.ir import Attribute, Operation
+
+from mlc.dialects import triton as tt
+from mlc.dialects.buffer import LayoutAttr
+from mlc.dialects.values import DTYPE_NAMES
+from mlc.codegen.emit_common import (
+    EmitError,
+    _host,
+    _host_tuple,
+    _where,
+    _width,
+    py_float,
+    torch_dtype,
+)
+from mlc.codegen.py_expr import ExprPrintError
+
+
+# ---------------------------------------------------------------------------------------------
+# The wrapper
+
+
+def _configs_name(kernel: tt.KernelOp) -> str:
+    return f"{kernel.sym_name.data}_configs"
+
+
+def _launch_configs(kernel: tt.KernelOp) -> list[dict[str, int]]:
+    """The kernel's launch configs, the heuristics' preferred first (R0_BLOCK only for looped
+    reductions: a persistent kernel fixes it in its body). The IR must carry them: choosing
+    block sizes is `analysis/launch.py`'s job (through --convert-to-triton), not the emitter's."""
+    keep = {"XBLOCK", "R0_BLOCK"} if kernel.kernel_kind == "reduction" else {"XBLOCK", "YBLOCK"}
+    configs = [
+        {**{k: v for k, v in c.block_sizes.items() if k in keep},
+         "num_warps": c.num_warps.data, "num_stages": c.num_stages.data}
+        for c in kernel.config_list
+    ]
+    if not configs:
+        raise EmitError(f"{_where(kernel)}: kernel @{kernel.sym_name.data} has no launch configs "
+                        "(`configs [...]`; --convert-to-triton chooses them)", kernel)
+    return configs
+
+
+def _configs_literal(kernel: tt.KernelOp) -> str:
+    items = [
+        "dict(" + ", ".join(f"{k}={v}" for k, v in c.items()) + ")" for c in _launch_configs(kernel)
+    ]
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+def _emit_wrapper(wrapper: tt.WrapperOp, kernels: dict[str, tt.KernelOp]) -> str:
+    lines: list[str] = []
+    inputs = wrapper.input_names()
+    if inputs:
+        lines.append(f"{', '.join(inputs)}, = args")
+    lines.append("args.clear()")
+    for op in wrapper.body.block.ops:
+        try:
+            lines.extend(_wrapper_op(op, kernels))
+        except (EmitError, ExprPrintError) as e:
+            if getattr(e, "op", None) is not None:
+                raise
+            raise EmitError(f"{_where(op)}: {e}", op) from None
+    body = "\n".join("    " + line for line in lines)
+    return f"def {wrapper.sym_name.data}(args):\n{body}\n"
+
+
+def _wrapper_op(op: Operation, kernels: dict[str, tt.KernelOp]) -> list[str]:
+    if isinstance(op, tt.InputOp):
+        # Kernels index inputs with these strides: a caller's differently strided tensor must
+        # fail loudly, not read the wrong elements (Inductor's size_asserts).
+        layout = op.layout
+        return [f"assert_size_stride({op.buffer.data}, {_sizes(layout.sizes)}, {_sizes(layout.strides)})"]
+    if isinstance(op, tt.AllocOp):
+        return [f"{op.buffer.data} = {_alloc(op.layout, op)}"]
+    if isinstance(op, tt.LaunchOp):
+        return [_launch(op, kernels)]
+    if isinstance(op, tt.ExternOp):
+        return _extern(op)
+    if isinstance(op, tt.ViewOp):
+        layout = op.layout
+        source = op.source.root_reference.data
+        return [
+            f"{op.buffer.data} = as_strided({source}, {_sizes(layout.sizes)}, "
+            f"{_sizes(layout.strides)}, {_host(layout.offset.expr)})"
+        ]
+    if isinstance(op, tt.FreeOp):
+        return [f"del {', '.join(op.freed)}"]
+    if isinstance(op, tt.ReturnOp):
+        outs = op.output_names
+        return [f"return ({', '.join(outs)}{',' if len(outs) == 1 else ''})"]
+    raise EmitError(f"{_where(op)}: emit-python cannot print {op.name} in the wrapper", op)
+
+
+def _sizes(exprs: Sequence[sympy.Expr]) -> str:
+    return _host_tuple(exprs) if exprs else "()"
+
+
+def _alloc(layout: LayoutAttr, op: Operation) -> str:
+    if layout.offset.expr != 0:
+        raise EmitError(f"{_where(op)}: an allocation with a storage offset", op)
+    return (f"empty_strided({_sizes(layout.sizes)}, {_sizes(layout.strides)}, "
+            f"dtype={torch_dtype(layout.dtype)}, device=DEVICE)")
+
+
+def _launch(op: tt.LaunchOp, kernels: dict[str, tt.KernelOp]) -> str:
+    """`launch(kernel, kernel_configs, xnumel, (buffers..., xnumel[, r0_numel]))`: the grid is
+    cdiv(xnumel, XBLOCK) of the config `triton_helpers.launch` picks (autotuned on a GPU). A 2-D
+    kernel: `launch(kernel, configs, xnumel, (buffers..., ynumel, xnumel), ynumel=ynumel)`, grid
+    (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK))."""
+    kernel = kernels.get(op.kernel_name)
+    if kernel is None:
+        raise EmitError(f"{_where(op)}: no kernel @{op.kernel_name}", op)
+    xnumel = _host(op.xnumel.expr)
+    if op.ynumel is not None:
+        ynumel = _host(op.ynumel.expr)
+        args = [*op.arg_names, ynumel, xnumel]
+        return f"launch({op.kernel_name}, {_configs_name(kernel)}, {xnumel}, ({', '.join(args)},), ynumel={ynumel})"
+    args = [*op.arg_names, xnumel]
+    if kernel.kernel_kind != "pointwise":
+        args.append(_host(op.r0_numel.expr if op.r0_numel is not None else 1))
+    return f"launch({op.kernel_name}, {_configs_name(kernel)}, {xnumel}, ({', '.join(args)},))"
+
+
+# Device-ish strings the importer keeps for aten arguments.
+_TORCH_ENUMS = {
+    "strided", "sparse_coo", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
+}
+
+
+def _py_arg(attr: Attribute, key: str | None = None) -> str:
+    """An extern call argument as Python: buffer references by name, numbers, lists, dtypes."""
+    from mlc.dialects.aten import NoneArgAttr
+
+    if isinstance(attr, SymbolRefAttr):
+        return attr.root_reference.data
+    if isinstance(attr, NoneArgAttr):
+        return "None"
+    if isinstance(attr, IntegerAttr):
+        value = attr.value.data
+        return str(bool(value)) if _width(attr.type) == 1 else str(value)
+    if isinstance(attr, FloatAttr):
+        return py_float(attr.value.data)
+    if isinstance(attr, ComplexNumberAttr):
+        return f"complex({py_float(attr.real.data)}, {py_float(attr.imag.data)})"
+    if isinstance(attr, StringAttr):
+        text = attr.data
+        if key == "device" or text in ("cpu", "cuda") or text.startswith("cuda:"):
+            return "DEVICE"  # where the kernels run, whatever device the graph was traced on
+        if text in _TORCH_ENUMS:
+            return f"torch.{text}"
+        return repr(text)
+    if isinstance(attr, DenseArrayBase):
+        return "[" + ", ".join(str(v) for v in attr.get_values()) + "]"
+    if isinstance(attr, ArrayAttr):
+        return "[" + ", ".join(_py_arg(a) for a in attr.data) + "]"
+    if attr in DTYPE_NAMES:
+        return torch_dtype(attr)
+    raise EmitError(f"cannot pass {attr} to an extern call")
+
+
+def _extern(op: tt.ExternOp) -> list[str]:
+    overload = op.overload.data
+    if "." not in overload:
+        overload += ".default"
+    args = [_py_arg(a) for a in op.args.data]
+    if op.kwargs is not None:
+        args += [f"{k}={_py_arg(v, k)}" for k, v in op.kwargs.data.items()]
+    targets = [name or "_" for name in op.result_names()]  # `_`: a None or a number
+    namespace, _, name = overload.rpartition("::")  # `ns::packet.overload` outside aten
+    call = f"{f'torch.ops.{namespace}' if namespace else 'aten'}.{name}({', '.join(args)})"
+    lines = [f"{', '.join(targets)} = {call}"]
+    # Kernels index the result with the layout the IR gave it; an op free to pick another
+    # layout is copied into one with it (no copy when it already matches).
+    for name, layout in zip(op.defined_names(), op.layouts.data):
+        assert isinstance(layout, LayoutAttr)
+        lines.append(f"{name} = ensure_layout({name}, {_sizes(layout.sizes)}, {_sizes(layout.strides)}, {_host(layout.offset.expr)})")
+    return lines

@@ -1,0 +1,421 @@
+"""`triton.kernel` and the base of its body ops, with the ops that structure a body: `triton.index`,
+and a looped reduction's `triton.rloop` / `triton.yield` (KernelOp, KernelBodyOp, IndexOp and
+RLoopOp refer to one another, so they live together)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sympy
+from xdsl.dialects.builtin import ArrayAttr, StringAttr
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SymbolOpInterface
+from xdsl.utils.exceptions import VerifyException
+
+from mlc.dialects.loops import is_size_symbol
+from mlc.dialects.sym import ExprAttr, expr_str, free_symbol_names, parse_expr
+from mlc.dialects.triton.core import (
+    _IDENT,
+    IMPLICIT_INDICES,
+    KERNEL_KINDS,
+    MASK_NAMES,
+    RESERVED,
+    TILED_INDICES,
+    TILED_MASKS,
+    ConfigAttr,
+    PtrType,
+    _blame,
+    _parse_numels,
+    _parse_types,
+    _print_numels,
+    _print_types,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Kernels
+
+
+@irdl_op_definition
+class KernelOp(IRDLOperation):
+    """A `@triton.jit` kernel: name, kind, pointer arguments, numels, origins, launch configs.
+
+    The body is one block of tile ops (no terminator); the block arguments are the pointers,
+    named as the kernel's Python parameters (`%in_ptr0`, `%out_ptr0`)."""
+
+    name = "triton.kernel"
+    sym_name = prop_def(StringAttr)
+    kind = prop_def(StringAttr)
+    xnumel = prop_def(ExprAttr)
+    r0_numel = opt_prop_def(ExprAttr)
+    ynumel = opt_prop_def(ExprAttr)  # a 2-D tiled pointwise kernel: rows (yindex) x xnumel columns
+    origins = opt_prop_def(ArrayAttr)
+    configs = opt_prop_def(ArrayAttr)
+    body = region_def("single_block")
+    traits = traits_def(IsolatedFromAbove(), NoTerminator(), SymbolOpInterface())
+
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        xnumel: sympy.Expr | int,
+        body: Region,
+        r0_numel: sympy.Expr | int | None = None,
+        origins: Sequence[str] = (),
+        configs: Sequence[ConfigAttr] = (),
+        ynumel: sympy.Expr | int | None = None,
+    ):
+        props: dict[str, Attribute] = {"sym_name": StringAttr(name), "kind": StringAttr(kind), "xnumel": ExprAttr(xnumel)}
+        if r0_numel is not None:
+            props["r0_numel"] = ExprAttr(r0_numel)
+        if ynumel is not None:
+            props["ynumel"] = ExprAttr(ynumel)
+        if origins:
+            props["origins"] = ArrayAttr([StringAttr(o) for o in origins])
+        if configs:
+            props["configs"] = ArrayAttr(list(configs))
+        super().__init__(properties=props, regions=[body])
+
+    @property
+    def kernel_kind(self) -> str:
+        return self.kind.data
+
+    @property
+    def arg_names(self) -> list[str]:
+        return [a.name_hint or f"arg{i}" for i, a in enumerate(self.body.block.args)]
+
+    @property
+    def origin_names(self) -> list[str]:
+        return [o.data for o in self.origins.data] if self.origins is not None else []  # type: ignore[attr-defined]
+
+    @property
+    def config_list(self) -> list[ConfigAttr]:
+        return list(self.configs.data) if self.configs is not None else []  # type: ignore[arg-type]
+
+    @property
+    def is_tiled(self) -> bool:
+        """A 2-D tiled pointwise kernel (`ynumel` set): grid (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK))."""
+        return self.ynumel is not None
+
+    def verify_(self) -> None:
+        kind = self.kernel_kind
+        if kind not in KERNEL_KINDS:
+            raise VerifyException(f"triton.kernel: unknown kind '{kind}' (expected one of {', '.join(KERNEL_KINDS)})")
+        if (self.r0_numel is not None) != (kind != "pointwise"):
+            raise VerifyException(f"triton.kernel: a {kind} kernel {'needs' if kind != 'pointwise' else 'takes no'} r0_numel")
+        if self.ynumel is not None and kind != "pointwise":
+            raise VerifyException(f"triton.kernel: only a pointwise kernel takes ynumel, not a {kind} kernel")
+        seen: set[str] = set()
+        for arg in self.body.block.args:
+            if not isinstance(arg.type, PtrType):
+                raise VerifyException(f"triton.kernel: arguments are !triton.ptr, got {arg.type}")
+            if arg.name_hint is None or not _IDENT.match(arg.name_hint) or arg.name_hint in RESERVED:
+                raise VerifyException("triton.kernel: arguments need a name usable in Python (%in_ptr0, %out_ptr0, ...)")
+            if arg.name_hint in seen:
+                raise VerifyException(f"triton.kernel: argument %{arg.name_hint} appears twice")
+            seen.add(arg.name_hint)
+        blocks = {"reduction": ["R0_BLOCK", "XBLOCK"]}.get(kind, ["XBLOCK", "YBLOCK"] if self.is_tiled else ["XBLOCK"])
+        for c in self.config_list:
+            if not isinstance(c, ConfigAttr):
+                raise VerifyException(f"triton.kernel: configs are #triton.config, got {c}")
+            if sorted(c.block_sizes) != blocks:
+                raise VerifyException(
+                    f"triton.kernel: a {kind} kernel's configs set {' and '.join(blocks)}, got {c}"
+                )
+        if kind == "persistent_reduction" and not (self.r0_numel is not None and self.r0_numel.expr.is_Integer):
+            raise VerifyException(
+                "triton.kernel: a persistent_reduction needs a static r0_numel (R0_BLOCK is its next power of two)"
+            )
+        for op in self.body.block.ops:
+            dialect = op.name.split(".")[0]
+            if dialect == "triton" and not isinstance(op, KernelBodyOp) or dialect not in ("triton", "arith", "math"):
+                raise _blame(op, f"triton.kernel: {op.name} cannot appear in a kernel body")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(f" {self.kernel_kind}(")
+        for i, arg in enumerate(self.body.block.args):
+            if i:
+                printer.print_string(", ")
+            printer.print_ssa_value(arg)
+            printer.print_string(": ")
+            printer.print_attribute(arg.type)
+        printer.print_string(")")
+        _print_numels(printer, self.xnumel, self.r0_numel, self.ynumel)
+        if self.origins is not None:
+            printer.print_string(" origins [")
+            printer.print_list(self.origins.data, printer.print_attribute)
+            printer.print_string("]")
+        if self.configs is not None:
+            printer.print_string(" configs [")
+            printer.print_list(self.configs.data, printer.print_attribute)
+            printer.print_string("]")
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> KernelOp:
+        name = parser.parse_symbol_name().data
+        kind = parser.parse_identifier("kernel kind")
+        args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
+        xnumel, r0_numel, ynumel = _parse_numels(parser)
+        origins: list[str] = []
+        if parser.parse_optional_keyword("origins"):
+            origins = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_str_literal)
+        configs: list[Attribute] = []
+        if parser.parse_optional_keyword("configs"):
+            configs = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_attribute)
+        body = parser.parse_region(args)
+        if not body.blocks:
+            body.add_block(Block(arg_types=[a.type for a in args]))
+        r0 = None if r0_numel is None else r0_numel.expr
+        y = None if ynumel is None else ynumel.expr
+        op = cls(name, kind, xnumel.expr, body, r0, origins, configs, y)  # type: ignore[arg-type]
+        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
+            op.attributes |= attrs.data
+        return op
+
+
+class KernelBodyOp(IRDLOperation):
+    """An op of a kernel body; its index expressions may use the kernel's index symbols."""
+
+    def kernel(self) -> KernelOp:
+        parent = self.parent_op()
+        while parent is not None and not isinstance(parent, KernelOp):
+            parent = parent.parent_op()  # reduction loops will nest body ops in regions
+        if parent is None:
+            raise VerifyException(f"{self.name} must be inside triton.kernel")
+        return parent
+
+    def in_rloop(self) -> bool:
+        parent = self.parent_op()
+        while parent is not None and not isinstance(parent, KernelOp):
+            if isinstance(parent, RLoopOp):
+                return True
+            parent = parent.parent_op()
+        return False
+
+    def implicit_indices(self, kernel: KernelOp) -> tuple[str, ...]:
+        """`xindex`, and `r0_index` where a reduction slice is defined (not outside a looped
+        kernel's rloop)."""
+        if kernel.kernel_kind == "reduction" and not self.in_rloop():
+            return ("xindex",)
+        if kernel.is_tiled:
+            return TILED_INDICES
+        return IMPLICIT_INDICES.get(kernel.kernel_kind, ())
+
+    def valid_masks(self, kernel: KernelOp) -> tuple[str, ...]:
+        if kernel.kernel_kind == "reduction" and not self.in_rloop():
+            return ("xmask",)
+        if kernel.is_tiled:
+            return TILED_MASKS
+        return MASK_NAMES.get(kernel.kernel_kind, ())
+
+    def _verify_symbols(self, exprs: Sequence[sympy.Expr]) -> KernelOp:
+        """Every symbol is implicit here, a size symbol, or a triton.index earlier in this
+        block or an enclosing one (an index defined inside an rloop ends with it)."""
+        kernel = self.kernel()
+        allowed = set(self.implicit_indices(kernel))
+        current: Operation | None = self
+        while current is not None and current is not kernel:
+            block = current.parent_block()
+            if block is None:
+                break
+            for op in block.ops:
+                if op is current:
+                    break
+                if isinstance(op, IndexOp):
+                    allowed.add(op.var.data)
+            current = block.parent_op()
+        for e in exprs:
+            for name in sorted(free_symbol_names(e)):
+                if name not in allowed and not is_size_symbol(name):
+                    raise VerifyException(
+                        f"{self.name}: index symbol '{name}' is not defined here "
+                        f"(available: {', '.join(sorted(allowed))})"
+                    )
+        return kernel
+
+
+@irdl_op_definition
+class IndexOp(KernelBodyOp):
+    """Name an index symbol: `triton.index x0 = ModularIndexing(xindex, 1, 64)` (`x0 = xindex % 64`)."""
+
+    name = "triton.index"
+    var = prop_def(StringAttr)
+    expr = prop_def(ExprAttr)
+
+    def __init__(self, var: str, expr: sympy.Expr | int):
+        super().__init__(properties={"var": StringAttr(var), "expr": ExprAttr(expr)})
+
+    def verify_(self) -> None:
+        var = self.var.data
+        if not _IDENT.match(var) or var in RESERVED or is_size_symbol(var):
+            raise VerifyException(f"triton.index: '{var}' cannot name an index symbol")
+        self._verify_symbols([self.expr.expr])
+        # Visible here: what comes before in this block and before each enclosing op (a loop's
+        # body names its own r0 symbols; the next loop names them again).
+        op: Operation | None = self
+        while op is not None and not isinstance(op, KernelOp):
+            previous = op.prev_op
+            while previous is not None:
+                if isinstance(previous, IndexOp) and previous.var.data == var:
+                    raise VerifyException(f"triton.index: '{var}' is defined twice")
+                previous = previous.prev_op
+            op = op.parent_op()
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.var.data} = {expr_str(self.expr.expr)}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IndexOp:
+        var = parser.parse_identifier("index symbol")
+        parser.parse_punctuation("=")
+        return cls(var, parse_expr(parser))
+
+
+def _enclosing_rloop(value: SSAValue) -> Operation | None:
+    """The triton.rloop whose body defines `value`, if any."""
+    block = value.owner if isinstance(value.owner, Block) else value.owner.parent_block()
+    op = block.parent_op() if block is not None else None
+    while op is not None and not isinstance(op, (RLoopOp, KernelOp)):
+        op = op.parent_op()
+    return op if isinstance(op, RLoopOp) else None
+
+
+@irdl_op_definition
+class RLoopOp(KernelBodyOp):
+    """The loop of a looped `reduction` kernel over R0 in R0_BLOCK steps, with accumulators
+    carried from one step to the next (scf.for's iter_args):
+
+        %acc = triton.rloop iter_args(%a = %zero : f32) {
+          triton.index r0_0 = r0_index
+          %v = triton.load %in_ptr0[r0_0 + 20000*x0] mask r0_mask, xmask other 0.0 evict_first : f32
+          %n = triton.accumulate sum %v into %a mask r0_mask, xmask : f32 -> f32
+          triton.yield %n : f32
+        }
+        %s = triton.reduce sum %acc : f32 -> f32
+
+    `for r0_offset in range(0, r0_numel, R0_BLOCK)`, with `r0_index = r0_offset + r0_base` and
+    `r0_mask = r0_index < r0_numel` defined inside. Each accumulator starts as an
+    [XBLOCK, R0_BLOCK] tile filled with its init operand; the body's block arguments are the
+    accumulators, `triton.yield` gives their next values and the results are their last ones."""
+
+    name = "triton.rloop"
+    inits = var_operand_def()
+    outputs = var_result_def()
+    body = region_def("single_block")
+
+    def __init__(self, inits: Sequence[SSAValue], body: Region):
+        super().__init__(operands=[list(inits)], result_types=[[v.type for v in inits]], regions=[body])
+
+    def verify_(self) -> None:
+        kernel = self.kernel()
+        if kernel.kernel_kind != "reduction":
+            raise VerifyException(f"triton.rloop: only a looped reduction kernel has one, not a {kernel.kernel_kind} kernel")
+        if self.parent_op() is not kernel:
+            raise VerifyException("triton.rloop: loops do not nest; it belongs in the kernel body")
+        block = self.body.block
+        types = [v.type for v in self.inits]
+        if [a.type for a in block.args] != types:
+            raise VerifyException("triton.rloop: the body's arguments are the accumulators, of the init types")
+        last = block.last_op
+        if not isinstance(last, YieldOp):
+            raise VerifyException("triton.rloop: the body must end with triton.yield")
+        if [v.type for v in last.values] != types:
+            raise VerifyException("triton.rloop: triton.yield must give one value per accumulator, of its type")
+        for op in block.ops:
+            dialect = op.name.split(".")[0]
+            if dialect == "triton" and not isinstance(op, KernelBodyOp) or dialect not in ("triton", "arith", "math"):
+                raise _blame(op, f"triton.rloop: {op.name} cannot appear in a reduction loop")
+            for operand in op.operands:
+                loop = _enclosing_rloop(operand)
+                if loop is not None and loop is not self:
+                    raise _blame(op, "triton.rloop: uses a value of another reduction loop (values along r0 "
+                                 "do not outlive their loop: recompute it here)")
+
+    def print(self, printer: Printer) -> None:
+        block = self.body.block
+        if block.args:
+            printer.print_string(" iter_args(")
+            for i, (arg, init) in enumerate(zip(block.args, self.inits)):
+                if i:
+                    printer.print_string(", ")
+                printer.print_ssa_value(arg)
+                printer.print_string(" = ")
+                printer.print_ssa_value(init)
+                printer.print_string(" : ")
+                printer.print_attribute(init.type)
+            printer.print_string(")")
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> RLoopOp:
+        args: list[Parser.Argument] = []
+        inits: list[SSAValue] = []
+        if parser.parse_optional_keyword("iter_args"):
+
+            def item() -> None:
+                arg = parser.parse_argument(expect_type=False)
+                parser.parse_punctuation("=")
+                init = parser.parse_unresolved_operand()
+                parser.parse_punctuation(":")
+                typ = parser.parse_type()
+                args.append(arg.resolve(typ))
+                inits.append(parser.resolve_operand(init, typ))
+
+            parser.parse_comma_separated_list(parser.Delimiter.PAREN, item)
+        body = parser.parse_region(args)
+        return cls(inits, body)
+
+
+@irdl_op_definition
+class YieldOp(KernelBodyOp):
+    """`triton.yield %n, %ni : f32, i64`: the accumulators' next values; ends a triton.rloop."""
+
+    name = "triton.yield"
+    values = var_operand_def()
+    traits = traits_def(IsTerminator())
+
+    def __init__(self, values: Sequence[SSAValue]):
+        super().__init__(operands=[list(values)])
+
+    def verify_(self) -> None:
+        if not isinstance(self.parent_op(), RLoopOp):
+            raise VerifyException("triton.yield must end a triton.rloop")
+
+    def print(self, printer: Printer) -> None:
+        if self.values:
+            printer.print_string(" ")
+            printer.print_list(self.values, printer.print_ssa_value)
+            printer.print_string(" : ")
+            _print_types(printer, [v.type for v in self.values])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> YieldOp:
+        values = []
+        if (first := parser.parse_optional_unresolved_operand()) is not None:
+            values = [first]
+            while parser.parse_optional_punctuation(","):
+                values.append(parser.parse_unresolved_operand())
+            parser.parse_punctuation(":")
+            types = _parse_types(parser)
+            if len(types) != len(values):
+                parser.raise_error(f"expected {len(values)} types, got {len(types)}")
+            return cls([parser.resolve_operand(v, t) for v, t in zip(values, types)])
+        return cls([])

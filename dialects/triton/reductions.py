@@ -1,0 +1,254 @@
+"""Reductions: the kinds' identities and types, `triton.reduce` and `triton.accumulate`
+(the loop that carries accumulators, `triton.rloop`, is in kernel.py)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    IntegerType,
+    StringAttr,
+    Signedness,
+    AnyFloat,
+    i1,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from mlc.dialects.triton.body import _mask_names_attr, _print_mask, _verify_mask
+from mlc.dialects.triton.core import ACCUMULATORS, REDUCE_KINDS, _parse_types, _print_types
+from mlc.dialects.triton.kernel import KernelBodyOp
+
+# ---------------------------------------------------------------------------------------------
+# Reductions
+#
+# In `persistent_reduction` and `reduction` kernels, values are [XBLOCK, R0_BLOCK] tiles where
+# they vary along the reduction (they use r0_index) and [XBLOCK, 1] columns where they do not;
+# Triton broadcasts one against the other. `triton.reduce` turns a tile into a column.
+
+
+def reduction_identity(kind: str, typ: Attribute) -> int | float:
+    """The value that leaves a reduction of `kind` unchanged, in `typ` (what masked lanes hold)."""
+    if kind in ("sum", "welford", "any"):
+        return 0.0 if isinstance(typ, AnyFloat) else 0
+    if kind == "prod":
+        return 1.0 if isinstance(typ, AnyFloat) else 1
+    low = kind in ("max", "argmax")  # the smallest value, so that any other one wins
+    if isinstance(typ, AnyFloat):
+        return -math.inf if low else math.inf
+    assert isinstance(typ, IntegerType)
+    width = typ.width.data
+    if width == 1 or typ.signedness.data == Signedness.UNSIGNED:
+        return 0 if low else (1 << width) - 1
+    return -(1 << (width - 1)) if low else (1 << (width - 1)) - 1
+
+
+def _parse_mask_names(parser: Parser) -> list[str]:
+    names: list[str] = []
+    if parser.parse_optional_keyword("mask"):
+        names.append(parser.parse_identifier("mask name"))
+        while parser.parse_optional_punctuation(","):
+            names.append(parser.parse_identifier("mask name"))
+    return names
+
+
+def _verify_kind_types(op: Operation, kind: str, value: Attribute, results: Sequence[Attribute], accumulators: bool) -> None:
+    """Result (or accumulator) types a reduction of `kind` over `value` elements has."""
+    if kind not in REDUCE_KINDS:
+        raise VerifyException(f"{op.name}: unknown reduction kind '{kind}' (expected one of {', '.join(REDUCE_KINDS)})")
+    if kind in ("argmax", "argmin"):
+        expected: list[Attribute] = [value, IntegerType(64)] if accumulators else [IntegerType(64)]
+    elif kind in ("welford", "online_softmax"):
+        if not isinstance(value, AnyFloat):
+            raise VerifyException(f"{op.name}: {kind} needs float values, got {value}")
+        expected = [value] * ACCUMULATORS[kind]
+    elif kind == "any":
+        if value != i1:
+            raise VerifyException(f"{op.name}: any reduces i1 values, got {value}")
+        expected = [i1]
+    else:
+        expected = [value]
+    if list(results) != expected:
+        what = "accumulators" if accumulators else "results"
+        raise VerifyException(
+            f"{op.name}: {kind} of {value} has {what} ({', '.join(map(str, expected))}), got ({', '.join(map(str, results))})"
+        )
+
+
+@irdl_op_definition
+class ReduceOp(KernelBodyOp):
+    """Reduce along R0: `%r = triton.reduce sum %v mask r0_mask, xmask : f32 -> f32`.
+
+    `tl.sum(tl.where(r0_mask & xmask, v, 0.0), 1)[:, None]`: lanes where a mask is false take
+    the kind's identity (0, 1, -inf, inf, False), so they cannot change the result, which is an
+    [XBLOCK, 1] column (keepdim, as Inductor). argmax/argmin give the i64 position of the first
+    extreme value (ties go to the lowest index; NaN counts as the extreme), positions being
+    r0_index in a persistent kernel or an explicit index tile:
+    `%i = triton.reduce argmax %vals, %idxs : f32, i64 -> i64` (a looped kernel's accumulators).
+    welford combines (mean, m2, weight) tiles into (mean, m2, weight) columns (Chan et al.):
+    `%m, %m2, %w = triton.reduce welford %a, %b, %c : f32, f32, f32 -> f32, f32, f32`.
+    online_softmax combines (max, sum of exp(v - max)) accumulators into the row's max and
+    sum(exp(v - max)), rescaling each lane's sum to the row's max (Milakov & Gimelshein).
+    In a looped `reduction` kernel it follows the triton.rloop, on its accumulators."""
+
+    name = "triton.reduce"
+    kind = prop_def(StringAttr)
+    values = var_operand_def()
+    mask_names = opt_prop_def(ArrayAttr)
+    outputs = var_result_def()
+
+    def __init__(self, kind: str, values: Sequence[SSAValue], result_types: Sequence[Attribute], mask_names: Sequence[str] = ()):
+        super().__init__(
+            operands=[list(values)],
+            properties={"kind": StringAttr(kind), **_mask_names_attr(mask_names)},
+            result_types=[list(result_types)],
+        )
+
+    @property
+    def reduction_kind(self) -> str:
+        return self.kind.data
+
+    @property
+    def masks(self) -> list[str]:
+        return [n.data for n in self.mask_names.data] if self.mask_names is not None else []  # type: ignore[attr-defined]
+
+    @property
+    def explicit_index(self) -> bool:
+        """argmax/argmin with an index tile operand (else positions are r0_index)."""
+        return self.reduction_kind in ("argmax", "argmin") and len(self.values) == 2
+
+    def verify_(self) -> None:
+        kernel = self.kernel()
+        if kernel.kernel_kind == "pointwise":
+            raise VerifyException("triton.reduce: a pointwise kernel has no reduction dimension")
+        if self.in_rloop():
+            raise VerifyException("triton.reduce: reduce after the triton.rloop; inside it, use triton.accumulate")
+        kind = self.reduction_kind
+        types = [v.type for v in self.values]
+        counts = {"welford": (3,), "online_softmax": (2,), "argmax": (1, 2), "argmin": (1, 2)}.get(kind, (1,))
+        if len(types) not in counts:
+            raise VerifyException(f"triton.reduce: {kind} takes {' or '.join(map(str, counts))} operand(s), got {len(types)}")
+        if kind in ("argmax", "argmin"):
+            if len(types) == 1 and kernel.kernel_kind == "reduction":
+                raise VerifyException(f"triton.reduce: {kind} after a loop needs the index accumulator")
+            if len(types) == 2 and not isinstance(types[1], IntegerType):
+                raise VerifyException(f"triton.reduce: {kind} positions are integers, got {types[1]}")
+        if kind == "welford" and len(set(types)) != 1:
+            raise VerifyException("triton.reduce: welford's mean, m2 and weight have one type")
+        if kind == "online_softmax" and (kernel.kernel_kind != "reduction" or self.masks or len(set(types)) != 1):
+            raise VerifyException(
+                "triton.reduce: online_softmax combines a looped kernel's (max, sum) accumulators, of one type, unmasked"
+            )
+        _verify_kind_types(self, kind, types[0], [r.type for r in self.results], accumulators=False)
+        _verify_mask(self, kernel, self.mask_names)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.reduction_kind} ")
+        printer.print_list(self.values, printer.print_ssa_value)
+        _print_mask(printer, self.mask_names, None)
+        printer.print_string(" : ")
+        _print_types(printer, [v.type for v in self.values])
+        printer.print_string(" -> ")
+        _print_types(printer, [r.type for r in self.results])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReduceOp:
+        kind = parser.parse_identifier("reduction kind")
+        values = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        masks = _parse_mask_names(parser)
+        parser.parse_punctuation(":")
+        pos = parser.pos
+        types = _parse_types(parser)
+        if len(types) != len(values):
+            parser.raise_error(f"expected {len(values)} operand types, got {len(types)}", pos, parser.pos)
+        parser.parse_punctuation("->")
+        results = _parse_types(parser)
+        return cls(kind, [parser.resolve_operand(v, t) for v, t in zip(values, types)], results, masks)
+
+
+@irdl_op_definition
+class AccumulateOp(KernelBodyOp):
+    """One step of a looped reduction, inside `triton.rloop`:
+    `%n = triton.accumulate sum %v into %acc mask r0_mask, xmask : f32 -> f32`.
+
+    Lane by lane, where every mask holds the accumulator takes combine(acc, v), elsewhere it
+    keeps acc (`tl.where(r0_mask & xmask, acc + v, acc)`). argmax/argmin carry (value, i64
+    index) accumulators and take r0_index as the value's position, keeping the first on ties;
+    welford carries (mean, m2, weight) and adds one sample per lane (Inductor's
+    `welford_reduce`); online_softmax carries (max, sum of exp(v - max)), rescaling the sum
+    when the max grows. The results are the new accumulators, of the accumulators' types."""
+
+    name = "triton.accumulate"
+    kind = prop_def(StringAttr)
+    value = operand_def()
+    accumulators = var_operand_def()
+    mask_names = opt_prop_def(ArrayAttr)
+    outputs = var_result_def()
+    traits = traits_def(Pure())
+
+    def __init__(self, kind: str, value: SSAValue, accumulators: Sequence[SSAValue], mask_names: Sequence[str] = ()):
+        super().__init__(
+            operands=[value, list(accumulators)],
+            properties={"kind": StringAttr(kind), **_mask_names_attr(mask_names)},
+            result_types=[[a.type for a in accumulators]],
+        )
+
+    @property
+    def reduction_kind(self) -> str:
+        return self.kind.data
+
+    @property
+    def masks(self) -> list[str]:
+        return [n.data for n in self.mask_names.data] if self.mask_names is not None else []  # type: ignore[attr-defined]
+
+    def verify_(self) -> None:
+        kernel = self.kernel()
+        if not self.in_rloop():
+            raise VerifyException("triton.accumulate must be inside triton.rloop")
+        accs = [a.type for a in self.accumulators]
+        _verify_kind_types(self, self.reduction_kind, self.value.type, accs, accumulators=True)
+        if [r.type for r in self.results] != accs:
+            raise VerifyException("triton.accumulate: results are the new accumulators, of their types")
+        _verify_mask(self, kernel, self.mask_names)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.reduction_kind} ")
+        printer.print_ssa_value(self.value)
+        printer.print_string(" into ")
+        printer.print_list(self.accumulators, printer.print_ssa_value)
+        _print_mask(printer, self.mask_names, None)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+        printer.print_string(" -> ")
+        _print_types(printer, [a.type for a in self.accumulators])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AccumulateOp:
+        kind = parser.parse_identifier("reduction kind")
+        value = parser.parse_unresolved_operand()
+        parser.parse_keyword("into")
+        accs = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+        masks = _parse_mask_names(parser)
+        parser.parse_punctuation(":")
+        value_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        pos = parser.pos
+        types = _parse_types(parser)
+        if len(types) != len(accs):
+            parser.raise_error(f"expected {len(accs)} accumulator types, got {len(types)}", pos, parser.pos)
+        accumulators = [parser.resolve_operand(a, t) for a, t in zip(accs, types)]
+        return cls(kind, parser.resolve_operand(value, value_type), accumulators, masks)

@@ -1,0 +1,315 @@
+"""The host wrapper `triton.wrapper` (Inductor's `call(args)`) and its body ops: input, alloc,
+launch, extern, view, free, return."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sympy
+from xdsl.dialects.builtin import ArrayAttr, StringAttr, SymbolRefAttr
+from xdsl.ir import Attribute, Region
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    traits_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import IsolatedFromAbove, IsTerminator, SymbolOpInterface
+from xdsl.utils.exceptions import VerifyException
+
+from mlc.dialects.buffer import ExternCall, LayoutAttr, ViewBase
+from mlc.dialects.sym import ExprAttr
+from mlc.dialects.triton.core import (
+    PtrType,
+    _blame,
+    _parse_numels,
+    _parse_ref_list,
+    _print_names,
+    _print_numels,
+    _ref_names,
+    _refs,
+)
+from mlc.dialects.triton.kernel import KernelOp
+
+# ---------------------------------------------------------------------------------------------
+# The host wrapper
+
+
+class WrapperBodyOp(IRDLOperation):
+    """An op of `triton.wrapper`'s body: defines, references and frees named buffers."""
+
+    def defined_names(self) -> list[str]:
+        return []
+
+    def referenced_names(self) -> list[str]:
+        return []
+
+    def layout_of(self, name: str) -> LayoutAttr | None:
+        return None
+
+
+class _NamedLayoutOp(WrapperBodyOp):
+    buffer = prop_def(StringAttr)
+    layout = prop_def(LayoutAttr)
+    assembly_format = "$buffer qualified($layout) attr-dict"
+
+    def __init__(self, name: str, layout: LayoutAttr):
+        super().__init__(properties={"buffer": StringAttr(name), "layout": layout})
+
+    def defined_names(self) -> list[str]:
+        return [self.buffer.data]
+
+    def layout_of(self, name: str) -> LayoutAttr | None:
+        return self.layout
+
+
+@irdl_op_definition
+class InputOp(_NamedLayoutOp):
+    """A graph input, in argument order: `triton.input "arg0_1" #buffer.layout<...>` (the
+    emitter unpacks `args` in this order and may `assert_size_stride` it)."""
+
+    name = "triton.input"
+
+
+@irdl_op_definition
+class AllocOp(_NamedLayoutOp):
+    """`triton.alloc "buf0" #buffer.layout<[8, 64], [64, 1], f32>`: `buf0 = empty_strided(...)`."""
+
+    name = "triton.alloc"
+
+
+@irdl_op_definition
+class LaunchOp(WrapperBodyOp):
+    """`triton.launch @triton_poi_fused_gelu_0(@arg0_1, @buf0) xnumel 512`: one buffer per
+    kernel pointer, in order; `kernel.run(arg0_1, buf0, 512, ...)`, grid `cdiv(xnumel, XBLOCK)`."""
+
+    name = "triton.launch"
+    kernel = prop_def(SymbolRefAttr)
+    args = prop_def(ArrayAttr)
+    xnumel = prop_def(ExprAttr)
+    r0_numel = opt_prop_def(ExprAttr)
+    ynumel = opt_prop_def(ExprAttr)
+
+    def __init__(
+        self, kernel: str, args: Sequence[str], xnumel: sympy.Expr | int, r0_numel: sympy.Expr | int | None = None,
+        ynumel: sympy.Expr | int | None = None,
+    ):
+        props: dict[str, Attribute] = {"kernel": SymbolRefAttr(kernel), "args": _refs(args), "xnumel": ExprAttr(xnumel)}
+        if r0_numel is not None:
+            props["r0_numel"] = ExprAttr(r0_numel)
+        if ynumel is not None:
+            props["ynumel"] = ExprAttr(ynumel)
+        super().__init__(properties=props)
+
+    @property
+    def kernel_name(self) -> str:
+        return self.kernel.root_reference.data
+
+    @property
+    def arg_names(self) -> list[str]:
+        return _ref_names(self.args)
+
+    def referenced_names(self) -> list[str]:
+        return self.arg_names
+
+    def lookup_kernel(self) -> KernelOp | None:
+        wrapper = self.parent_op()
+        module = wrapper.parent_op() if wrapper is not None else None
+        if module is None:
+            return None
+        for op in module.regions[0].block.ops:
+            if isinstance(op, KernelOp) and op.sym_name.data == self.kernel_name:
+                return op
+        return None
+
+    def verify_(self) -> None:
+        kernel = self.lookup_kernel()
+        if kernel is None:
+            raise VerifyException(f"triton.launch: no triton.kernel @{self.kernel_name} in this module")
+        ptrs = kernel.body.block.args
+        if len(ptrs) != len(self.args):
+            raise VerifyException(
+                f"triton.launch: @{self.kernel_name} takes {len(ptrs)} pointers, got {len(self.args)} buffers"
+            )
+        pairs = ((self.xnumel, kernel.xnumel, "xnumel"), (self.r0_numel, kernel.r0_numel, "r0_numel"),
+                 (self.ynumel, kernel.ynumel, "ynumel"))
+        for mine, theirs, what in pairs:
+            if (mine is None) != (theirs is None) or (
+                mine is not None and theirs is not None and not theirs.expr.free_symbols and mine.expr != theirs.expr
+            ):
+                raise VerifyException(f"triton.launch: {what} does not match @{self.kernel_name}'s")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" @{self.kernel_name}(")
+        _print_names(printer, self.arg_names)
+        printer.print_string(")")
+        _print_numels(printer, self.xnumel, self.r0_numel, self.ynumel)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LaunchOp:
+        kernel = parser.parse_symbol_name().data
+        parser.parse_punctuation("(")
+        args = _parse_ref_list(parser)
+        parser.parse_punctuation(")")
+        xnumel, r0_numel, ynumel = _parse_numels(parser)
+        r0 = None if r0_numel is None else r0_numel.expr
+        return cls(kernel, args, xnumel.expr, r0, None if ynumel is None else ynumel.expr)
+
+
+@irdl_op_definition
+class ExternOp(ExternCall, WrapperBodyOp):
+    """`triton.extern "buf1" = "mm.default" {args = [@buf0, @arg1_1]} : #buffer.layout<...>`:
+    an aten call at run time (`@name` = a buffer) defining its result buffers with these layouts
+    (the emitter may call an `out=` variant into an `empty_strided`, or restride the result)."""
+
+    name = "triton.extern"
+
+    def referenced_names(self) -> list[str]:
+        return list(ExternCall.referenced_names(self))
+
+
+@irdl_op_definition
+class ViewOp(ViewBase, WrapperBodyOp):
+    """`triton.view "buf3" = @buf0 #buffer.layout<...>`: `reinterpret_tensor(buf0, size, stride, offset)`."""
+
+    name = "triton.view"
+
+
+@irdl_op_definition
+class FreeOp(WrapperBodyOp):
+    """`triton.free @buf0, @buf2`: `del buf0, buf2` after their last use."""
+
+    name = "triton.free"
+    names = prop_def(ArrayAttr)
+
+    def __init__(self, names: Sequence[str]):
+        super().__init__(properties={"names": _refs(names)})
+
+    @property
+    def freed(self) -> list[str]:
+        return _ref_names(self.names)
+
+    def referenced_names(self) -> list[str]:
+        return self.freed
+
+    def verify_(self) -> None:
+        if not self.names.data:
+            raise VerifyException("triton.free: nothing to free")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        _print_names(printer, self.freed)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> FreeOp:
+        return cls(_parse_ref_list(parser))
+
+
+@irdl_op_definition
+class ReturnOp(WrapperBodyOp):
+    """`triton.return @buf5, @arg0_1`: the graph outputs, in order; ends the wrapper."""
+
+    name = "triton.return"
+    outputs = prop_def(ArrayAttr)
+    traits = traits_def(IsTerminator())
+
+    def __init__(self, names: Sequence[str]):
+        super().__init__(properties={"outputs": _refs(names)})
+
+    @property
+    def output_names(self) -> list[str]:
+        return _ref_names(self.outputs)
+
+    def referenced_names(self) -> list[str]:
+        return self.output_names
+
+    def print(self, printer: Printer) -> None:
+        if self.outputs.data:
+            printer.print_string(" ")
+            _print_names(printer, self.output_names)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ReturnOp:
+        return cls(_parse_ref_list(parser))
+
+
+@irdl_op_definition
+class WrapperOp(IRDLOperation):
+    """The host function `call(args)`: inputs, allocations, launches, extern calls, views, frees,
+    in program order, ending with `triton.return`."""
+
+    name = "triton.wrapper"
+    sym_name = prop_def(StringAttr)
+    body = region_def("single_block")
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
+
+    def __init__(self, name: str, body: Region):
+        super().__init__(properties={"sym_name": StringAttr(name)}, regions=[body])
+
+    def input_names(self) -> list[str]:
+        return [op.buffer.data for op in self.body.block.ops if isinstance(op, InputOp)]
+
+    def output_names(self) -> list[str]:
+        last = self.body.block.last_op
+        return last.output_names if isinstance(last, ReturnOp) else []
+
+    def layouts(self) -> dict[str, LayoutAttr]:
+        """Every buffer name the wrapper defines, with its layout."""
+        out: dict[str, LayoutAttr] = {}
+        for op in self.body.block.ops:
+            if isinstance(op, WrapperBodyOp):
+                for name in op.defined_names():
+                    out[name] = op.layout_of(name)  # type: ignore[assignment]
+        return out
+
+    def verify_(self) -> None:
+        if self.body.block.args:
+            raise VerifyException("triton.wrapper: the body takes no block arguments")
+        if not isinstance(self.body.block.last_op, ReturnOp):
+            raise VerifyException("triton.wrapper must end with triton.return")
+        live: dict[str, LayoutAttr | None] = {}
+        dead: set[str] = set()
+        past_inputs = False
+        for op in self.body.block.ops:
+            if not isinstance(op, WrapperBodyOp):
+                raise _blame(op, f"triton.wrapper: {op.name} cannot appear in the wrapper")
+            if isinstance(op, InputOp) and past_inputs:
+                raise _blame(op, "triton.input: inputs come first in the wrapper")
+            past_inputs = past_inputs or not isinstance(op, InputOp)
+            for ref in op.referenced_names():
+                if ref not in live:
+                    why = "already freed" if ref in dead else "not defined before this use"
+                    raise _blame(op, f"{op.name}: buffer '{ref}' is {why}")
+            if isinstance(op, LaunchOp) and (kernel := op.lookup_kernel()) is not None:
+                for arg, ptr in zip(op.arg_names, kernel.body.block.args):
+                    layout = live[arg]
+                    dtype = layout.dtype if layout is not None else None
+                    if isinstance(ptr.type, PtrType) and dtype is not None and ptr.type.pointee != dtype:
+                        raise _blame(
+                            op,
+                            f"triton.launch: buffer '{arg}' holds {dtype} but %{ptr.name_hint} of "
+                            f"@{op.kernel_name} points to {ptr.type.pointee}",
+                        )
+            if isinstance(op, FreeOp):
+                for name in op.freed:
+                    dead.add(name)
+                    del live[name]
+            for name in op.defined_names():
+                if name in live or name in dead:
+                    raise _blame(op, f"{op.name}: buffer '{name}' is defined twice")
+                live[name] = op.layout_of(name)  # type: ignore[assignment]
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_symbol_name(self.sym_name.data)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> WrapperOp:
+        name = parser.parse_symbol_name().data
+        return cls(name, parser.parse_region())
