@@ -23,8 +23,13 @@ After (`explain=true` adds the reasons):
         i1, not 0"}
 
 The layout is the buffer's and does not change. An index that is not affine in the loop
-variables (a view's FloorDiv) blocks every merge of the loops it uses. Loop *reordering* by
-stride (the second half of `simplify_and_reorder`) is not done yet.
+variables (a view's FloorDiv) blocks every merge of the loops it uses.
+
+Before merging, a pointwise node's loops are put in the order its accesses walk memory (the
+second half of `simplify_and_reorder`, Inductor's `pick_loop_order`): largest stride
+outermost, when the store and every load that moves along all loops agree on that order (a
+channels-last elementwise op: [N, C, H, W] runs as [N, H, W, C], then merges to [N, H*W*C]).
+Where they disagree (a transpose) the order stays and convert-to-triton tiles the kernel.
 
 Options:
   explain=false   true writes the decision into a `loops` attribute on each node: the new
@@ -106,8 +111,48 @@ def _kept_apart(names: Sequence[str], sizes: Sequence[sympy.Expr], accesses: Seq
     return f"{pair}: not in contiguous order"
 
 
+def stride_order(names: Sequence[str], sizes: Sequence[sympy.Expr], accesses: Sequence[Access]) -> list[int] | None:
+    """The loops' order (old positions, outermost first) in which every access that moves along
+    all of them walks memory with decreasing strides, when that is one order and not the
+    present one; else None (see the module docstring)."""
+    variables = [symbol(n) for n in names]
+    moving = [d for d, size in enumerate(sizes) if size != 1]
+    orders = set()
+    for access in accesses:
+        strides = loop_strides(access.expr, variables)
+        if strides is None:
+            return None  # an index we cannot see through: keep the order it was written in
+        if not all(s.is_Integer for s in strides) or any(strides[d] == 0 for d in moving):
+            continue  # symbolic strides, or a broadcast read: no say in the order
+        orders.add(tuple(sorted(range(len(sizes)), key=lambda d: -int(strides[d]))))
+    if len(orders) != 1:
+        return None
+    order = list(orders.pop())
+    return None if [d for d in order if d in moving] == moving else order
+
+
+def _permute(node: buffer.ComputedOp, accesses: list[tuple[Operation, str, Access]], order: list[int]) -> None:
+    """Run `node`'s pointwise loops in `order` (old positions, outermost first)."""
+    names = [symbol(n) for n in index_names(len(order))]
+    placeholders = [sympy.Dummy(n.name, integer=True) for n in names]
+    rename = {names[old]: placeholders[new] for new, old in enumerate(order)}
+    back = dict(zip(placeholders, names))
+    for op, key, access in accesses:
+        op.properties[key] = ExprAttr(access.expr.xreplace(rename).xreplace(back))
+    sizes = node.range_exprs
+    node.properties["ranges"] = ArrayAttr([ExprAttr(sizes[old]) for old in order])
+
+
 def reorder_node(node: buffer.ComputedOp, explain: bool) -> None:
-    """Simplify `node`'s pointwise and reduction loops in place (see the module docstring)."""
+    """Order, then simplify `node`'s pointwise and reduction loops in place (see the module docstring)."""
+    before = _nest(node.range_exprs, node.reduction_range_exprs)
+    reordered = []
+    if not node.is_reduction:
+        names = index_names(len(node.range_exprs))
+        order = stride_order(names, node.range_exprs, [a for _, _, a in body_accesses(node)])
+        if order is not None:
+            _permute(node, body_accesses(node), order)
+            reordered = [f"loops reordered to [{', '.join(names[d] for d in order)}] by stride (then renamed i0, i1, ...)"]
     ranges, rranges = node.range_exprs, node.reduction_range_exprs
     accesses = body_accesses(node)
     every = [a for _, _, a in accesses]
@@ -129,8 +174,8 @@ def reorder_node(node: buffer.ComputedOp, explain: bool) -> None:
         if node.is_reduction:
             node.properties["reduction_ranges"] = ArrayAttr([ExprAttr(s) for s in new_sizes[1]])
     if explain:
-        reasons = "; ".join(r for plan in plans for r in plan.reasons)
-        decision = f"{_nest(*new_sizes)} from {_nest(ranges, rranges)}" + (f": {reasons}" if reasons else "")
+        reasons = "; ".join([*reordered, *(r for plan in plans for r in plan.reasons)])
+        decision = f"{_nest(*new_sizes)} from {before}" + (f": {reasons}" if reasons else "")
         node.attributes["loops"] = StringAttr(decision)
 
 

@@ -1,5 +1,6 @@
-"""--reorder-loops inside the backend's pipeline: programs whose loops merge (or must not)
-match eager, forward and backward. (Not in the default pipeline yet: see passes/reorder_loops.py.)"""
+"""--reorder-loops inside the backend's pipeline: programs whose loops merge, are reordered
+by stride (or must not be) match eager, forward and backward; the default pipeline runs it
+before fusion, the tests here without fusion so that each node's loops are seen alone."""
 
 from __future__ import annotations
 
@@ -35,3 +36,18 @@ def test_norms_and_softmax(check_grad, device):
     w = torch.randn(50, device=device, requires_grad=True)
     check_grad(lambda x, w: F.layer_norm(x, (50,), w) + torch.softmax(x, 1) + torch.log_softmax(x, -1), x, w,
                atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (3, 16, 7, 9), (1, 5, 1, 33)])
+def test_channels_last_elementwise(check_grad, device, shape):
+    """Channels-last inputs: the loops run in memory order [N, H, W, C] (by stride)."""
+    x = torch.randn(*shape, device=device).to(memory_format=torch.channels_last).requires_grad_()
+    b = torch.randn(shape[1], device=device, requires_grad=True)
+    check_grad(lambda x, b: torch.sigmoid(x * 2 + b.view(-1, 1, 1)) * x, x, b, atol=1e-5, rtol=1e-5)
+
+
+def test_channels_last_outputs_keep_their_strides(compile, device):
+    x = torch.randn(2, 8, 5, 6, device=device).to(memory_format=torch.channels_last)
+    out = compile(lambda x: torch.relu(x) + 1)(x)
+    assert out.stride() == (x + 1).stride()
+    torch.testing.assert_close(out, torch.relu(x) + 1)
