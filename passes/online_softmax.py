@@ -66,11 +66,6 @@ class SoftmaxLoops:
     sum_reduce: tt.ReduceOp
 
 
-def _only_use(value: SSAValue) -> Operation | None:
-    uses = list(value.uses)
-    return uses[0].operation if len(uses) == 1 else None
-
-
 def same_value(a: SSAValue, b: SSAValue, seen: dict[SSAValue, SSAValue] | None = None) -> bool:
     """Whether `b` (in one loop) recomputes `a` (in another): one value, or the same pure ops
     over operands that are the same; loads differ at most in what masked lanes read."""
@@ -107,7 +102,7 @@ def match_softmax_loops(max_loop: tt.RLoopOp) -> SoftmaxLoops | str:
     if step is None or not isinstance(step.owner, tt.AccumulateOp) or step.owner.reduction_kind != "max":
         return "the first loop is no max"
     max_step = step.owner
-    max_reduce = _only_use(max_loop.results[0])
+    max_reduce = max_loop.results[0].get_user_of_unique_use()
     if not isinstance(max_reduce, tt.ReduceOp) or max_reduce.reduction_kind != "max":
         return "the max loop's accumulator has other uses"
     row_max = max_reduce.results[0]
@@ -130,7 +125,7 @@ def match_softmax_loops(max_loop: tt.RLoopOp) -> SoftmaxLoops | str:
             continue  # the loop computes something else too
         if not any(isinstance(op, tt.LoadOp) for op in loop.body.block.ops):
             return "the sum loop reads no memory: merging saves nothing"
-        sum_reduce = _only_use(loop.results[0])
+        sum_reduce = loop.results[0].get_user_of_unique_use()
         if isinstance(sum_reduce, tt.ReduceOp) and sum_reduce.reduction_kind == "sum":
             return SoftmaxLoops(max_loop, max_reduce, max_step, loop, sum_reduce)
     return "no loop sums exp(v - max) over the same values"

@@ -114,7 +114,8 @@ def _kept_apart(names: Sequence[str], sizes: Sequence[sympy.Expr], accesses: Seq
 def stride_order(names: Sequence[str], sizes: Sequence[sympy.Expr], accesses: Sequence[Access]) -> list[int] | None:
     """The loops' order (old positions, outermost first) in which every access that moves along
     all of them walks memory with decreasing strides, when that is one order and not the
-    present one; else None (see the module docstring)."""
+    present one; else None (see the module docstring). Size-1 loops, which the merge drops,
+    have no say and go first."""
     variables = [symbol(n) for n in names]
     moving = [d for d, size in enumerate(sizes) if size != 1]
     orders = set()
@@ -124,11 +125,11 @@ def stride_order(names: Sequence[str], sizes: Sequence[sympy.Expr], accesses: Se
             return None  # an index we cannot see through: keep the order it was written in
         if not all(s.is_Integer for s in strides) or any(strides[d] == 0 for d in moving):
             continue  # symbolic strides, or a broadcast read: no say in the order
-        orders.add(tuple(sorted(range(len(sizes)), key=lambda d: -int(strides[d]))))
+        orders.add(tuple(sorted(moving, key=lambda d: -int(strides[d]))))
     if len(orders) != 1:
         return None
     order = list(orders.pop())
-    return None if [d for d in order if d in moving] == moving else order
+    return None if order == moving else [d for d in range(len(sizes)) if d not in moving] + order
 
 
 def _permute(node: buffer.ComputedOp, accesses: list[tuple[Operation, str, Access]], order: list[int]) -> None:
@@ -147,14 +148,15 @@ def reorder_node(node: buffer.ComputedOp, explain: bool) -> None:
     """Order, then simplify `node`'s pointwise and reduction loops in place (see the module docstring)."""
     before = _nest(node.range_exprs, node.reduction_range_exprs)
     reordered = []
+    accesses = body_accesses(node)
     if not node.is_reduction:
         names = index_names(len(node.range_exprs))
-        order = stride_order(names, node.range_exprs, [a for _, _, a in body_accesses(node)])
+        order = stride_order(names, node.range_exprs, [a for _, _, a in accesses])
         if order is not None:
-            _permute(node, body_accesses(node), order)
+            _permute(node, accesses, order)
+            accesses = body_accesses(node)  # the permuted indices
             reordered = [f"loops reordered to [{', '.join(names[d] for d in order)}] by stride (then renamed i0, i1, ...)"]
     ranges, rranges = node.range_exprs, node.reduction_range_exprs
-    accesses = body_accesses(node)
     every = [a for _, _, a in accesses]
     nests = [(index_names, ranges), (reduction_index_names, rranges)]
     plans = [plan_loops(namer(len(sizes)), sizes, every) for namer, sizes in nests]

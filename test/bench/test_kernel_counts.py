@@ -16,9 +16,7 @@ from pathlib import Path
 
 import pytest
 
-if importlib.util.find_spec("triton") is None:
-    pytest.skip("needs triton (its interpreter runs mlc's kernels)", allow_module_level=True)
-os.environ.setdefault("TRITON_INTERPRET", "1")
+os.environ.setdefault("TRITON_INTERPRET", "1")  # on a machine without a GPU, Triton's interpreter runs the kernels
 
 ROOT = Path(__file__).resolve().parents[2]
 INDUCTOR = json.loads((ROOT / "bench" / "results" / "kernel_counts_inductor.json").read_text())["counts"]

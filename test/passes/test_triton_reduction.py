@@ -152,11 +152,8 @@ def test_the_store_of_a_reduction_has_xmask_only() -> None:
     assert store.masks == ["xmask"] and store.parent_op() is k
 
 
-def test_a_reduced_value_feeding_a_reduction_runs_a_second_loop() -> None:
-    # softmax's denominator: sum(exp(x - max(x))) -- a reduced value feeds a reduction: loop 1
-    # accumulates the max, loop 2 re-reads x and accumulates exp(x - max).
-    first = rg.reduction_node("buf0", "max", [2, 2000], [1])
-    second = """buffer.computed "buf1" #buffer.layout<[2], [1], f32> ranges [2] reduce [2000] origins ["sum"] {
+# softmax's denominator over rows of 2000: sum(exp(x - buf0)), buf0 the rows' max.
+SOFTMAX_DENOMINATOR = """buffer.computed "buf1" #buffer.layout<[2], [1], f32> ranges [2] reduce [2000] origins ["sum"] {
   %0 = buffer.load @x[r0_0 + 2000*i0] : f32
   %1 = buffer.load @buf0[i0] : f32
   %2 = arith.subf %0, %1 : f32
@@ -164,6 +161,13 @@ def test_a_reduced_value_feeding_a_reduction_runs_a_second_loop() -> None:
   %4 = buffer.reduce sum %3 : f32 -> f32
   buffer.store @buf1[i0], %4 : f32
 }"""
+
+
+def test_a_reduced_value_feeding_a_reduction_runs_a_second_loop() -> None:
+    # softmax's denominator: sum(exp(x - max(x))) -- a reduced value feeds a reduction: loop 1
+    # accumulates the max, loop 2 re-reads x and accumulates exp(x - max).
+    first = rg.reduction_node("buf0", "max", [2, 2000], [1])
+    second = SOFTMAX_DENOMINATOR
     text = rg.graph([f"buffer.fused {{\n{first}\n{second}\n}}"], [2, 2000], outputs=["buf1"])
     (k,) = kernels(convert(text))
     loops = [op for op in k.body.block.ops if isinstance(op, triton.RLoopOp)]
@@ -183,14 +187,7 @@ def test_a_later_loop_recomputes_what_it_reads() -> None:
     # clone, and loop 3 must run its own clone of the load under x - max, not read loop 2's.
     mean = rg.reduction_node("buf3", "sum", [2, 2000], [1])
     first = rg.reduction_node("buf0", "max", [2, 2000], [1])
-    second = """buffer.computed "buf1" #buffer.layout<[2], [1], f32> ranges [2] reduce [2000] origins ["sum"] {
-  %0 = buffer.load @x[r0_0 + 2000*i0] : f32
-  %1 = buffer.load @buf0[i0] : f32
-  %2 = arith.subf %0, %1 : f32
-  %3 = math.exp %2 : f32
-  %4 = buffer.reduce sum %3 : f32 -> f32
-  buffer.store @buf1[i0], %4 : f32
-}"""
+    second = SOFTMAX_DENOMINATOR
     epilogue = """buffer.computed "buf2" #buffer.layout<[2, 2000], [2000, 1], f32> ranges [2, 2000] origins ["sub"] {
   %0 = buffer.load @x[i1 + 2000*i0] : f32
   %1 = buffer.load @buf0[i0] : f32
