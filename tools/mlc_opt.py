@@ -24,7 +24,7 @@ from dataclasses import fields, replace
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import DiagnosticException
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
 from mlc.tools.diagnostics import (
     CompileError,
@@ -181,11 +181,26 @@ def _chunks(text: str) -> list[tuple[int, str]]:
     return out
 
 
+def _options_only_after_equals(argv: Sequence[str]) -> list[str]:
+    """`--pass` alone takes no options, so `mlc-opt --lower-aten file.mlir` reads the file (an
+    optional argparse value would swallow it): options come only as `--pass=...`, as in MLIR."""
+    from mlc.passes.registry import PASSES
+
+    flags = {f"--{name}" for name in PASSES}
+    return [f"{a}=" if a in flags else a for a in argv]
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     ap = build_arg_parser()
-    args = ap.parse_args(argv)
+    args = ap.parse_args(_options_only_after_equals(sys.argv[1:] if argv is None else argv))
     try:
         passes = _load_pipeline(args.pipeline or [])
+    except ArgSpecParseError as e:  # xDSL's message: a header, a position, the spec, a caret, why
+        lines = [line.strip() for line in str(e).strip().splitlines()]
+        where, spec, why = (lines[1], lines[2], lines[-1]) if len(lines) >= 5 else ("", "", lines[-1])
+        sys.stderr.write(f"mlc-opt: error: {where}: {why} in pass pipeline '{spec}'\n" if spec
+                         else f"mlc-opt: error: {why}\n")
+        return 1
     except Exception as e:  # unknown pass or bad option: xDSL raises ValueError and friends
         message = str(e).strip().splitlines()[-1].strip("\"'") if str(e).strip() else repr(e)
         sys.stderr.write(f"mlc-opt: error: {message}\n")

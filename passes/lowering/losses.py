@@ -9,10 +9,15 @@ the whole class row, which cross_entropy's log_softmax has just produced anyway:
               select(c == t && t != ignore_index, -x[n, c] * w[c], 0)
             reduction none (2-d input): one reduction [N] over [C], and total_weight is the
               constant 0 that torch returns;
-            sum and mean (and any reduction of a 1-d input): one reduction [] over [N, C]
-              with two sums, the loss and total_weight = sum of select(hit, w[c], 0) (the
-              count of non-ignored targets without weights); mean divides them in the
-              epilogue (0 / 0 = NaN when every target is ignored, as in torch)
+            sum and mean (2-d input): the same row reduction [N] over [C] (with a weight, a
+              second sum picks w[t[n]] the same way), then one reduction [] over [N] with two
+              sums, the loss and total_weight (the row weights, or the count of non-ignored
+              targets without a weight); mean divides them in the epilogue (0 / 0 = NaN when
+              every target is ignored, as in torch). The row reduction has the iteration
+              space of the log_softmax before it, so --fuse puts it in that kernel, and the
+              second reads N values: never a reduction over all N * C elements (one that
+              --split-reductions cannot split, having two sums);
+            a 1-d input: one reduction [] over [C] with the two sums
   backward  a pointwise over the input: select(c == t && t != ignore_index, -g * w[c], 0)
             with g = grad[n] (none), grad (sum) or grad / total_weight (mean)
 
@@ -22,12 +27,13 @@ ignore_index pick nothing (torch raises an error instead).
 
 from __future__ import annotations
 
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation
 
 from mlc.passes.lowering.body import Body, Value, make_pointwise
-from mlc.passes.lowering.dtypes import dtype_of, is_float
+from mlc.passes.lowering.dtypes import dtype_of, is_float, storage_type
 from mlc.passes.lowering.norms import upcast
-from mlc.passes.lowering.reducer import Reducer, first
+from mlc.passes.lowering.reducer import Reducer, results_of
 from mlc.passes.lowering.registry import Call, Lowered, register, shape
 
 NONE, MEAN, SUM = 0, 1, 2  # at::Reduction
@@ -65,20 +71,42 @@ def nll_loss_forward(call: Call) -> Lowered | list[Operation] | None:
         return b.select(hit, b.neg(xv), zero), b.select(hit, w, zero)
 
     loss_type, weight_type = call.results[0].type, call.results[1].type
-    if reduction == NONE and batched:
-        reducer = Reducer([xs[0]], [classes], ["sum"], lambda b, r: [terms(b, b.vars[0], r[0])[0]], first, [loss_type])  # type: ignore[list-item]
-        ops = reducer.build(call)
-        if ops is None:
-            return None
-        zero = make_pointwise(call, weight_type, lambda b: b.constant(0.0, acc))  # type: ignore[arg-type]
-        return Lowered([*ops, zero], [ops[0].results[0], zero.result])
 
     def epilogue(b: Body, red: list[list[Value]]) -> list[Value]:
         (loss,), (total,) = red
         return [b.truediv(loss, total) if reduction == MEAN else loss, total]
 
+    if batched:
+        # The row's loss (its result when reduction is none), and its weight when there is one.
+        row_kinds = ["sum", "sum"] if weight is not None and reduction != NONE else ["sum"]
+        row_types = [loss_type] if reduction == NONE else [TensorType(storage_type(acc), [xs[0]])] * len(row_kinds)
+
+        def row_terms(b: Body, r: list) -> list[Value]:  # type: ignore[type-arg]
+            return list(terms(b, b.vars[0], r[0]))[: len(row_kinds)]
+
+        def keep(b: Body, red: list[list[Value]]) -> list[Value]:
+            return [values[0] for values in red]
+
+        rows = Reducer([xs[0]], [classes], row_kinds, row_terms, keep, row_types).build(call)  # type: ignore[arg-type]
+        if rows is None:
+            return None
+        if reduction == NONE:
+            zero = make_pointwise(call, weight_type, lambda b: b.constant(0.0, acc))  # type: ignore[arg-type]
+            return Lowered([*rows, zero], [rows[0].results[0], zero.result])
+        row_loss, *row_weight = results_of(rows)
+
+        def row_prologue(b: Body, r: list) -> list[Value]:  # type: ignore[type-arg]
+            loss = b.load(row_loss, [r[0]])
+            if row_weight:
+                return [loss, b.load(row_weight[0], [r[0]])]
+            kept = b.compare("ne", b.cast(b.load(target, [r[0]]), "int64"), b.constant(ignore_index, "int64"))
+            return [loss, b.select(kept, b.constant(1.0, acc), b.constant(0.0, acc))]
+
+        total = Reducer([], [xs[0]], ["sum", "sum"], row_prologue, epilogue, [loss_type, weight_type]).build(call)  # type: ignore[list-item]
+        return None if total is None else Lowered([*rows, *total], results_of(total))
+
     def prologue(b: Body, r: list) -> list[Value]:  # type: ignore[type-arg]
-        return list(terms(b, r[0], r[1]) if batched else terms(b, None, r[0]))
+        return list(terms(b, None, r[0]))
 
     reducer = Reducer([], xs, ["sum", "sum"], prologue, epilogue, [loss_type, weight_type])  # type: ignore[list-item]
     return reducer.build(call)

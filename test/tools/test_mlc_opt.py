@@ -101,6 +101,24 @@ def test_unknown_pass_and_flag_exit_1() -> None:
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
 
 
+def test_a_pass_flag_before_the_input_file_takes_no_options(tmp_path: Path) -> None:
+    """`mlc-opt --lower-aten FILE`: the file is the input, not the flag's options."""
+    source = tmp_path / "neg.mlir"
+    source.write_text("func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {\n"
+                      "  %0 = aten.neg %x : (tensor<8xf32>) -> tensor<8xf32>\n  func.return %0 : tensor<8xf32>\n}\n")
+    code, out, err = mlc_opt("--lower-aten", str(source), "--inline")
+    assert code == 0, err
+    assert "loops.pointwise [8]" in out and "aten.neg" not in out
+
+
+@pytest.mark.parametrize("spec", ["lower-aten{/x=1}", "lower-aten{", "lower-aten{a=}"])
+def test_a_malformed_pipeline_is_one_line_and_status_1(spec: str) -> None:
+    proc = subprocess.run([sys.executable, "-m", "mlc.tools.mlc_opt", "-p", spec],
+                          input="", capture_output=True, text=True)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("mlc-opt: error: pass-pipeline:1:") and proc.stderr.count("\n") == 1
+
+
 def test_missing_file() -> None:
     code, _, err = mlc_opt("/no/such/file.mlir")
     assert code == 1 and "cannot read" in err
