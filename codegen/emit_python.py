@@ -75,8 +75,8 @@ HEADER = '''\
 import torch
 import triton
 import triton.language as tl
-from torch import as_strided, empty_strided
-from torch._C._dynamo.guards import assert_size_stride
+from torch import empty_strided
+from torch._C._dynamo.guards import _reinterpret_tensor as reinterpret_tensor, assert_size_stride
 
 from mlc.codegen.triton_helpers import (
     DEVICE,

@@ -97,8 +97,10 @@ def _wrapper_op(op: Operation, kernels: dict[str, tt.KernelOp]) -> list[str]:
     if isinstance(op, tt.ViewOp):
         layout = op.layout
         source = op.source.root_reference.data
+        # The offset counts from the source's first element, as the kernels' indices do: an
+        # input may start inside its storage (`x[1:]`), so it is not as_strided's absolute one.
         return [
-            f"{op.buffer.data} = as_strided({source}, {_sizes(layout.sizes)}, "
+            f"{op.buffer.data} = reinterpret_tensor({source}, {_sizes(layout.sizes)}, "
             f"{_sizes(layout.strides)}, {_host(layout.offset.expr)})"
         ]
     if isinstance(op, tt.FreeOp):

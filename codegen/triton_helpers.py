@@ -20,6 +20,7 @@ between the GPU and Triton's interpreter is decided here, once, at import.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 
 import torch
 
@@ -30,6 +31,8 @@ if not torch.cuda.is_available():
 import numpy as np  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
+from triton import knobs  # noqa: E402
+from triton.runtime import driver  # noqa: E402
 
 DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 INTERPRETING = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
@@ -151,14 +154,9 @@ def ceil_div_integer(a, b):
     return tl.where((rem != 0) & ((rem < 0) == (b < 0)), quot + 1, quot)
 
 
-# (kernel, xnumel) -> the config the autotuner picked; filled once per kernel and process.
-_TUNED: dict[tuple, dict] = {}
-
-
-def _grid(config: dict, xnumel: int, ynumel: int | None) -> tuple[int, ...]:
-    if ynumel is None:
-        return (triton.cdiv(xnumel, config["XBLOCK"]),)
-    return (triton.cdiv(xnumel, config["XBLOCK"]), triton.cdiv(ynumel, config["YBLOCK"]))
+def _grid(config: dict, xnumel: int, ynumel: int | None) -> tuple[int, int, int]:
+    ny = 1 if ynumel is None else triton.cdiv(ynumel, config["YBLOCK"])
+    return (triton.cdiv(xnumel, config["XBLOCK"]), ny, 1)
 
 
 def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> None:
@@ -169,32 +167,88 @@ def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: 
     every listed config is benchmarked, the fastest kept), replayed from a CUDA graph so that
     a short kernel's time is not the host's launch overhead; the kernels only write fresh outputs,
     so running them repeatedly is harmless. Under the interpreter, or with one config, the first
-    config (the heuristics' preferred one) is used: timing interpreted kernels means nothing."""
-    config = configs[0] if len(configs) == 1 or INTERPRETING else _tuned(kernel, configs, xnumel, args, ynumel)
-    kernel[_grid(config, xnumel, ynumel)](*args, **config)
+    config (the heuristics' preferred one) is used: timing interpreted kernels means nothing.
+
+    On a GPU the first launch goes through Triton's `kernel[grid](...)`, which compiles; later
+    ones call the compiled binary's launcher directly, as Inductor's launchers do, skipping
+    Triton's per-call argument binding (most of a launch's host time, and a training step
+    launches hundreds of kernels). A binary is specialized on its arguments (16-byte aligned
+    pointers, integer values), so it is kept per device, sizes and those properties."""
+    if INTERPRETING:
+        config = configs[0]
+        kernel[_grid(config, xnumel, ynumel)](*args, **config)
+        return
+    state = _launch_state(kernel)
+    device = driver.active.get_current_device()
+    key = (device, xnumel, ynumel, *[a.data_ptr() % 16 == 0 if isinstance(a, torch.Tensor) else a for a in args])
+    binary = state.binaries.get(key)
+    if binary is not None:
+        binary.run(driver.active.get_current_stream(device), args)
+        return
+    config = state.tuned.get((xnumel, ynumel))
+    if config is None:
+        config = state.tuned[(xnumel, ynumel)] = configs[0] if len(configs) == 1 else _tuned(kernel, configs, xnumel, args, ynumel)
+    grid = _grid(config, xnumel, ynumel)
+    compiled = kernel[grid](*args, **config)
+    constexprs = tuple(config[name] for name in kernel.arg_names[len(args):])
+    state.binaries[key] = _Binary(compiled, grid, constexprs)
+
+
+@dataclass
+class _LaunchState:
+    """What `launch` keeps for one kernel, as an attribute of the kernel (so that it lives and
+    dies with it): the config the autotuner picked per (xnumel, ynumel), and the compiled
+    binaries by the key `launch` builds."""
+
+    tuned: dict[tuple, dict] = field(default_factory=dict)
+    binaries: dict[tuple, _Binary] = field(default_factory=dict)
+
+
+def _launch_state(kernel) -> _LaunchState:
+    state = kernel.__dict__.get("mlc_launch_state")
+    if state is None:
+        state = kernel.mlc_launch_state = _LaunchState()
+    return state
+
+
+@dataclass(frozen=True)
+class _Binary:
+    """A compiled kernel with its grid and the constexpr arguments that follow the others."""
+
+    compiled: object
+    grid: tuple[int, int, int]
+    constexprs: tuple
+
+    def run(self, stream: int, args: tuple) -> None:
+        k = self.compiled
+        full = (*args, *self.constexprs)
+        hooks = knobs.runtime
+        metadata = k.launch_metadata(self.grid, stream, *full)  # None unless a launch hook is set
+        k.run(*self.grid, stream, k.function, k.packed_metadata, metadata,
+              hooks.launch_enter_hook, hooks.launch_exit_hook, *full)
 
 
 def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> dict:
-    key = (id(kernel), xnumel, ynumel)
-    if key not in _TUNED:
-        from triton.testing import do_bench, do_bench_cudagraph
+    """The fastest of `configs`, each timed on these arguments."""
+    from triton.testing import do_bench, do_bench_cudagraph
 
-        def time(config: dict) -> float:
-            grid = _grid(config, xnumel, ynumel)
-            run = lambda: kernel[grid](*args, **config)  # noqa: E731
-            run()  # compiled outside any graph capture
-            try:  # replayed from a CUDA graph: the kernel's time, not the host's launch overhead
-                return do_bench_cudagraph(run, rep=20, return_mode="median")
-            except RuntimeError:  # capture refused (another capture under way)
-                return do_bench(run, warmup=5, rep=20, return_mode="median")
+    def time(config: dict) -> float:
+        grid = _grid(config, xnumel, ynumel)
+        run = lambda: kernel[grid](*args, **config)  # noqa: E731
+        run()  # compiled outside any graph capture
+        try:  # replayed from a CUDA graph: the kernel's time, not the host's launch overhead
+            return do_bench_cudagraph(run, rep=20, return_mode="median")
+        except RuntimeError:  # capture refused (another capture under way)
+            return do_bench(run, warmup=5, rep=20, return_mode="median")
 
-        _TUNED[key] = min(configs, key=time)
-    return _TUNED[key]
+    return min(configs, key=time)
 
 
 def ensure_layout(t: torch.Tensor, size: tuple, stride: tuple, offset: int = 0) -> torch.Tensor:
     """`t` with exactly this size, stride and storage offset: itself when it has them (the usual
     case), else a copy. Kernels index extern results with the layout the IR fixed for them."""
+    if t.stride() == stride and t.shape == size and t.storage_offset() == offset:
+        return t  # the usual case, checked first: this runs after every extern call
     if tuple(t.shape) == tuple(size) and t.storage_offset() == offset and all(
         st == want or n == 1 for n, st, want in zip(size, t.stride(), stride)
     ):

@@ -33,6 +33,14 @@ def test_non_contiguous_input(check, make):
     check(lambda x: x * 2 + 1, x)
 
 
+def test_input_starting_inside_its_storage(check, make):
+    """`base[1:]` is contiguous but starts 64 elements into its storage: the transposed view
+    that the extern mm reads (and the returned view) count from the input's first element."""
+    x = make(9, 64)[1:]
+    w = make(8, 16)
+    check(lambda x, w: ((x.t() @ w).sin(), x.t()[2:] * 1), x, w)
+
+
 def test_output_aliases_input(check, make):
     """An output that is a view of an input (AOTAutograd regenerates the alias)."""
     x = make(8, 64)

@@ -1,0 +1,63 @@
+"""`triton_helpers.launch`: the config it picks and, on a GPU, the compiled binaries it reuses."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from mlc.codegen import triton_helpers
+from mlc.codegen.triton_helpers import DEVICE, launch, tl, triton
+
+GPU = pytest.mark.skipif(triton_helpers.INTERPRETING, reason="binaries are reused on a GPU only")
+
+
+@triton.jit
+def _scale(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
+    xmask = xindex < xnumel
+    tl.store(out_ptr0 + xindex, tl.load(in_ptr0 + xindex, xmask) * 3.0, xmask)
+
+
+@triton.jit
+def _shift(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
+    xmask = xindex < xnumel
+    tl.store(out_ptr0 + xindex, tl.load(in_ptr0 + xindex, xmask) + 1.0, xmask)
+
+
+CONFIGS = (dict(XBLOCK=64, num_warps=2, num_stages=1),)
+
+
+def _run(kernel, x: torch.Tensor) -> torch.Tensor:
+    out = torch.empty_like(x)
+    launch(kernel, CONFIGS, x.numel(), (x, out, x.numel()))
+    return out
+
+
+def test_every_launch_computes_its_own_arguments() -> None:
+    for n in (100, 100, 100, 37):  # repeated sizes take the reused binary on a GPU
+        x = torch.randn(n, device=DEVICE)
+        torch.testing.assert_close(_run(_scale, x), x * 3)
+        torch.testing.assert_close(_run(_shift, x), x + 1)
+
+
+@GPU
+def test_a_binary_is_reused_only_for_arguments_it_was_specialized_on() -> None:
+    base = torch.randn(1001, device=DEVICE)
+    aligned, misaligned = base[:1000], base[1:]  # data pointers 16-byte aligned, then 4 bytes off
+    for x in (aligned, misaligned, aligned, misaligned):
+        torch.testing.assert_close(_run(_scale, x), x * 3)
+    kept = [b for k, b in _scale.mlc_launch_state.binaries.items() if k[1] == 1000]
+    assert len({id(b.compiled) for b in kept}) == 2  # one binary per alignment of the input
+    assert _shift.mlc_launch_state is not _scale.mlc_launch_state
+
+
+@GPU
+def test_the_reused_binary_launches_on_the_current_stream() -> None:
+    x = torch.randn(4096, device=DEVICE)
+    _run(_scale, x)  # compiles
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        out = _run(_scale, x)
+    stream.synchronize()
+    torch.testing.assert_close(out, x * 3)
