@@ -12,6 +12,7 @@ integers:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 
 import sympy
@@ -49,6 +50,25 @@ def loop_strides(expr: sympy.Expr, variables: Sequence[sympy.Symbol]) -> list[sy
     may be symbolic sizes); None when a variable appears otherwise (a FloorDiv of a view)."""
     terms = affine_terms(expr, variables)
     return None if terms is None else terms[1]
+
+
+def order_by_strides(strides: Sequence[Sequence[int]], sizes: Sequence[sympy.Expr]) -> list[int]:
+    """Loop positions, outermost first, as Inductor's `pick_loop_order` orders them: `strides`
+    holds one row per access (each loop's stride in it, 0 where it does not move). Loop a goes
+    inside loop b when more accesses step less along a than along b (an access not moving along
+    b counts for a) than the other way round; ties keep the written order, size-1 loops go
+    outermost (they are dropped anyway)."""
+
+    def inner_votes(a: int, b: int) -> int:
+        return sum(1 for row in strides if row[b] == 0 or abs(row[a]) < abs(row[b]))
+
+    def key(a: int, b: int) -> int:  # < 0: a is outer
+        if (sizes[a] == 1) != (sizes[b] == 1):
+            return -1 if sizes[a] == 1 else 1
+        votes = inner_votes(a, b) - inner_votes(b, a)
+        return votes if votes else a - b
+
+    return sorted(range(len(sizes)), key=functools.cmp_to_key(key))
 
 
 def upper_bound(expr: sympy.Expr, ranges: Ranges) -> int | None:

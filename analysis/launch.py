@@ -25,7 +25,8 @@ comes from in Inductor:
 * `persistent_reduction_configs`, `reduction_configs`, `triton_config_reduction` --
   `runtime/triton_heuristics.py: _persistent_reduction_configs`, `_reduction_configs` (with
   `outer_config_opt`) and `triton_config_reduction`. `use_persistent_reduction`: a static
-  r0_numel up to the pass's threshold.
+  r0_numel up to the pass's threshold (64 for OUTER: `choices.py:
+  should_use_persistent_reduction`). `second_step_hint` -- `_multilayer_second_step_hint`.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import sympy
+from xdsl.dialects.builtin import StringAttr
 
 from mlc.dialects import buffer, triton
 from mlc.dialects.sym import symbol
@@ -66,6 +68,8 @@ H100 = Target()
 # Inductor's policy (not the hardware's).
 INNER, OUTER, OUTER_TINY, DEFAULT = "inner", "outer", "outer_tiny", "default"
 REDUCTION_HINTS = (INNER, OUTER, OUTER_TINY, DEFAULT)
+HINT_ATTRIBUTE = "hint"  # on a buffer.computed node: the reduction hint it keeps (split pieces)
+OUTER_PERSISTENT_MAX = 64  # Inductor's persistent bound for non-INNER reductions
 NUM_THREADS = 256  # the 8 warps x 32 threads a split block is sized for
 NO_SPLIT_RNUMEL = 8192  # inner reductions up to this long are never split (524288 on sm >= 10)
 MAX_PERSISTENT_BLOCK_NUMEL = 4096  # XBLOCK * R0_BLOCK of a persistent config
@@ -100,7 +104,10 @@ def _stride(index: sympy.Expr, var: sympy.Symbol, variables: Sequence[sympy.Symb
 
 
 def reduction_hint(node: buffer.ComputedOp, target: Target = H100) -> str:
-    """Inductor's ReductionHint for a reduction node (see the module docstring)."""
+    """Inductor's ReductionHint for a reduction node (see the module docstring); a node that
+    `--split-reductions` made carries the hint of the reduction it came from (`hint` attribute)."""
+    if isinstance(carried := node.attributes.get(HINT_ATTRIBUTE), StringAttr) and carried.data in REDUCTION_HINTS:
+        return carried.data
     ranges, rranges = node.range_exprs, node.reduction_range_exprs
     numel, rnumel = product(ranges), product(rranges)
     if not (numel.is_Integer and rnumel.is_Integer):
@@ -264,8 +271,21 @@ def _unique(configs: Sequence[triton.ConfigAttr]) -> list[triton.ConfigAttr]:
 # Reduction configs (runtime/triton_heuristics.py)
 
 
-def use_persistent_reduction(rnumel: sympy.Expr, threshold: int) -> bool:
-    return bool(rnumel.is_Integer and int(rnumel) <= threshold)
+def use_persistent_reduction(rnumel: sympy.Expr, threshold: int, hint: str = DEFAULT) -> bool:
+    """A static r0_numel up to `threshold`, and up to 64 for an OUTER reduction (Inductor's bound
+    for every hint but INNER): a persistent kernel's [XBLOCK, R0_BLOCK] tile over a reduction
+    along a strided dim holds few neighbouring columns (XBLOCK * R0_BLOCK <= 4096), where the
+    looped kernel's OUTER configs take 64 or more."""
+    limit = min(threshold, OUTER_PERSISTENT_MAX) if hint == OUTER else threshold
+    return bool(rnumel.is_Integer and int(rnumel) <= limit)
+
+
+def second_step_hint(split: int, numel: int, hint: str) -> str:
+    """The hint of a split's final reduction (Inductor's `_multilayer_second_step_hint`): an
+    OUTER reduction of few partials into few outputs is OUTER_TINY, else the first step's."""
+    if hint == OUTER and ((split <= 512 and numel <= 512) or (split <= 1024 and numel <= 256)):
+        return OUTER_TINY
+    return hint
 
 
 def triton_config_reduction(

@@ -65,7 +65,7 @@ Rules (Inductor's, `reference/inductor-rules.md` section 6):
 
 Options: `autotune-pointwise=true` (above); `persistent-reduction-threshold=1024`, the largest
 static r0_numel a persistent kernel takes (Inductor's bound for INNER reductions; it uses 64 for
-the other hints, mlc 1024 for all); `num-sms=132` sets the SM count of the `Target` the launch
+the other hints, mlc for OUTER ones only); `num-sms=132` sets the SM count of the `Target` the launch
 heuristics size for (from it the reduction hint decides whether an output is wide enough for
 DEFAULT configs); `tile-2d=true`, 2-D tiles for pointwise kernels with a transposed access
 (false: every pointwise kernel is 1-D).

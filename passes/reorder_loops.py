@@ -25,11 +25,14 @@ After (`explain=true` adds the reasons):
 The layout is the buffer's and does not change. An index that is not affine in the loop
 variables (a view's FloorDiv) blocks every merge of the loops it uses.
 
-Before merging, a pointwise node's loops are put in the order its accesses walk memory (the
+Before merging, a node's pointwise loops are put in the order its accesses walk memory (the
 second half of `simplify_and_reorder`, Inductor's `pick_loop_order`): largest stride
-outermost, when the store and every load that moves along all loops agree on that order (a
-channels-last elementwise op: [N, C, H, W] runs as [N, H, W, C], then merges to [N, H*W*C]).
-Where they disagree (a transpose) the order stays and convert-to-triton tiles the kernel.
+outermost, when the store and every load that moves along all of them agree on that order (a
+channels-last elementwise op: [N, C, H, W] runs as [N, H, W, C], then merges to [N, H*W*C];
+a column sum's split partials over [columns, split], stored split-major, run as [split,
+columns], so that neighbouring lanes read neighbouring columns). Where they disagree (a
+transpose) the order stays and convert-to-triton tiles the kernel. Reduction loops keep their
+order.
 
 Options:
   explain=false   true writes the decision into a `loops` attribute on each node: the new
@@ -149,13 +152,12 @@ def reorder_node(node: buffer.ComputedOp, explain: bool) -> None:
     before = _nest(node.range_exprs, node.reduction_range_exprs)
     reordered = []
     accesses = body_accesses(node)
-    if not node.is_reduction:
-        names = index_names(len(node.range_exprs))
-        order = stride_order(names, node.range_exprs, [a for _, _, a in accesses])
-        if order is not None:
-            _permute(node, accesses, order)
-            accesses = body_accesses(node)  # the permuted indices
-            reordered = [f"loops reordered to [{', '.join(names[d] for d in order)}] by stride (then renamed i0, i1, ...)"]
+    names = index_names(len(node.range_exprs))
+    order = stride_order(names, node.range_exprs, [a for _, _, a in accesses])
+    if order is not None:
+        _permute(node, accesses, order)
+        accesses = body_accesses(node)  # the permuted indices
+        reordered = [f"loops reordered to [{', '.join(names[d] for d in order)}] by stride (then renamed i0, i1, ...)"]
     ranges, rranges = node.range_exprs, node.reduction_range_exprs
     every = [a for _, _, a in accesses]
     nests = [(index_names, ranges), (reduction_index_names, rranges)]

@@ -67,6 +67,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    StringAttr,
     f32,
     i64,
 )
@@ -76,8 +77,8 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.dialects import buffer, loops, triton
 from mlc.dialects.sym import FloorDiv, ModularIndexing, symbol
-from mlc.analysis.flat_index import simplify_index
-from mlc.analysis.launch import Target, num_splits, product
+from mlc.analysis.flat_index import loop_strides, order_by_strides, simplify_index
+from mlc.analysis.launch import HINT_ATTRIBUTE, Target, num_splits, product, second_step_hint
 from mlc.passes.stages import check_stage
 
 SPLITTABLE = ("sum", "prod", "max", "min", "any")
@@ -126,6 +127,24 @@ def _erase_dead(block: Block) -> None:
 
 def _intermediate_type(t: Attribute) -> Attribute:
     return f32 if isinstance(t, (Float16Type, BFloat16Type)) else t
+
+
+def _fill_strides(block: Block, variables: list[sympy.Symbol], sizes: list[sympy.Expr]) -> list[sympy.Expr]:
+    """The partial buffer's strides: its dims laid out in the order the body's loads walk
+    memory (Inductor's fill order of a flexible layout, from its reads), so that the partial
+    kernel's fastest lanes read and write consecutive addresses. A column sum's partials over
+    [columns, split] are stored split-major, not column-major with the split innermost."""
+    rows = []
+    for op in block.ops:
+        if isinstance(op, buffer.LoadOp) and (strides := loop_strides(op.index.expr, variables)) is not None:
+            if all(st.is_Integer for st in strides):
+                rows.append([int(st) for st in strides])
+    strides: list[sympy.Expr] = [sympy.Integer(0)] * len(sizes)
+    step: sympy.Expr = sympy.Integer(1)
+    for d in reversed(order_by_strides(rows, sizes) if rows else range(len(sizes))):
+        strides[d] = step
+        step = step * sizes[d]
+    return strides
 
 
 def split_node(node: buffer.ComputedOp, reduce: buffer.ReduceOp, split: int, name: str) -> list[buffer.ComputedOp]:
@@ -185,8 +204,10 @@ def split_node(node: buffer.ComputedOp, reduce: buffer.ReduceOp, split: int, nam
         block.add_op(widened)
         value = widened.result
     partial_reduce = buffer.ReduceOp(kind, value, [mid])
-    partial_layout = buffer.LayoutAttr([*ranges, split], None, mid)
-    partial_index = partial_layout.flat_index([symbol(f"i{k}") for k in range(len(ranges) + 1)])
+    partial_sizes = [*ranges, sympy.Integer(split)]
+    partial_vars = [symbol(f"i{k}") for k in range(len(ranges) + 1)]
+    partial_layout = buffer.LayoutAttr(partial_sizes, _fill_strides(block, partial_vars, partial_sizes), mid)
+    partial_index = partial_layout.flat_index(partial_vars)
     block.add_ops([partial_reduce, buffer.StoreOp(name, partial_index, partial_reduce.results[0])])
     _erase_dead(block)
     partial = buffer.ComputedOp(name, partial_layout, [*ranges, split], Region(block), [piece], node.origin_names)
@@ -243,10 +264,16 @@ class SplitReductionsPass(ModulePass):
             for node in [n for n in graph.nodes() if isinstance(n, buffer.ComputedOp) and n.is_reduction]:
                 if (reduce := _split_candidate(node)) is None:
                     continue
-                _, split = num_splits(node, target, self.min_elements_per_thread, self.max_elements_per_thread)
+                hint, split = num_splits(node, target, self.min_elements_per_thread, self.max_elements_per_thread)
                 if split <= 1:
                     continue
                 name = _next_free(names)
                 names.add(name)
-                Rewriter.insert_op(split_node(node, reduce, split, name), InsertPoint.before(node))
+                partial, final = split_node(node, reduce, split, name)
+                # The pieces keep the reduction's hint (re-deriving it from a piece's sizes
+                # would give DEFAULT to the many partial rows of a column sum).
+                partial.attributes[HINT_ATTRIBUTE] = StringAttr(hint)
+                numel = int(product(node.range_exprs))
+                final.attributes[HINT_ATTRIBUTE] = StringAttr(second_step_hint(split, numel, hint))
+                Rewriter.insert_op([partial, final], InsertPoint.before(node))
                 Rewriter.erase_op(node)

@@ -6,7 +6,8 @@ ranges) and `r0_numel` reduced ones (the product of its reduce ranges). x tiles 
 (`x0 = xindex`) and each reduced one over r0_index (`r0_0 = ModularIndexing(r0_index, 1, 9)`).
 
 * Persistent (`triton_per_...`, kind `persistent_reduction`) when r0_numel is static and at
-  most `persistent_threshold` (1024, Inductor's threshold for INNER reductions): one
+  most `persistent_threshold` (1024, Inductor's threshold for INNER reductions; 64 for OUTER
+  ones, as Inductor's: `analysis/launch.py: use_persistent_reduction`): one
   R0_BLOCK = next_pow2(r0_numel) slice holds the whole row; `triton.reduce` reduces it.
 * Looped (`triton_red_...`, kind `reduction`) otherwise: a `triton.rloop` over R0_BLOCK slices
   carries accumulators that `triton.accumulate` updates lane by lane; `triton.reduce` combines
@@ -427,14 +428,14 @@ def build_reduction_kernel(
                 f"convert-to-triton: fused reductions iterate different (numel, r0_numel): {reductions[0].buffer.data} "
                 f"({expr_str(numel)}, {expr_str(rnumel)}), {m.buffer.data} ({expr_str(n)}, {expr_str(r)})"
             )
-    persistent = use_persistent_reduction(rnumel, persistent_threshold)
+    hint = kernel_hint(members, target)
+    persistent = use_persistent_reduction(rnumel, persistent_threshold, hint)
     builder = ReductionKernelBuilder(numel, layouts, roots, local, rnumel=rnumel, persistent=persistent, target=target)
     builder.count_reads(members)
     for m in members:
         builder.add_member(m)
     origins = sorted({o for m in members for o in m.origin_names})
     kernel = builder.build("", origins, [])
-    hint = kernel_hint(members, target)
     if persistent:
         configs = persistent_reduction_configs(numel, int(rnumel), hint, target)
     else:

@@ -37,6 +37,13 @@ REDUCTIONS = [
     ("sum_rows_of_20000", lambda x: x.sum(1), [(4, 20000)]),
     ("sum_columns_of_20000", lambda x: x.sum(0), [(20000, 4)]),
     ("sum_all_of_20000", lambda x: x.sum(), [(20000,)]),
+    # OUTER reductions: persistent up to 64 rows, looped past; split into partials stored
+    # column-innermost (odd column counts, a piece that does not divide the rows)
+    ("sum_columns_of_64", lambda x: x.sum(0), [(64, 300)]),
+    ("sum_columns_of_65", lambda x: x.sum(0), [(65, 300)]),
+    ("sum_columns_split", lambda x: (x.sum(0), x.amax(0)), [(6000, 37)]),
+    ("sum_columns_split_bf16", lambda x: x.sum(0), [((3001, 96), torch.bfloat16, -1, 1)]),
+    ("sum_channels_nchw", lambda x: x.sum((0, 2, 3)), [(8, 6, 30, 30)]),
     ("sum_dtype_arg", lambda x: x.sum(1, dtype=torch.float64), [(8, 64)]),
     ("prod_rows", lambda x: x.prod(1), [((8, 16), F32, 0.5, 1.5)]),
     ("prod_all", lambda x: x.prod(), [((4, 16), F32, 0.8, 1.2)]),

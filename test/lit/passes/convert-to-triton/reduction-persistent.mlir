@@ -73,10 +73,10 @@ buffer.graph @seed_001_sum_sigmoid {
 
 // -----
 
-// A column reduction, amax(x, 0) of a [100, 64] tensor: the reduction index strides by 64
+// A column reduction, amax(x, 0) of a [60, 64] tensor: the reduction index strides by 64
 // (loads at x0 + 64*r0_0), so the reduction hint is OUTER and only the largest config stays
-// (XBLOCK 32: 32 x 128 fills the 4096-element persistent tile). Masked lanes read -inf.
-// CHECK-LABEL: triton.kernel @triton_per_fused_amax_0 persistent_reduction(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 64 r0_numel 100 origins ["amax"] configs [#triton.config<XBLOCK = 32, num_warps = 8, num_stages = 1>] {
+// (XBLOCK 32: 32 x 64 within the 4096-element persistent tile). Masked lanes read -inf.
+// CHECK-LABEL: triton.kernel @triton_per_fused_amax_0 persistent_reduction(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 64 r0_numel 60 origins ["amax"] configs [#triton.config<XBLOCK = 32, num_warps = 8, num_stages = 1>] {
 // CHECK-NEXT:    triton.index x0 = xindex
 // CHECK-NEXT:    triton.index r0_0 = r0_index
 // CHECK-NEXT:    %[[X:.*]] = triton.load %in_ptr0[x0 + 64*r0_0] mask r0_mask, xmask other -inf evict_first : f32
@@ -84,6 +84,24 @@ buffer.graph @seed_001_sum_sigmoid {
 // CHECK-NEXT:    triton.store %out_ptr0[x0], %[[MAX]] mask xmask : f32
 // CHECK-NEXT:  }
 buffer.graph @column {
+  buffer.input "x" #buffer.layout<[60, 64], [64, 1], f32>
+  buffer.computed "buf0" #buffer.layout<[64], [1], f32> ranges [64] reduce [60] origins ["amax"] {
+    %0 = buffer.load @x[i0 + 64*r0_0] : f32
+    %1 = buffer.reduce max %0 : f32 -> f32
+    buffer.store @buf0[i0], %1 : f32
+  }
+  buffer.output @buf0
+}
+
+// -----
+
+// The same over 100 rows: an OUTER reduction past 64 is looped, as Inductor's
+// (`should_use_persistent_reduction`: 1024 for INNER hints, 64 for the others), with the OUTER
+// config (`outer_config_opt`: few columns, XBLOCK 2, for an x this small).
+// CHECK-LABEL: triton.kernel @triton_red_fused_amax_0 reduction({{.*}}) xnumel 64 r0_numel 100 origins ["amax"] configs [#triton.config<XBLOCK = 2, R0_BLOCK = 64, num_warps = 2, num_stages = 1>] {
+// CHECK:         triton.rloop
+// CHECK:           triton.accumulate max
+buffer.graph @column_looped {
   buffer.input "x" #buffer.layout<[100, 64], [64, 1], f32>
   buffer.computed "buf0" #buffer.layout<[64], [1], f32> ranges [64] reduce [100] origins ["amax"] {
     %0 = buffer.load @x[i0 + 64*r0_0] : f32

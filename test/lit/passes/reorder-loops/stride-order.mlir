@@ -38,3 +38,24 @@ buffer.graph @transpose {
   }
   buffer.output @buf0
 }
+
+// -----
+
+// A reduction's pointwise loops are ordered the same way (its reduction loops keep theirs): a
+// column sum's split partials over [columns, split], stored split-major, run as [split,
+// columns], so that neighbouring lanes of the kernel read and write neighbouring columns.
+// CHECK-LABEL: buffer.graph @column_partials
+// CHECK:         buffer.computed "buf1" #buffer.layout<[4096, 32], [1, 4096], f32> ranges [32, 4096] reduce [256] origins ["sum"] {
+// CHECK-NEXT:      buffer.load @x[i1 + 4096*r0_0 + 1048576*i0] : f32
+// CHECK-NEXT:      buffer.reduce sum
+// CHECK-NEXT:      buffer.store @buf1[i1 + 4096*i0]
+// CHECK-NEXT:    } attributes {loops = "[32, 4096] reduce [256] from [4096, 32] reduce [256]: loops reordered to [i1, i0] by stride (then renamed i0, i1, ...); {{.*}}"}
+buffer.graph @column_partials {
+  buffer.input "x" #buffer.layout<[8192, 4096], [4096, 1], f32>
+  buffer.computed "buf1" #buffer.layout<[4096, 32], [1, 4096], f32> ranges [4096, 32] reduce [256] origins ["sum"] {
+    %0 = buffer.load @x[i0 + 4096*r0_0 + 1048576*i1] : f32
+    %1 = buffer.reduce sum %0 : f32 -> f32
+    buffer.store @buf1[i0 + 4096*i1], %1 : f32
+  }
+  buffer.output @buf1
+}
