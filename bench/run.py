@@ -152,6 +152,18 @@ def fp16_chain_fn(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return torch.sigmoid(x * 0.5 + y) * x - torch.tanh(y)
 
 
+def sum_columns_fn(x: torch.Tensor) -> torch.Tensor:
+    return x.sum(dim=0)
+
+
+def channel_stats_fn(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    return torch.var_mean(x, dim=(0, 2, 3))
+
+
+def cross_entropy_fn(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    return torch.nn.functional.cross_entropy(logits, target)
+
+
 def _randn(*shape: int, device: torch.device, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     return torch.randn(*shape, device=device, dtype=dtype)
 
@@ -239,6 +251,25 @@ def _sum_rows(device: torch.device, quick: bool) -> Case:
                 atol=1e-4, rtol=1e-4)
 
 
+def _sum_columns(device: torch.device, quick: bool) -> Case:
+    rows, cols = (64, 32) if quick else (8192, 4096)
+    return Case(sum_columns_fn, [_randn(rows, cols, device=device)], f"[{rows},{cols}] dim=0", torch.float32,
+                atol=1e-3, rtol=1e-4)
+
+
+def _channel_stats(device: torch.device, quick: bool) -> Case:
+    n, c, h, w = (2, 4, 6, 6) if quick else (64, 64, 56, 56)
+    return Case(channel_stats_fn, [_randn(n, c, h, w, device=device)], f"var_mean [{n},{c},{h},{w}] dims (0,2,3)",
+                torch.float32, atol=1e-4, rtol=1e-4)
+
+
+def _cross_entropy(device: torch.device, quick: bool) -> Case:
+    rows, classes = (32, 100) if quick else (4096, 32000)
+    target = torch.randint(0, classes, (rows,), device=device)
+    return Case(cross_entropy_fn, [_randn(rows, classes, device=device), target], f"[{rows},{classes}] mean",
+                torch.float32, atol=1e-4, rtol=1e-4)
+
+
 def _fp16_chain(device: torch.device, quick: bool) -> Case:
     n = 64 if quick else 4096
     x, y = _randn(n, n, device=device, dtype=torch.float16), _randn(n, n, device=device, dtype=torch.float16)
@@ -259,6 +290,9 @@ MODELS: dict[str, Callable[[torch.device, bool], Case]] = {
     "layer_norm_1024": _layer_norm_1024,
     "rms_norm": _rms_norm,
     "sum_rows": _sum_rows,
+    "sum_columns": _sum_columns,
+    "channel_stats": _channel_stats,
+    "cross_entropy": _cross_entropy,
     "fp16_chain": _fp16_chain,
 }
 
