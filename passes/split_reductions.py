@@ -15,11 +15,19 @@ After (split 128, pieces of 8192):
     buffer.computed "buf1" #buffer.layout<[128], [1], f32> ranges [128] reduce [8192] origins ["sum"] {
       %0 = buffer.load @x[r0_0 + 8192*i0] : f32
       %1 = buffer.reduce sum %0 : f32 -> f32
-      buffer.store @buf1[i0], %1 : f32 }
+      buffer.store @buf1[i0], %1 : f32 } attributes {hint = "inner"}
     buffer.computed "buf0" #buffer.layout<[], [], f32> ranges [] reduce [128] origins ["sum"] {
       %0 = buffer.load @buf1[r0_0] : f32
       %1 = buffer.reduce sum %0 : f32 -> f32
-      buffer.store @buf0[0], %1 : f32 }
+      buffer.store @buf0[0], %1 : f32 } attributes {hint = "inner"}
+
+The partial buffer's dims are laid out in the order its body's loads walk memory (Inductor's
+fill order of a flexible layout): a column sum's partials over [columns, split] are stored with
+the columns innermost (strides [1, columns]), so that --reorder-loops runs them as [split,
+columns] and neighbouring lanes read neighbouring columns. Both pieces carry the reduction's
+hint as an attribute (`attributes {hint = "outer"}`; the final's by Inductor's second-step
+rule, `analysis/launch.py: second_step_hint`), which convert-to-triton's configs follow: a
+piece's own sizes would classify many partial rows as DEFAULT.
 
 When rnumel is not a multiple of the piece length, the partial body computes the flat
 position `p = piece*i_n + r0_0`, masks every load with `p < rnumel` and replaces the value it
