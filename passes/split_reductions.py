@@ -43,10 +43,14 @@ handles min..max elements, a divisor of rnumel preferred when one is close) and 
 64 * num-sms outputs, or no read that varies along the reduction) never splits.
 
 Only nodes with one `buffer.reduce` of a kind that combines associatively are split: sum,
-prod, max, min, any. argmax/argmin never are (Inductor does not: positions would need the
-piece offsets), nor welford (combining (mean, m2, weight) partials would need a welford
-combine at the buffer level). Skipped silently: such nodes, symbolic sizes, nodes inside
-`buffer.fused` (run this pass before --fuse), and every node with `enabled=false`.
+prod, max, min, any, and welford when the pieces tile the reduction exactly (a masked lane
+would count in a piece's weight). A welford splits into partial welfords stored as each
+piece's mean and m2, then Chan et al.'s combine of equal pieces with sums (`split_welford`):
+the mean of the piece means in a node of its own, then m2 = sum of m2_k + piece * (mean_k -
+mean)^2; var_mean's two nodes share their partials. argmax/argmin never are (Inductor does
+not: positions would need the piece offsets). Skipped silently: such nodes, symbolic sizes,
+nodes inside `buffer.fused` (run this pass before --fuse), and every node with
+`enabled=false`.
 
 Options:
   num-sms=132                  sets the Target's SM count (streaming multiprocessors; H100 SXM):
@@ -62,6 +66,7 @@ Fails when: an option is out of range (ValueError).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -76,6 +81,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     StringAttr,
+    SymbolRefAttr,
     f32,
     i64,
 )
@@ -89,7 +95,7 @@ from mlc.analysis.flat_index import loop_strides, order_by_strides, simplify_ind
 from mlc.analysis.launch import HINT_ATTRIBUTE, Target, num_splits, product, second_step_hint
 from mlc.passes.stages import check_stage
 
-SPLITTABLE = ("sum", "prod", "max", "min", "any")
+SPLITTABLE = ("sum", "prod", "max", "min", "any", "welford")
 
 
 def _split_candidate(node: buffer.ComputedOp) -> buffer.ReduceOp | None:
@@ -155,15 +161,12 @@ def _fill_strides(block: Block, variables: list[sympy.Symbol], sizes: list[sympy
     return strides
 
 
-def split_node(node: buffer.ComputedOp, reduce: buffer.ReduceOp, split: int, name: str) -> list[buffer.ComputedOp]:
-    """[partial, final] for `node` cut into `split` pieces, the partial result stored as `name`."""
+def _piece_body(node: buffer.ComputedOp, reduce: buffer.ReduceOp, split: int) -> tuple[Block, SSAValue, SSAValue | None]:
+    """The node's body up to `reduce`, over (i..., piece index) x r0_0: the block, the value
+    it reduces, and the mask of the lanes inside rnumel (None when the pieces tile it)."""
     ranges, rranges = node.range_exprs, node.reduction_range_exprs
     rnumel = int(product(rranges))
     piece = -(-rnumel // split)
-    kind, t = reduce.kind, reduce.results[0].type
-    mid = _intermediate_type(t)
-
-    # The partial reduction: the node's body up to the reduce, over (i..., piece index) x r0_0.
     split_var, r0 = symbol(f"i{len(ranges)}"), symbol("r0_0")
     flat = piece * split_var + r0
     olds = [symbol(f"r0_{k}") for k in range(len(rranges))]
@@ -201,21 +204,40 @@ def split_node(node: buffer.ComputedOp, reduce: buffer.ReduceOp, split: int, nam
             new = op.clone(value_mapper=values)
         block.add_op(new)
         values.update(zip(op.results, new.results))
-    value = values[reduce.value]
+    return block, values[reduce.value], mask
+
+
+def _widened(block: Block, value: SSAValue, mid: Attribute) -> SSAValue:
+    if value.type == mid:
+        return value
+    widened = arith.ExtFOp(value, mid)
+    block.add_op(widened)
+    return widened.result
+
+
+def _partial_layout(block: Block, ranges: list[sympy.Expr], split: int, mid: Attribute) -> buffer.LayoutAttr:
+    sizes = [*ranges, sympy.Integer(split)]
+    return buffer.LayoutAttr(sizes, _fill_strides(block, [symbol(f"i{k}") for k in range(len(sizes))], sizes), mid)
+
+
+def split_node(node: buffer.ComputedOp, reduce: buffer.ReduceOp, split: int, name: str) -> list[buffer.ComputedOp]:
+    """[partial, final] for `node` cut into `split` pieces, the partial result stored as `name`."""
+    ranges, rranges = node.range_exprs, node.reduction_range_exprs
+    rnumel = int(product(rranges))
+    piece = -(-rnumel // split)
+    kind, t = reduce.kind, reduce.results[0].type
+    mid = _intermediate_type(t)
+    r0 = symbol("r0_0")
+    block, value, mask = _piece_body(node, reduce, split)
     if mask is not None:  # lanes past rnumel reduce the identity
         identity = _constant(triton.reduction_identity(kind, value.type), value.type)
         chosen = arith.SelectOp(mask, value, identity.result)
         block.add_ops([identity, chosen])
         value = chosen.result
-    if value.type != mid:
-        widened = arith.ExtFOp(value, mid)
-        block.add_op(widened)
-        value = widened.result
+    value = _widened(block, value, mid)
     partial_reduce = buffer.ReduceOp(kind, value, [mid])
-    partial_sizes = [*ranges, sympy.Integer(split)]
-    partial_vars = [symbol(f"i{k}") for k in range(len(ranges) + 1)]
-    partial_layout = buffer.LayoutAttr(partial_sizes, _fill_strides(block, partial_vars, partial_sizes), mid)
-    partial_index = partial_layout.flat_index(partial_vars)
+    partial_layout = _partial_layout(block, ranges, split, mid)
+    partial_index = partial_layout.flat_index([symbol(f"i{k}") for k in range(len(ranges) + 1)])
     block.add_ops([partial_reduce, buffer.StoreOp(name, partial_index, partial_reduce.results[0])])
     _erase_dead(block)
     partial = buffer.ComputedOp(name, partial_layout, [*ranges, split], Region(block), [piece], node.origin_names)
@@ -239,6 +261,114 @@ def split_node(node: buffer.ComputedOp, reduce: buffer.ReduceOp, split: int, nam
     _erase_dead(final_block)
     final = buffer.ComputedOp(node.buffer.data, node.layout, ranges, Region(final_block), [split], node.origin_names)
     return [partial, final]
+
+
+def _adopt(candidate: buffer.ComputedOp, shared: list[buffer.ComputedOp], fresh: Callable[[], str]) -> tuple[str, bool]:
+    """The name of a partial node equal to `candidate` (same sizes, layout and body) among
+    `shared`, else a fresh one given to `candidate`, which joins `shared`; and whether it is new.
+    var_mean's two nodes (var and mean) reduce one welford: their partials are computed once."""
+    store = next(op for op in candidate.body.block.ops if isinstance(op, buffer.StoreOp))
+
+    def name(n: str) -> None:
+        candidate.properties["buffer"] = StringAttr(n)
+        store.properties["buffer"] = SymbolRefAttr(n)
+
+    for existing in shared:
+        name(existing.buffer.data)
+        if (existing.layout == candidate.layout and existing.ranges == candidate.ranges
+                and existing.reduction_ranges == candidate.reduction_ranges
+                and existing.body.is_structurally_equivalent(candidate.body)):
+            return existing.buffer.data, False
+    name(fresh())
+    shared.append(candidate)
+    return candidate.buffer.data, True
+
+
+def split_welford(node: buffer.ComputedOp, reduce: buffer.ReduceOp, split: int, fresh: Callable[[], str],
+                  shared: list[buffer.ComputedOp]) -> list[buffer.ComputedOp]:
+    """A welford node cut into `split` pieces of equal length (rnumel a multiple of `split`):
+    partial welfords of each piece, stored as its mean and, when the node uses m2, its m2 (two
+    nodes over one iteration space, which --fuse runs as one kernel), then Chan et al.'s
+    combine of equal pieces: mean = the average of the piece means; m2 = the sum over pieces
+    of m2_k + piece * (mean_k - mean)^2, each deviation taken from the combined mean (no
+    cancellation between large sums); weight = rnumel. The combine of m2 reads the mean from
+    its own node; --fuse puts both in one persistent kernel. `fresh` names new buffers; partials
+    equal to one in `shared` (from another node of the same welford) are read, not made again."""
+    ranges, rnumel = node.range_exprs, int(product(node.reduction_range_exprs))
+    piece = rnumel // split
+    t = reduce.results[0].type
+    mid = _intermediate_type(t)
+    uses_m2 = bool(reduce.results[1].uses)
+    ivars = [symbol(f"i{k}") for k in range(len(ranges))]
+    r0 = symbol("r0_0")
+
+    partials: list[tuple[str, buffer.LayoutAttr]] = []
+    nodes: list[buffer.ComputedOp] = []
+    for component in (0, 1) if uses_m2 else (0,):
+        block, value, mask = _piece_body(node, reduce, split)
+        assert mask is None, "welford pieces tile the reduction"
+        welford = buffer.ReduceOp("welford", _widened(block, value, mid), [mid, mid, mid])
+        layout = _partial_layout(block, ranges, split, mid)
+        block.add_ops([welford, buffer.StoreOp("partial", layout.flat_index([*ivars, symbol(f"i{len(ranges)}")]),
+                                               welford.results[component])])
+        _erase_dead(block)
+        candidate = buffer.ComputedOp("partial", layout, [*ranges, split], Region(block), [piece], node.origin_names)
+        name, new = _adopt(candidate, shared, fresh)
+        partials.append((name, layout))
+        if new:
+            nodes.append(candidate)
+
+    def load_partial(block: Block, partial: tuple[str, buffer.LayoutAttr]) -> SSAValue:
+        load = buffer.LoadOp(partial[0], partial[1].flat_index([*ivars, r0]), mid)
+        block.add_op(load)
+        return load.result
+
+    def mean_of_pieces(block: Block) -> SSAValue:
+        total = buffer.ReduceOp("sum", load_partial(block, partials[0]), [mid])
+        count = _constant(split, mid)
+        mean = arith.DivfOp(total.results[0], count.result)
+        block.add_ops([total, count, mean])
+        return mean.result
+
+    final_block = Block()
+    if uses_m2:  # the combined mean in a node of its own, read by the m2 combine
+        mean_block = Block()
+        mean_layout = buffer.LayoutAttr(list(ranges), None, mid)
+        mean_name = fresh()
+        mean_block.add_op(buffer.StoreOp(mean_name, mean_layout.flat_index(ivars), mean_of_pieces(mean_block)))
+        nodes.append(buffer.ComputedOp(mean_name, mean_layout, ranges, Region(mean_block), [split], node.origin_names))
+        mean_load = buffer.LoadOp(mean_name, mean_layout.flat_index(ivars), mid)
+        final_block.add_op(mean_load)
+        mean = mean_load.result
+        piece_mean, piece_m2 = load_partial(final_block, partials[0]), load_partial(final_block, partials[1])
+        deviation = arith.SubfOp(piece_mean, mean)
+        squared = arith.MulfOp(deviation.result, deviation.result)
+        length = _constant(piece, mid)
+        weighted = arith.MulfOp(squared.result, length.result)
+        term = arith.AddfOp(piece_m2, weighted.result)
+        m2 = buffer.ReduceOp("sum", term.result, [mid])
+        final_block.add_ops([deviation, squared, length, weighted, term, m2])
+        combined = [mean, m2.results[0]]
+    else:
+        combined = [mean_of_pieces(final_block)]
+    weight = _constant(rnumel, mid)
+    final_block.add_op(weight)
+    combined.append(weight.result)
+    values: dict[SSAValue, SSAValue] = {}
+    for result, value in zip(reduce.results, combined):
+        if mid != t:
+            narrowed = arith.TruncFOp(value, t)
+            final_block.add_op(narrowed)
+            value = narrowed.result
+        values[result] = value
+    for op in node.body.block.ops:  # the prologue is cloned too, and dropped: nothing uses it now
+        if op is not reduce:
+            new = op.clone(value_mapper=values)
+            final_block.add_op(new)
+            values.update(zip(op.results, new.results))
+    _erase_dead(final_block)
+    nodes.append(buffer.ComputedOp(node.buffer.data, node.layout, ranges, Region(final_block), [split], node.origin_names))
+    return nodes
 
 
 @dataclass(frozen=True)
@@ -269,19 +399,29 @@ class SplitReductionsPass(ModulePass):
         target = Target(num_sms=self.num_sms)
         for graph in [g for g in op.body.block.ops if isinstance(g, buffer.GraphOp)]:
             names = {n for node in graph.nodes() for n in node.defined_names()}
+            shared: list[buffer.ComputedOp] = []  # welford partials, for the graph's other nodes
             for node in [n for n in graph.nodes() if isinstance(n, buffer.ComputedOp) and n.is_reduction]:
                 if (reduce := _split_candidate(node)) is None:
                     continue
                 hint, split = num_splits(node, target, self.min_elements_per_thread, self.max_elements_per_thread)
                 if split <= 1:
                     continue
-                name = _next_free(names)
-                names.add(name)
-                partial, final = split_node(node, reduce, split, name)
+                if reduce.kind == "welford" and int(product(node.reduction_range_exprs)) % split:
+                    continue  # a masked lane would count in the piece's weight
+
+                def fresh() -> str:
+                    names.add(name := _next_free(names))
+                    return name
+
+                if reduce.kind == "welford":
+                    pieces = split_welford(node, reduce, split, fresh, shared)
+                else:
+                    pieces = split_node(node, reduce, split, fresh())
                 # The pieces keep the reduction's hint (re-deriving it from a piece's sizes
                 # would give DEFAULT to the many partial rows of a column sum).
-                partial.attributes[HINT_ATTRIBUTE] = StringAttr(hint)
                 numel = int(product(node.range_exprs))
-                final.attributes[HINT_ATTRIBUTE] = StringAttr(second_step_hint(split, numel, hint))
-                Rewriter.insert_op([partial, final], InsertPoint.before(node))
+                for piece in pieces:
+                    first = len(piece.range_exprs) > len(node.range_exprs)
+                    piece.attributes[HINT_ATTRIBUTE] = StringAttr(hint if first else second_step_hint(split, numel, hint))
+                Rewriter.insert_op(pieces, InsertPoint.before(node))
                 Rewriter.erase_op(node)

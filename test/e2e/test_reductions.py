@@ -44,6 +44,12 @@ REDUCTIONS = [
     ("sum_columns_split", lambda x: (x.sum(0), x.amax(0)), [(6000, 37)]),
     ("sum_columns_split_bf16", lambda x: x.sum(0), [((3001, 96), torch.bfloat16, -1, 1)]),
     ("sum_channels_nchw", lambda x: x.sum((0, 2, 3)), [(8, 6, 30, 30)]),
+    # split welford (pieces that tile the reduction), and one that cannot be split evenly
+    ("var_mean_channels_split", lambda x: torch.var_mean(x, dim=(0, 2, 3)), [(16, 6, 40, 40)]),
+    ("var_rows_split", lambda x: (x.var(1, correction=0), x.std(1)), [(3, 50000)]),
+    ("var_mean_offset_split", lambda x: torch.var_mean(x * 0.1 + 1000.0, 1), [(2, 60000)]),
+    ("var_mean_prime_rows", lambda x: torch.var_mean(x, 1), [(3, 50021)]),
+    ("var_mean_split_bf16", lambda x: torch.var_mean(x, 1), [((2, 60000), torch.bfloat16, -1, 1)]),
     ("sum_dtype_arg", lambda x: x.sum(1, dtype=torch.float64), [(8, 64)]),
     ("prod_rows", lambda x: x.prod(1), [((8, 16), F32, 0.5, 1.5)]),
     ("prod_all", lambda x: x.prod(), [((4, 16), F32, 0.8, 1.2)]),

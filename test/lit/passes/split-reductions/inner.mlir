@@ -155,12 +155,13 @@ buffer.graph @half_amax {
 
 // -----
 
-// argmax is never split (positions would need each piece's offset), nor welford (the
-// partials would need a welford combine).
+// argmax is never split (positions would need each piece's offset); a welford is (see
+// welford.mlir): 128 partials of 8192 into one.
 // CHECK-LABEL: buffer.graph @not_associative
 // CHECK-NEXT:    buffer.input "x"
 // CHECK-NEXT:    buffer.computed "buf0" {{.*}} reduce [1048576]
-// CHECK-NOT:     reduce [8192]
+// CHECK:         buffer.computed "buf2" {{.*}} ranges [128] reduce [8192] origins ["var"]
+// CHECK:         buffer.reduce welford
 buffer.graph @not_associative {
   buffer.input "x" #buffer.layout<[1048576], [1], f32>
   buffer.computed "buf0" #buffer.layout<[], [], i64> ranges [] reduce [1048576] origins ["argmax"] {
