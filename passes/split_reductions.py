@@ -66,7 +66,7 @@ Fails when: an option is out of range (ValueError).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -153,11 +153,10 @@ def _fill_strides(block: Block, variables: list[sympy.Symbol], sizes: list[sympy
         if isinstance(op, buffer.LoadOp) and (strides := loop_strides(op.index.expr, variables)) is not None:
             if all(st.is_Integer for st in strides):
                 rows.append([int(st) for st in strides])
+    order = order_by_strides(rows, sizes) if rows else list(range(len(sizes)))  # outermost first
     strides: list[sympy.Expr] = [sympy.Integer(0)] * len(sizes)
-    step: sympy.Expr = sympy.Integer(1)
-    for d in reversed(order_by_strides(rows, sizes) if rows else range(len(sizes))):
-        strides[d] = step
-        step = step * sizes[d]
+    for d, stride in zip(order, buffer.contiguous_strides([sizes[d] for d in order])):
+        strides[d] = stride
     return strides
 
 
@@ -247,20 +246,28 @@ def split_node(node: buffer.ComputedOp, reduce: buffer.ReduceOp, split: int, nam
     load = buffer.LoadOp(name, partial_layout.flat_index([*(symbol(f"i{k}") for k in range(len(ranges))), r0]), mid)
     final_reduce = buffer.ReduceOp(kind, load.result, [mid])
     final_block.add_ops([load, final_reduce])
-    result = final_reduce.results[0]
-    if mid != t:
-        narrowed = arith.TruncFOp(result, t)
-        final_block.add_op(narrowed)
-        result = narrowed.result
-    values = {reduce.results[0]: result}
+    return [partial, _final_node(node, reduce, final_block, [final_reduce.results[0]], split)]
+
+
+def _final_node(node: buffer.ComputedOp, reduce: buffer.ReduceOp, block: Block, combined: Sequence[SSAValue],
+                split: int) -> buffer.ComputedOp:
+    """`node` as the reduction of its `split` partials: `block` computes the combined value of
+    each of `reduce`'s results (in the partials' type), which are narrowed to `reduce`'s types,
+    then the node's epilogue and store follow, under the node's name and layout."""
+    values: dict[SSAValue, SSAValue] = {}
+    for result, value in zip(reduce.results, combined):
+        if value.type != result.type:
+            narrowed = arith.TruncFOp(value, result.type)
+            block.add_op(narrowed)
+            value = narrowed.result
+        values[result] = value
     for op in node.body.block.ops:  # the prologue is cloned too, and dropped: nothing uses it now
         if op is not reduce:
             new = op.clone(value_mapper=values)
-            final_block.add_op(new)
+            block.add_op(new)
             values.update(zip(op.results, new.results))
-    _erase_dead(final_block)
-    final = buffer.ComputedOp(node.buffer.data, node.layout, ranges, Region(final_block), [split], node.origin_names)
-    return [partial, final]
+    _erase_dead(block)
+    return buffer.ComputedOp(node.buffer.data, node.layout, node.range_exprs, Region(block), [split], node.origin_names)
 
 
 def _adopt(candidate: buffer.ComputedOp, shared: list[buffer.ComputedOp], fresh: Callable[[], str]) -> tuple[str, bool]:
@@ -354,21 +361,7 @@ def split_welford(node: buffer.ComputedOp, reduce: buffer.ReduceOp, split: int, 
     weight = _constant(rnumel, mid)
     final_block.add_op(weight)
     combined.append(weight.result)
-    values: dict[SSAValue, SSAValue] = {}
-    for result, value in zip(reduce.results, combined):
-        if mid != t:
-            narrowed = arith.TruncFOp(value, t)
-            final_block.add_op(narrowed)
-            value = narrowed.result
-        values[result] = value
-    for op in node.body.block.ops:  # the prologue is cloned too, and dropped: nothing uses it now
-        if op is not reduce:
-            new = op.clone(value_mapper=values)
-            final_block.add_op(new)
-            values.update(zip(op.results, new.results))
-    _erase_dead(final_block)
-    nodes.append(buffer.ComputedOp(node.buffer.data, node.layout, ranges, Region(final_block), [split], node.origin_names))
-    return nodes
+    return [*nodes, _final_node(node, reduce, final_block, combined, split)]
 
 
 @dataclass(frozen=True)
