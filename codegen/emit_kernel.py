@@ -32,6 +32,7 @@ from mlc.codegen.emit_common import (
     tl_dtype,
 )
 from mlc.codegen.py_expr import ExprPrintError, py_expr
+from mlc.dialects.sym import indirect_symbol, symbol
 
 
 # ---------------------------------------------------------------------------------------------
@@ -117,7 +118,7 @@ class _KernelEmitter:
         head = []
         if k.origin_names:
             head.append(f"# origins: {', '.join(k.origin_names)}")
-        head += ["@triton.jit", f"def {k.sym_name.data}({', '.join(params)}):"]
+        head += [_jit(k), f"def {k.sym_name.data}({', '.join(params)}):"]
         if k.is_tiled:
             head += [
                 "    yoffset = tl.program_id(1) * YBLOCK",
@@ -172,8 +173,10 @@ class _KernelEmitter:
             self.load(op)
         elif isinstance(op, tt.StoreOp):
             self.store(op)
+        elif isinstance(op, tt.IndirectIndexOp):
+            self.indirect_index(op)
         elif isinstance(op, tt.ExprOp):
-            expr = op.expr.expr
+            expr = self.positions(op.expr.expr, op.indirect)
             dtype = tl_dtype(op.result.type)
             if expr.free_symbols:
                 text = py_expr(expr, kernel=True)
@@ -193,8 +196,23 @@ class _KernelEmitter:
         parts = list(names) + ([self.v(value)] if value is not None else [])
         return " & ".join(parts)
 
+    def positions(self, expr: sympy.Expr, indirect: Sequence[SSAValue]) -> sympy.Expr:
+        """An index with its loaded positions `ind<k>` named by their tiles (`tmp4`)."""
+        return expr.xreplace({indirect_symbol(k): symbol(self.v(v)) for k, v in enumerate(indirect)})
+
+    def indirect_index(self, op: tt.IndirectIndexOp) -> None:
+        """Negative positions count from the end; `check` asserts the bounds where masks hold."""
+        value, size = self.v(op.value), py_expr(op.size.expr, kernel=True)
+        self.define(op.result, f"tl.where({value} < 0, {value} + {size}, {value})")
+        if op.check is not None:
+            name = self.v(op.result)
+            cond = f"(0 <= {name}) & ({name} < {size})"
+            if op.masks:
+                cond = f"({cond}) | ~({' & '.join(op.masks)})"
+            self.lines.append(f'tl.device_assert({cond}, "index out of bounds: 0 <= {name} < {size}")')
+
     def load(self, op: tt.LoadOp) -> None:
-        index = op.index.expr
+        index = self.positions(op.index.expr, op.indirect)
         policy = f", eviction_policy='{op.eviction_policy.data}'" if op.eviction_policy is not None else ""
         ptr = f"{self.v(op.ptr)} + ({py_expr(index, kernel=True)})"
         if not _block_symbols(index):
@@ -219,13 +237,17 @@ class _KernelEmitter:
         self.define(op.result, f"tl.load({', '.join(args)}{policy})")
 
     def store(self, op: tt.StoreOp) -> None:
-        index = op.index.expr
+        index = self.positions(op.index.expr, op.indirect)
         text = py_expr(index, kernel=True)
         if not _block_symbols(index):
             # A block of pointers (all to one element), so that the mask's shape fits.
             text = f"tl.full({self.shape}, {text}, tl.int32)"
         mask = self.mask(op.masks, op.mask)
-        self.lines.append(f"tl.store({self.v(op.ptr)} + ({text}), {self.v(op.value)}{', ' + mask if mask else ''})")
+        args = f"{self.v(op.ptr)} + ({text}), {self.v(op.value)}{', ' + mask if mask else ''}"
+        if op.store_mode == "atomic_add":
+            self.lines.append(f"tl.atomic_add({args}, sem='relaxed')")
+        else:
+            self.lines.append(f"tl.store({args})")
 
     @staticmethod
     def other(attr: Attribute) -> str:
@@ -382,6 +404,13 @@ class _KernelEmitter:
         return f"{x}.to({tl_dtype(d)})"
 
 
+def _jit(kernel: tt.KernelOp) -> str:
+    """`@triton.jit`; a kernel that checks its loaded positions is compiled in debug mode,
+    where Triton keeps `tl.device_assert`."""
+    checks = any(isinstance(op, tt.IndirectIndexOp) and op.check is not None for op in kernel.body.walk())
+    return "@triton.jit(debug=True)" if checks else "@triton.jit"
+
+
 def _is_size(name: str) -> bool:
     return name.startswith("s") and name[1:].isdigit()
 
@@ -420,7 +449,7 @@ class _ReductionKernelEmitter(_KernelEmitter):
         if not persistent:
             params.append("R0_BLOCK: tl.constexpr")
         head = [f"# origins: {', '.join(k.origin_names)}"] if k.origin_names else []
-        head += ["@triton.jit", f"def {k.sym_name.data}({', '.join(params)}):"]
+        head += [_jit(k), f"def {k.sym_name.data}({', '.join(params)}):"]
         if persistent:
             head.append(f"    R0_BLOCK: tl.constexpr = {next_power_of_2(int(k.r0_numel.expr))}")
         head += [

@@ -38,6 +38,19 @@ DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 INTERPRETING = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 
 
+def enable_device_asserts() -> None:
+    """Make `tl.device_assert` check under the interpreter too. A GPU kernel compiled with
+    `@triton.jit(debug=True)` checks; Triton's interpreter ignores that flag and asserts only
+    when its builder's options say debug (called by modules whose kernels check indices)."""
+    if INTERPRETING:
+        import dataclasses
+
+        from triton.runtime import interpreter
+
+        builder = interpreter.interpreter_builder
+        builder.options = dataclasses.replace(builder.options, debug=True)
+
+
 def _np_dtype(dtype: tl.dtype) -> np.dtype:
     from triton.runtime.interpreter import _get_np_dtype
 

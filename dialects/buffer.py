@@ -38,9 +38,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import sympy
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, NoneType, StringAttr, SymbolRefAttr, i1
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IndexType, NoneType, StringAttr, SymbolRefAttr, i1
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
@@ -51,6 +52,7 @@ from xdsl.irdl import (
     region_def,
     result_def,
     traits_def,
+    var_operand_def,
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
@@ -66,7 +68,16 @@ from mlc.dialects.loops import (
     reduction_index_names,
     verify_index_symbols,
 )
-from mlc.dialects.sym import ExprAttr, expr_str, exprs_of, parse_expr, parse_expr_list, print_expr_list
+from mlc.dialects.sym import (
+    ExprAttr,
+    expr_str,
+    exprs_of,
+    parse_expr,
+    parse_expr_list,
+    parse_indirect,
+    print_expr_list,
+    print_indirect,
+)
 
 # ---------------------------------------------------------------------------------------------
 # Attributes
@@ -694,29 +705,39 @@ def _enclosing_computed(op: Operation) -> ComputedOp | None:
     return parent if isinstance(parent, ComputedOp) else None
 
 
-def _verify_index(op: Operation, index: sympy.Expr) -> None:
+def _verify_index(op: Operation, index: sympy.Expr, indirect: int = 0) -> None:
     owner = _enclosing_computed(op)
     if owner is None:
         raise VerifyException(f"{op.name} must be inside buffer.computed")
-    verify_index_symbols(op, [index], owner.index_symbols())
+    verify_index_symbols(op, [index], owner.index_symbols(), indirect)
 
 
 @irdl_op_definition
 class LoadOp(IRDLOperation):
     """Read a buffer at a flat index: `%0 = buffer.load @buf4[i1 + 64*i0] : f32`.
 
-    With `mask %m` (an i1), lanes where the mask is false read 0 and touch no memory."""
+    With `mask %m` (an i1), lanes where the mask is false read 0 and touch no memory; with
+    `indirect(%k)` the index names loaded positions (`768*ind0 + i1`, see `sym`)."""
 
     name = "buffer.load"
     buffer = prop_def(SymbolRefAttr)
     index = prop_def(ExprAttr)
     mask = opt_operand_def()
+    indirect = var_operand_def(IndexType)
     result = result_def()
     traits = traits_def(Pure())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    def __init__(self, buffer: str, index: sympy.Expr, result_type: Attribute, mask: SSAValue | None = None):
+    def __init__(
+        self,
+        buffer: str,
+        index: sympy.Expr,
+        result_type: Attribute,
+        mask: SSAValue | None = None,
+        indirect: Sequence[SSAValue] = (),
+    ):
         super().__init__(
-            operands=[[mask] if mask is not None else []],
+            operands=[[mask] if mask is not None else [], list(indirect)],
             properties={"buffer": SymbolRefAttr(buffer), "index": ExprAttr(index)},
             result_types=[result_type],
         )
@@ -726,10 +747,11 @@ class LoadOp(IRDLOperation):
         return self.buffer.root_reference.data
 
     def verify_(self) -> None:
-        _verify_index(self, self.index.expr)
+        _verify_index(self, self.index.expr, len(self.indirect))
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" @{self.buffer_name}[{expr_str(self.index.expr)}]")
+        print_indirect(printer, self.indirect)
         if self.mask is not None:
             printer.print_string(" mask ")
             printer.print_ssa_value(self.mask)
@@ -742,9 +764,10 @@ class LoadOp(IRDLOperation):
         parser.parse_punctuation("[")
         index = parse_expr(parser)
         parser.parse_punctuation("]")
+        indirect = parse_indirect(parser)
         mask = parser.parse_operand(i1) if parser.parse_optional_keyword("mask") else None
         parser.parse_punctuation(":")
-        return cls(name, index, parser.parse_type(), mask)
+        return cls(name, index, parser.parse_type(), mask, indirect)
 
 
 @irdl_op_definition

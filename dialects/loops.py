@@ -21,7 +21,10 @@ given as `sym` expressions, so views are re-indexing, never copies; scalar math 
     }
 
 A `mask` on a load (an i1 value) reads 0 where it is false, so `cat` and padding need no copy:
-`%v = loops.load %b[i0, i1 - 32] mask %m : tensor<8x32xf32>`.
+`%v = loops.load %b[i0, i1 - 32] mask %m : tensor<8x32xf32>`. A load at a position read from
+memory (gather, embedding, `x[idx]`) names the position's value `ind0` and lists it as an
+`index` operand made by `loops.indirect_index` (which wraps negative values):
+`%v = loops.load %w[ind0, i1] indirect(%k) : tensor<50257x768xf32>`.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from collections.abc import Sequence
 import sympy
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    IndexType,
     IntegerType,
     StringAttr,
     TensorType,
@@ -39,6 +43,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
     lazy_traits_def,
@@ -58,7 +63,17 @@ from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from mlc.dialects.aten import ExternCallBase
-from mlc.dialects.sym import ExprAttr, exprs_of, expr_str, parse_expr, parse_expr_list, print_expr_list
+from mlc.dialects.sym import (
+    ExprAttr,
+    expr_str,
+    exprs_of,
+    indirect_names,
+    parse_expr,
+    parse_expr_list,
+    parse_indirect,
+    print_expr_list,
+    print_indirect,
+)
 
 # Marks an `arith.truncf` in a body as a rounding the program asked for (an explicit dtype
 # conversion, eager rounds there), unlike the truncf of a stored value, which --inline drops
@@ -428,8 +443,10 @@ def enclosing_loops(op: Operation) -> LoopsBodyOp | None:
     return parent
 
 
-def verify_index_symbols(op: Operation, exprs: Sequence[sympy.Expr], allowed: set[str]) -> None:
-    """Index expressions may use the enclosing op's index variables and size symbols only."""
+def verify_index_symbols(op: Operation, exprs: Sequence[sympy.Expr], allowed: set[str], indirect: int = 0) -> None:
+    """Index expressions may use the enclosing op's index variables, size symbols and the
+    access's own `indirect` operands (`ind0`, ...) only."""
+    allowed = allowed | indirect_names(indirect)
     for e in exprs:
         for s in sorted(e.free_symbols, key=lambda s: s.name):
             if s.name not in allowed and not is_size_symbol(s.name):
@@ -490,13 +507,21 @@ class LoadOp(IRDLOperation):
     name = "loops.load"
     source = operand_def(TensorType)
     mask = opt_operand_def(i1)
+    indirect = var_operand_def(IndexType)
     indices = prop_def(ArrayAttr)
     result = result_def()
     traits = traits_def(Pure())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    def __init__(self, source: SSAValue, indices: Sequence[sympy.Expr | int], mask: SSAValue | None = None):
+    def __init__(
+        self,
+        source: SSAValue,
+        indices: Sequence[sympy.Expr | int],
+        mask: SSAValue | None = None,
+        indirect: Sequence[SSAValue] = (),
+    ):
         super().__init__(
-            operands=[source, [mask] if mask is not None else []],
+            operands=[source, [mask] if mask is not None else [], list(indirect)],
             properties={"indices": _exprs_attr(indices)},
             result_types=[source.type.element_type],  # type: ignore[attr-defined]
         )
@@ -519,7 +544,7 @@ class LoadOp(IRDLOperation):
         owner = enclosing_loops(self)
         if owner is None:
             raise VerifyException("loops.load must be inside loops.pointwise or loops.reduction")
-        verify_index_symbols(self, self.index_exprs, owner.index_symbols())
+        verify_index_symbols(self, self.index_exprs, owner.index_symbols(), len(self.indirect))
         if self.mask is None:  # a masked load (cat, padding) may index outside where masked off
             verify_in_bounds(self, self.index_exprs, list(typ.get_shape()), index_extents(owner))  # type: ignore[attr-defined]
 
@@ -527,6 +552,7 @@ class LoadOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_ssa_value(self.source)
         print_expr_list(printer, self.index_exprs)
+        print_indirect(printer, self.indirect)
         if self.mask is not None:
             printer.print_string(" mask ")
             printer.print_ssa_value(self.mask)
@@ -537,40 +563,103 @@ class LoadOp(IRDLOperation):
     def parse(cls, parser: Parser) -> LoadOp:
         source = parser.parse_unresolved_operand()
         indices = parse_expr_list(parser)
+        indirect = parse_indirect(parser)
         mask = parser.parse_operand(i1) if parser.parse_optional_keyword("mask") else None
         parser.parse_punctuation(":")
         typ = parser.parse_type()
         if not isinstance(typ, TensorType):
             parser.raise_error(f"loops.load reads a tensor, got {typ}")
-        return cls(parser.resolve_operand(source, typ), indices, mask)
+        return cls(parser.resolve_operand(source, typ), indices, mask, indirect)
 
 
 @irdl_op_definition
 class IndexOp(IRDLOperation):
-    """An index expression as a value (Inductor's `ops.index_expr`), e.g. for arange."""
+    """An index expression as a value (Inductor's `ops.index_expr`), e.g. for arange; one
+    inlined at a loaded position names it as loads do (`loops.index ind0 : i64 indirect(%k)`)."""
 
     name = "loops.index"
     expr = prop_def(ExprAttr)
+    indirect = var_operand_def(IndexType)
     result = result_def(IntegerType)
     traits = traits_def(Pure())
 
-    def __init__(self, expr: sympy.Expr | int, result_type: Attribute = i64):
-        super().__init__(properties={"expr": ExprAttr(expr)}, result_types=[result_type])
+    def __init__(self, expr: sympy.Expr | int, result_type: Attribute = i64, indirect: Sequence[SSAValue] = ()):
+        super().__init__(operands=[list(indirect)], properties={"expr": ExprAttr(expr)}, result_types=[result_type])
 
     def verify_(self) -> None:
         owner = enclosing_loops(self)
         allowed = owner.index_symbols() if owner is not None else _buffer_index_symbols(self)
-        verify_index_symbols(self, [self.expr.expr], allowed)
+        verify_index_symbols(self, [self.expr.expr], allowed, len(self.indirect))
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" {expr_str(self.expr.expr)} : ")
+        printer.print_string(f" {expr_str(self.expr.expr)}")
+        print_indirect(printer, self.indirect)
+        printer.print_string(" : ")
         printer.print_attribute(self.result.type)
 
     @classmethod
     def parse(cls, parser: Parser) -> IndexOp:
         expr = parse_expr(parser)
+        indirect = parse_indirect(parser)
         parser.parse_punctuation(":")
-        return cls(expr, parser.parse_type())
+        return cls(expr, parser.parse_type(), indirect)
+
+
+@irdl_op_definition
+class IndirectIndexOp(IRDLOperation):
+    """A loaded integer as a position in a dim of `size` (Inductor's `ops.indirect_indexing`):
+    `%k = loops.indirect_index %t size 1000 : i64`. Negative values count from the end, as in
+    `x[-1]`; `--convert-to-triton="check-indices=true"` asserts 0 <= %k < size on the device.
+    The result is an `index` that loads and stores name as `ind<k>` (see `sym`)."""
+
+    name = "loops.indirect_index"
+    value = operand_def(IntegerType)
+    size = prop_def(ExprAttr)
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: SSAValue, size: sympy.Expr | int):
+        super().__init__(operands=[value], properties={"size": ExprAttr(size)}, result_types=[IndexType()])
+
+    def verify_(self) -> None:
+        verify_indirect_size(self, self.size.expr)
+
+    def print(self, printer: Printer) -> None:
+        print_indirect_index(printer, self.value, self.size.expr)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IndirectIndexOp:
+        return cls(*parse_indirect_index(parser))
+
+
+def verify_indirect_size(op: Operation, size: sympy.Expr) -> None:
+    if size.is_Integer and int(size) <= 0:
+        raise VerifyException(f"{op.name}: size must be positive, got {int(size)}")
+
+
+def print_indirect_index(printer: Printer, value: SSAValue, size: sympy.Expr) -> None:
+    """` %t size 1000 : i64` (loops.indirect_index and triton.indirect_index)."""
+    printer.print_string(" ")
+    printer.print_ssa_value(value)
+    printer.print_string(f" size {expr_str(size)} : ")
+    printer.print_attribute(value.type)
+
+
+def parse_indirect_index(parser: Parser) -> tuple[SSAValue, sympy.Expr]:
+    value = parser.parse_unresolved_operand()
+    parser.parse_keyword("size")
+    size = parse_expr(parser)
+    parser.parse_punctuation(":")
+    return parser.resolve_operand(value, parse_integer_type(parser)), size
+
+
+def parse_integer_type(parser: Parser) -> IntegerType:
+    """The type of a value an indirect index is made of (an error at the type otherwise)."""
+    start = parser.pos
+    typ = parser.parse_type()
+    if not isinstance(typ, IntegerType):
+        parser.raise_error(f"an indirect index is an integer, got {typ}", start, parser.pos)
+    return typ
 
 
 def _buffer_index_symbols(op: Operation) -> set[str]:
@@ -615,6 +704,6 @@ class ExternOp(ExternCallBase):
 
 Loops = Dialect(
     "loops",
-    [PointwiseOp, ReductionOp, ReduceOp, LoadOp, IndexOp, YieldOp, ExternOp],
+    [PointwiseOp, ReductionOp, ReduceOp, LoadOp, IndexOp, IndirectIndexOp, YieldOp, ExternOp],
     [],
 )

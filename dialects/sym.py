@@ -17,6 +17,16 @@ error with a file:line:col, not a Python exception.
 
 Functions: FloorDiv(a, b), ModularIndexing(x, div, mod) = (x // div) % mod, CeilDiv(a, b),
 Min(a, b, ...), Max(a, b, ...). Symbols are integers; sizes and loop indices are non-negative.
+
+Indirect indexing (Inductor's `indirect_indexing`): a load or store whose position depends on a
+loaded value names that value in its expression as `ind0, ind1, ...`, the k-th of the `index`
+operands it lists after the brackets, so `x[target[n]]` reads
+
+    %t = loops.load %target[i0] : tensor<64xi64>
+    %k = loops.indirect_index %t size 1000 : i64
+    %v = loops.load %x[i0, ind0] indirect(%k) : tensor<64x1000xf32>
+
+and the same expression flattens, inlines and tiles like any other (`1000*i0 + ind0`).
 """
 
 from __future__ import annotations
@@ -26,9 +36,9 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import sympy
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue
 from xdsl.irdl import irdl_attr_definition
-from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.builtin import IndexType, StringAttr
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 
@@ -348,6 +358,67 @@ def exprs_of(attrs: Sequence[Attribute]) -> list[sympy.Expr]:
 
 def free_symbol_names(expr: sympy.Expr) -> set[str]:
     return {s.name for s in expr.free_symbols}
+
+
+# ---------------------------------------------------------------------------------------------
+# Indirect indices: `ind<k>` in an expression is the k-th `index` operand of its load or store.
+
+
+def indirect_symbol(k: int) -> sympy.Symbol:
+    return symbol(f"ind{k}")
+
+
+def indirect_names(count: int) -> set[str]:
+    return {f"ind{k}" for k in range(count)}
+
+
+def is_indirect(expr: sympy.Expr) -> bool:
+    """Whether `expr` depends on a loaded value (it names some `ind<k>`)."""
+    return any(_indirect_number(s) is not None for s in expr.free_symbols)
+
+
+def print_indirect(printer: Printer, values: Sequence[SSAValue]) -> None:
+    """` indirect(%a, %b)` after an access's brackets, when it has indirect indices."""
+    if values:
+        printer.print_string(" indirect(")
+        printer.print_list(values, printer.print_ssa_value)
+        printer.print_string(")")
+
+
+def parse_indirect(parser: AttrParser) -> list[SSAValue]:
+    if not parser.parse_optional_keyword("indirect"):  # type: ignore[attr-defined]
+        return []
+    return parser.parse_comma_separated_list(  # type: ignore[attr-defined]
+        parser.Delimiter.PAREN, lambda: parser.parse_operand(IndexType())  # type: ignore[attr-defined]
+    )
+
+
+def _indirect_number(s: sympy.Symbol) -> int | None:
+    return int(s.name[3:]) if s.name.startswith("ind") and s.name[3:].isdigit() else None
+
+
+def compact_indirect(exprs: Sequence[sympy.Expr], operands: Sequence[SSAValue]) -> tuple[list[sympy.Expr], list[SSAValue]]:
+    """Keep the operands the expressions name, once each, numbered in order of first use."""
+    kept: list[SSAValue] = []
+    renames: dict[sympy.Symbol, sympy.Symbol] = {}
+    for expr in exprs:
+        for s in sorted(expr.free_symbols, key=lambda s: s.name):
+            k = _indirect_number(s)
+            if k is None or s in renames:
+                continue
+            value = operands[k]
+            if value not in kept:
+                kept.append(value)
+            renames[s] = indirect_symbol(kept.index(value))
+    return [e.xreplace(renames) for e in exprs], kept
+
+
+def rename_indirect(expr: sympy.Expr, offset: int) -> sympy.Expr:
+    """`ind<k>` -> `ind<k + offset>`: an access that gains operands in front of its own."""
+    if offset == 0:
+        return expr
+    renames = {s: indirect_symbol(k + offset) for s in expr.free_symbols if (k := _indirect_number(s)) is not None}
+    return expr.xreplace(renames)
 
 
 Sym = Dialect("sym", [], [ExprAttr])

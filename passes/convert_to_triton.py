@@ -215,6 +215,7 @@ class KernelBuilder:
     ynumel: sympy.Expr | None = None
     y_vars: dict[str, tuple[str, sympy.Expr]] = field(default_factory=dict)
     target: Target = H100  # the largest blocks, which decide whether a mask is constant
+    check_indices: bool = False  # assert that loaded positions are in bounds (debug)
 
     @property
     def masks(self) -> list[str]:
@@ -264,11 +265,15 @@ class KernelBuilder:
         return subst
 
     # Hooks a reduction kernel overrides: masks, `other` and eviction of loads, masks of stores.
-    def load_masks(self, index: sympy.Expr) -> list[str]:
-        return self.tiled_masks(index) if self.split is not None else self.masks
+    def load_masks(self, index: sympy.Expr, indirect: Sequence[SSAValue] = ()) -> list[str]:
+        """The tile masks an access needs: those of the dims its index walks; a loaded position
+        may come from any lane, so an indirect access takes them all."""
+        if self.split is None:
+            return self.masks
+        return self.tiled_masks(index + XINDEX + YINDEX if indirect else index)
 
-    def store_masks(self, index: sympy.Expr) -> list[str]:
-        return self.tiled_masks(index) if self.split is not None else self.masks
+    def store_masks(self, index: sympy.Expr, indirect: Sequence[SSAValue] = ()) -> list[str]:
+        return self.load_masks(index, indirect)
 
     def load_other(self, op: buffer.LoadOp, index: sympy.Expr, masks: list[str]) -> Attribute | None:
         return _zero(op.result.type) if op.mask is not None else None
@@ -323,10 +328,11 @@ class KernelBuilder:
                 values[op.result] = self._append(arith.SelectOp(values[op.mask], value, zero.results[0])).results[0]
                 return
             mask = values[op.mask] if op.mask is not None else None
-            masks = self.load_masks(index)
+            indirect = [values[v] for v in op.indirect]
+            masks = self.load_masks(index, indirect)
             other = self.load_other(op, index, masks)
             policy = self.eviction(node, name, index)
-            new = triton.LoadOp(self._pointer("in_ptr", name), index, masks, mask, other, policy)
+            new = triton.LoadOp(self._pointer("in_ptr", name), index, masks, mask, other, policy, indirect)
         elif isinstance(op, buffer.StoreOp):
             index = self._index(op.index.expr, subst)
             self.stored[op.buffer_name] = (index, values[op.value])
@@ -334,11 +340,15 @@ class KernelBuilder:
                 return
             masks = self.store_masks(index)
             new = triton.StoreOp(self._pointer("out_ptr", op.buffer_name), index, values[op.value], masks)
+        elif isinstance(op, loops.IndirectIndexOp):
+            value = values[op.value]
+            masks = self.load_masks(sympy.Integer(0), [value])
+            new = triton.IndirectIndexOp(value, op.size.expr, masks, self.check_indices)
         elif isinstance(op, buffer.ReduceOp):
             self.reduce(node, op, values)
             return
         elif isinstance(op, loops.IndexOp):
-            new = triton.ExprOp(self._index(op.expr.expr, subst), op.result.type)
+            new = triton.ExprOp(self._index(op.expr.expr, subst), op.result.type, [values[v] for v in op.indirect])
         elif op.dialect_name() in ("arith", "math") and not op.regions:
             new = op.clone(value_mapper=values)
         else:
@@ -501,6 +511,7 @@ class ConvertToTritonPass(ModulePass):
     persistent_reduction_threshold: int = 1024  # the largest static r0_numel of a persistent kernel
     num_sms: int = 132  # sets the Target's SM count (H100 SXM: 132), for the reduction hint
     tile_2d: bool = True  # 2-D (y, x) tiles for pointwise kernels with a transposed access
+    check_indices: bool = False  # device asserts that loaded positions are in bounds (debug)
 
     def __post_init__(self) -> None:
         if self.persistent_reduction_threshold < 0 or self.num_sms < 1:
@@ -572,14 +583,14 @@ class ConvertToTritonPass(ModulePass):
             from mlc.passes.triton_reduction import build_reduction_kernel  # it builds on this module
 
             kernel, args, numel, rnumel = build_reduction_kernel(
-                members, layouts, roots, local, self.persistent_reduction_threshold, target
+                members, layouts, roots, local, self.persistent_reduction_threshold, target, self.check_indices
             )
         else:
             numels = [sympy.Mul(*m.range_exprs) for m in members]
             if any(sympy.simplify(n - numels[0]) != 0 for n in numels[1:]):
                 names = ", ".join(f"{m.buffer.data} ({expr_str(n)})" for m, n in zip(members, numels))
                 raise PassFailedException(f"convert-to-triton: fused members iterate different numels: {names}")
-            builder = KernelBuilder(numels[0], layouts, roots, local, target=target)
+            builder = KernelBuilder(numels[0], layouts, roots, local, target=target, check_indices=self.check_indices)
             split = self._tiling(members, roots, local) if self.tile_2d else None
             if split is not None:
                 ranges = members[0].range_exprs

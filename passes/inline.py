@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -26,7 +26,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from mlc.dialects.loops import EXPLICIT_ROUNDING, IndexOp, LoadOp, LoopsBodyOp, YieldOp, index_names
-from mlc.dialects.sym import symbol
+from mlc.dialects.sym import compact_indirect, rename_indirect, symbol
 from mlc.passes.realization import RealizeOptions, ThresholdOptions, consumers, should_inline
 from mlc.passes.stages import check_stage
 
@@ -53,9 +53,7 @@ def _copy_body_before(
         if isinstance(op, YieldOp):
             return mapping[op.values[0]]
         if isinstance(op, LoadOp):
-            # xreplace substitutes all variables at once, so the consumer's own i0, i1, ...
-            # appearing in `subst`'s values are never substituted a second time.
-            indices = [e.xreplace(subst) for e in op.index_exprs]
+            indices, indirect = _reindexed(op.index_exprs, op.indirect, load, subst, mapping)
             mask = mapping[op.mask] if op.mask is not None else None
             if load.mask is not None:
                 if mask is None:
@@ -64,9 +62,10 @@ def _copy_body_before(
                     both = arith.AndIOp(mask, load.mask)
                     Rewriter.insert_op(both, at)
                     mask = both.result
-            new: Operation = LoadOp(op.source, indices, mask)
+            new: Operation = LoadOp(op.source, indices, mask, indirect)
         elif isinstance(op, IndexOp):
-            new = IndexOp(op.expr.expr.xreplace(subst), op.result.type)
+            (expr,), indirect = _reindexed([op.expr.expr], op.indirect, load, subst, mapping)
+            new = IndexOp(expr, op.result.type, indirect)
         elif op.regions:
             # Loads nested in a region would escape the re-indexing below.
             raise PassFailedException(f"{op.name} with regions in a loops body")
@@ -75,6 +74,22 @@ def _copy_body_before(
         Rewriter.insert_op(new, at)
         mapping.update(zip(op.results, new.results))
     raise AssertionError("loops body without loops.yield")  # the verifier rules this out
+
+
+def _reindexed(
+    exprs: list[sympy.Expr],
+    own: Sequence[SSAValue],
+    load: LoadOp,
+    subst: Mapping[sympy.Basic, sympy.Expr],
+    mapping: Mapping[SSAValue, SSAValue],
+) -> tuple[list[sympy.Expr], list[SSAValue]]:
+    """A producer's index expressions at the consumer's `load`, and the indirect operands they
+    name: the load's own positions (which `subst` brings in) come first, the producer's follow.
+    xreplace substitutes all variables at once, so the consumer's own i0, i1, ... appearing in
+    `subst`'s values are never substituted a second time."""
+    outer = list(load.indirect)
+    moved = [rename_indirect(e, len(outer)).xreplace(subst) for e in exprs]
+    return compact_indirect(moved, [*outer, *(mapping[v] for v in own)])
 
 
 def _inline_load(load: LoadOp, producer: LoopsBodyOp) -> None:

@@ -130,7 +130,8 @@ def loads(op: LoopsBodyOp) -> list[LoadOp]:
 
 
 def is_view(op: Operation) -> bool:
-    """A pointwise that only moves data: one unmasked load, yielded as is (Inductor's View)."""
+    """A pointwise that only moves data: one unmasked load at a computed (not a loaded)
+    position, yielded as is (Inductor's View)."""
     if not isinstance(op, PointwiseOp):
         return False
     body = list(op.body.block.ops)
@@ -138,6 +139,7 @@ def is_view(op: Operation) -> bool:
         len(body) == 2
         and isinstance(body[0], LoadOp)
         and body[0].mask is None
+        and not body[0].indirect
         and body[1].operands[0] is body[0].result
     )
 

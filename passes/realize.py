@@ -238,7 +238,8 @@ class _Realizer:
                 src = self.storage[body_op.source]
                 index = simplify_index(src.layout.flat_index(body_op.index_exprs), ranges)
                 mask = mapping[body_op.mask] if body_op.mask is not None else None
-                new: Operation = buffer.LoadOp(src.name, index, body_op.result.type, mask)
+                indirect = [mapping[v] for v in body_op.indirect]
+                new: Operation = buffer.LoadOp(src.name, index, body_op.result.type, mask, indirect)
             elif isinstance(body_op, loops.ReduceOp):
                 types = [r.type for r in body_op.outputs]
                 new = buffer.ReduceOp(body_op.kind, mapping[body_op.value], types)

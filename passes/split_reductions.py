@@ -196,9 +196,10 @@ def _piece_body(node: buffer.ComputedOp, reduce: buffer.ReduceOp, split: int) ->
                 load_mask = both.result
             elif op.mask is not None:
                 load_mask = values[op.mask]
-            new: Operation = buffer.LoadOp(op.buffer_name, reindex(op.index.expr), op.result.type, load_mask)
+            indirect = [values[v] for v in op.indirect]
+            new: Operation = buffer.LoadOp(op.buffer_name, reindex(op.index.expr), op.result.type, load_mask, indirect)
         elif isinstance(op, loops.IndexOp):
-            new = loops.IndexOp(reindex(op.expr.expr), op.result.type)
+            new = loops.IndexOp(reindex(op.expr.expr), op.result.type, [values[v] for v in op.indirect])
         else:
             new = op.clone(value_mapper=values)
         block.add_op(new)

@@ -213,18 +213,23 @@ class ReductionKernelBuilder(KernelBuilder):
 
     # -- loads and stores ----------------------------------------------------------------------
 
-    def load_masks(self, index: sympy.Expr) -> list[str]:
-        return self.masks_for(*self._uses(index))
+    def load_masks(self, index: sympy.Expr, indirect: Sequence[SSAValue] = ()) -> list[str]:
+        """The masks of the dims the index walks; a loaded position may come from any x lane,
+        and from any r lane where it varies along the reduction."""
+        uses_x, uses_r = self._uses(index)
+        if indirect:
+            uses_x, uses_r = True, uses_r or any(v in self.varies for v in indirect)
+        return self.masks_for(uses_x, uses_r)
 
-    def store_masks(self, index: sympy.Expr) -> list[str]:
-        return self.masks_for(*self._uses(index))
+    def store_masks(self, index: sympy.Expr, indirect: Sequence[SSAValue] = ()) -> list[str]:
+        return self.load_masks(index, indirect)
 
     def load_other(self, op: buffer.LoadOp, index: sympy.Expr, masks: list[str]) -> Attribute | None:
         """A masked buffer.load reads 0; a masked load along r0 reads the identity of the
         reduction it feeds (one identity for all of them, else 0)."""
         if op.mask is not None:
             return _zero(op.result.type)
-        if not masks or not self._uses(index)[1]:
+        if not masks or not (self._uses(index)[1] or "r0_mask" in masks):
             return None
         t = op.result.type
         identities = {triton.reduction_identity(k, t) for k in self.feeds.get(op.result, set())}
@@ -417,6 +422,7 @@ def build_reduction_kernel(
     local: set[str],
     persistent_threshold: int,
     target: Target,
+    check_indices: bool = False,
 ) -> tuple[triton.KernelOp, list[str], sympy.Expr, sympy.Expr]:
     """The kernel of a group holding reductions (unnamed), its launch arguments, xnumel and r0_numel."""
     reductions = [m for m in members if m.is_reduction]
@@ -430,7 +436,9 @@ def build_reduction_kernel(
             )
     hint = kernel_hint(members, target)
     persistent = use_persistent_reduction(rnumel, persistent_threshold, hint)
-    builder = ReductionKernelBuilder(numel, layouts, roots, local, rnumel=rnumel, persistent=persistent, target=target)
+    builder = ReductionKernelBuilder(
+        numel, layouts, roots, local, rnumel=rnumel, persistent=persistent, target=target, check_indices=check_indices
+    )
     builder.count_reads(members)
     for m in members:
         builder.add_member(m)

@@ -80,7 +80,7 @@ Modules (each imports only those above it; import the dialect from this package)
     core.py        constants (kernel kinds, implicit indices, masks, reduce kinds), PtrType,
                    ConfigAttr, shared print/parse helpers
     kernel.py      KernelOp, KernelBodyOp, IndexOp, RLoopOp, YieldOp
-    body.py        LoadOp, StoreOp, ExprOp; mask helpers
+    body.py        LoadOp, StoreOp, ExprOp, IndirectIndexOp; mask helpers
     reductions.py  reduction_identity, ReduceOp, AccumulateOp
     wrapper.py     WrapperOp and its body ops (InputOp, AllocOp, LaunchOp, ExternOp, ViewOp,
                    FreeOp, ReturnOp)
@@ -91,7 +91,7 @@ from __future__ import annotations
 from xdsl.ir import Dialect
 
 from mlc.dialects.sym import ExprAttr
-from mlc.dialects.triton.body import ExprOp, LoadOp, StoreOp
+from mlc.dialects.triton.body import ExprOp, IndirectIndexOp, LoadOp, StoreOp
 from mlc.dialects.triton.core import (
     ACCUMULATORS,
     BLOCK_NAMES,
@@ -124,7 +124,7 @@ __all__ = [
     "ACCUMULATORS", "BLOCK_NAMES", "EVICTION_POLICIES", "IMPLICIT_INDICES", "KERNEL_KINDS", "MASK_NAMES",
     "REDUCE_KINDS", "RESERVED", "TILED_INDICES", "TILED_MASKS",
     "ExprAttr",  # re-exported from mlc.dialects.sym (passes/triton_reduction.py uses triton.ExprAttr)
-    "PtrType", "ConfigAttr", "KernelOp", "KernelBodyOp", "IndexOp", "LoadOp", "StoreOp", "ExprOp",
+    "PtrType", "ConfigAttr", "KernelOp", "KernelBodyOp", "IndexOp", "LoadOp", "StoreOp", "ExprOp", "IndirectIndexOp",
     "reduction_identity", "ReduceOp", "AccumulateOp", "RLoopOp", "YieldOp",
     "WrapperBodyOp", "InputOp", "AllocOp", "LaunchOp", "ExternOp", "ViewOp", "FreeOp", "ReturnOp", "WrapperOp",
     "Triton",
@@ -132,7 +132,7 @@ __all__ = [
 
 Triton = Dialect(
     "triton",
-    [KernelOp, IndexOp, LoadOp, StoreOp, ExprOp, ReduceOp, AccumulateOp, RLoopOp, YieldOp]
+    [KernelOp, IndexOp, LoadOp, StoreOp, ExprOp, IndirectIndexOp, ReduceOp, AccumulateOp, RLoopOp, YieldOp]
     + [WrapperOp, InputOp, AllocOp, LaunchOp, ExternOp, ViewOp, FreeOp, ReturnOp],
     [PtrType, ConfigAttr],
 )

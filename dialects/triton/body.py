@@ -10,6 +10,8 @@ import sympy
 from xdsl.dialects.builtin import (
     ArrayAttr,
     FloatAttr,
+    IndexType,
+    UnitAttr,
     IntegerAttr,
     IntegerType,
     StringAttr,
@@ -18,6 +20,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
@@ -25,13 +28,15 @@ from xdsl.irdl import (
     prop_def,
     result_def,
     traits_def,
+    var_operand_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from mlc.dialects.sym import ExprAttr, expr_str, parse_expr
+from mlc.dialects.loops import parse_integer_type, verify_indirect_size
+from mlc.dialects.sym import ExprAttr, expr_str, parse_expr, parse_indirect, print_indirect
 from mlc.dialects.triton.core import EVICTION_POLICIES, PtrType
 from mlc.dialects.triton.kernel import KernelBodyOp, KernelOp
 
@@ -99,17 +104,20 @@ class LoadOp(KernelBodyOp):
     """`%v = triton.load %in_ptr0[x0 + 64*x1] mask xmask, %m other 0.0 evict_last : f32`.
 
     `tl.load(in_ptr0 + (x0 + 64*x1), xmask & tmp3, other=0.0, eviction_policy='evict_last')`:
-    lanes where a mask is false read `other` (undefined without it) and touch no memory."""
+    lanes where a mask is false read `other` (undefined without it) and touch no memory. With
+    `indirect(%k)`, `ind0` in the index is the tile %k (`in_ptr1 + (x0 + 768*tmp4)`)."""
 
     name = "triton.load"
     ptr = operand_def(PtrType)
     mask = opt_operand_def(i1)
+    indirect = var_operand_def(IndexType)
     index = prop_def(ExprAttr)
     mask_names = opt_prop_def(ArrayAttr)
     other = opt_prop_def(Attribute)
     eviction_policy = opt_prop_def(StringAttr)
     result = result_def()
     traits = traits_def(Pure())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def __init__(
         self,
@@ -119,6 +127,7 @@ class LoadOp(KernelBodyOp):
         mask: SSAValue | None = None,
         other: Attribute | None = None,
         eviction_policy: str | None = None,
+        indirect: Sequence[SSAValue] = (),
     ):
         props: dict[str, Attribute] = {"index": ExprAttr(index), **_mask_names_attr(mask_names)}
         if other is not None:
@@ -126,7 +135,8 @@ class LoadOp(KernelBodyOp):
         if eviction_policy is not None:
             props["eviction_policy"] = StringAttr(eviction_policy)
         elem = ptr.type.pointee if isinstance(ptr.type, PtrType) else ptr.type
-        super().__init__(operands=[ptr, [mask] if mask is not None else []], properties=props, result_types=[elem])
+        operands = [ptr, [mask] if mask is not None else [], list(indirect)]
+        super().__init__(operands=operands, properties=props, result_types=[elem])
 
     @property
     def masks(self) -> list[str]:
@@ -148,6 +158,7 @@ class LoadOp(KernelBodyOp):
         printer.print_string(" ")
         printer.print_ssa_value(self.ptr)
         printer.print_string(f"[{expr_str(self.index.expr)}]")
+        print_indirect(printer, self.indirect)
         _print_mask(printer, self.mask_names, self.mask)
         if isinstance(self.other, IntegerAttr):
             printer.print_string(f" other {self.other.value.data}")
@@ -172,6 +183,7 @@ class LoadOp(KernelBodyOp):
         parser.parse_punctuation("[")
         index = parse_expr(parser)
         parser.parse_punctuation("]")
+        indirect = parse_indirect(parser)
         names, mask = _parse_mask(parser)
         other: int | float | None = None
         if parser.parse_optional_keyword("other"):
@@ -188,19 +200,24 @@ class LoadOp(KernelBodyOp):
             else:
                 parser.raise_error(f"'other' {other} is not a {elem} constant")
         ptr_value = parser.resolve_operand(ptr, PtrType(elem))
-        return cls(ptr_value, index, names, mask, other_attr, policy)
+        return cls(ptr_value, index, names, mask, other_attr, policy, indirect)
 
 
 @irdl_op_definition
 class StoreOp(KernelBodyOp):
-    """`triton.store %out_ptr0[x0 + 64*x1], %v mask xmask : f32` (`tl.store(out_ptr0 + (...), tmp5, xmask)`)."""
+    """`triton.store %out_ptr0[x0 + 64*x1], %v mask xmask : f32` (`tl.store(out_ptr0 + (...), tmp5, xmask)`);
+    `triton.store %out_ptr0[x0 + 768*ind0] indirect(%k), %v atomic_add mask xmask : f32` is
+    `tl.atomic_add(out_ptr0 + (x0 + 768*tmp4), tmp5, xmask, sem='relaxed')`."""
 
     name = "triton.store"
     ptr = operand_def(PtrType)
     value = operand_def()
     mask = opt_operand_def(i1)
+    indirect = var_operand_def(IndexType)
     index = prop_def(ExprAttr)
     mask_names = opt_prop_def(ArrayAttr)
+    mode = opt_prop_def(StringAttr)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     def __init__(
         self,
@@ -209,26 +226,39 @@ class StoreOp(KernelBodyOp):
         value: SSAValue,
         mask_names: Sequence[str] = (),
         mask: SSAValue | None = None,
+        indirect: Sequence[SSAValue] = (),
+        mode: str | None = None,
     ):
+        props: dict[str, Attribute] = {"index": ExprAttr(index), **_mask_names_attr(mask_names)}
+        if mode is not None:
+            props["mode"] = StringAttr(mode)
         super().__init__(
-            operands=[ptr, value, [mask] if mask is not None else []],
-            properties={"index": ExprAttr(index), **_mask_names_attr(mask_names)},
+            operands=[ptr, value, [mask] if mask is not None else [], list(indirect)], properties=props
         )
 
     @property
     def masks(self) -> list[str]:
         return [n.data for n in self.mask_names.data] if self.mask_names is not None else []  # type: ignore[attr-defined]
 
+    @property
+    def store_mode(self) -> str | None:
+        return self.mode.data if self.mode is not None else None
+
     def verify_(self) -> None:
         kernel = self._verify_symbols([self.index.expr])
         _verify_pointer(self, self.ptr, self.value.type, "stored type")
         _verify_mask(self, kernel, self.mask_names)
+        verify_store_mode(self, self.store_mode)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_ssa_value(self.ptr)
-        printer.print_string(f"[{expr_str(self.index.expr)}], ")
+        printer.print_string(f"[{expr_str(self.index.expr)}]")
+        print_indirect(printer, self.indirect)
+        printer.print_string(", ")
         printer.print_ssa_value(self.value)
+        if self.mode is not None:
+            printer.print_string(f" {self.mode.data}")
         _print_mask(printer, self.mask_names, self.mask)
         printer.print_string(" : ")
         printer.print_attribute(self.value.type)
@@ -239,12 +269,76 @@ class StoreOp(KernelBodyOp):
         parser.parse_punctuation("[")
         index = parse_expr(parser)
         parser.parse_punctuation("]")
+        indirect = parse_indirect(parser)
         parser.parse_punctuation(",")
         value = parser.parse_unresolved_operand()
+        mode = next((m for m in STORE_MODES if parser.parse_optional_keyword(m)), None)
         names, mask = _parse_mask(parser)
         parser.parse_punctuation(":")
         elem = parser.parse_type()
-        return cls(parser.resolve_operand(ptr, PtrType(elem)), index, parser.resolve_operand(value, elem), names, mask)
+        return cls(
+            parser.resolve_operand(ptr, PtrType(elem)), index, parser.resolve_operand(value, elem), names, mask,
+            indirect, mode,
+        )
+
+
+STORE_MODES = ("atomic_add",)
+
+
+def verify_store_mode(op: Operation, mode: str | None) -> None:
+    if mode is not None and mode not in STORE_MODES:
+        raise VerifyException(f"{op.name}: unknown store mode '{mode}' (known: {', '.join(STORE_MODES)})")
+
+
+@irdl_op_definition
+class IndirectIndexOp(KernelBodyOp):
+    """`%k = triton.indirect_index %t size 1000 mask xmask check : i64`: a loaded position, with
+    negative values counted from the end (`tmp4 = tl.where(tmp3 < 0, tmp3 + 1000, tmp3)`); with
+    `check`, `tl.device_assert(((0 <= tmp4) & (tmp4 < 1000)) | ~xmask, ...)` where the masks
+    hold (a kernel compiled in Triton's debug mode; a no-op otherwise)."""
+
+    name = "triton.indirect_index"
+    value = operand_def(IntegerType)
+    size = prop_def(ExprAttr)
+    mask_names = opt_prop_def(ArrayAttr)
+    check = opt_prop_def(UnitAttr)
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: SSAValue, size: sympy.Expr | int, mask_names: Sequence[str] = (), check: bool = False):
+        props: dict[str, Attribute] = {"size": ExprAttr(size), **_mask_names_attr(mask_names)}
+        if check:
+            props["check"] = UnitAttr()
+        super().__init__(operands=[value], properties=props, result_types=[IndexType()])
+
+    @property
+    def masks(self) -> list[str]:
+        return [n.data for n in self.mask_names.data] if self.mask_names is not None else []  # type: ignore[attr-defined]
+
+    def verify_(self) -> None:
+        kernel = self._verify_symbols([self.size.expr])
+        _verify_mask(self, kernel, self.mask_names)
+        verify_indirect_size(self, self.size.expr)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.value)
+        printer.print_string(f" size {expr_str(self.size.expr)}")
+        _print_mask(printer, self.mask_names, None)
+        if self.check is not None:
+            printer.print_string(" check")
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> IndirectIndexOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_keyword("size")
+        size = parse_expr(parser)
+        names, _ = _parse_mask(parser)
+        check = parser.parse_optional_keyword("check") is not None
+        parser.parse_punctuation(":")
+        return cls(parser.resolve_operand(value, parse_integer_type(parser)), size, names, check)
 
 
 @irdl_op_definition
@@ -253,21 +347,25 @@ class ExprOp(KernelBodyOp):
 
     name = "triton.expr"
     expr = prop_def(ExprAttr)
+    indirect = var_operand_def(IndexType)
     result = result_def(IntegerType)
     traits = traits_def(Pure())
 
-    def __init__(self, expr: sympy.Expr | int, result_type: Attribute):
-        super().__init__(properties={"expr": ExprAttr(expr)}, result_types=[result_type])
+    def __init__(self, expr: sympy.Expr | int, result_type: Attribute, indirect: Sequence[SSAValue] = ()):
+        super().__init__(operands=[list(indirect)], properties={"expr": ExprAttr(expr)}, result_types=[result_type])
 
     def verify_(self) -> None:
         self._verify_symbols([self.expr.expr])
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" {expr_str(self.expr.expr)} : ")
+        printer.print_string(f" {expr_str(self.expr.expr)}")
+        print_indirect(printer, self.indirect)
+        printer.print_string(" : ")
         printer.print_attribute(self.result.type)
 
     @classmethod
     def parse(cls, parser: Parser) -> ExprOp:
         expr = parse_expr(parser)
+        indirect = parse_indirect(parser)
         parser.parse_punctuation(":")
-        return cls(expr, parser.parse_type())
+        return cls(expr, parser.parse_type(), indirect)

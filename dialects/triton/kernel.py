@@ -25,7 +25,7 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SymbolOpI
 from xdsl.utils.exceptions import VerifyException
 
 from mlc.dialects.loops import is_size_symbol
-from mlc.dialects.sym import ExprAttr, expr_str, free_symbol_names, parse_expr
+from mlc.dialects.sym import ExprAttr, expr_str, free_symbol_names, indirect_names, parse_expr
 from mlc.dialects.triton.core import (
     _IDENT,
     IMPLICIT_INDICES,
@@ -241,6 +241,7 @@ class KernelBodyOp(IRDLOperation):
                 if isinstance(op, IndexOp):
                     allowed.add(op.var.data)
             current = block.parent_op()
+        allowed |= indirect_names(len(getattr(self, "indirect", ())))
         for e in exprs:
             for name in sorted(free_symbol_names(e)):
                 if name not in allowed and not is_size_symbol(name):

@@ -14,7 +14,8 @@
     reductions.py   sum, prod, amax/amin, max/min (+ indices), argmax/argmin, any/all, mean,
                     var/std/var_mean
     norms.py        softmax, log_softmax, logsumexp, layer_norm and the softmax backwards
-    losses.py       nll_loss_forward/backward as reductions/pointwise over the class dim
+    indirect.py     loads at loaded positions: index.Tensor, gather, embedding
+    losses.py       nll_loss_forward (one element per row) and nll_loss_backward
     extern.py       loops.extern for mm/conv and every op without a rule
 
 A new rule is a module with `@register("sum.dim_IntList")` functions imported below;
@@ -30,6 +31,7 @@ from xdsl.ir import Operation
 from mlc.passes.lowering import (  # noqa: F401 (register rules)
     activations,
     creation,
+    indirect,
     losses,
     norms,
     pointwise,

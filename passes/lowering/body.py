@@ -18,7 +18,16 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, TensorType, UnitAttr, i1, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from mlc.dialects.loops import EXPLICIT_ROUNDING, IndexOp, LoadOp, PointwiseOp, ReduceOp, ReductionOp, YieldOp
+from mlc.dialects.loops import (
+    EXPLICIT_ROUNDING,
+    IndexOp,
+    IndirectIndexOp,
+    LoadOp,
+    PointwiseOp,
+    ReduceOp,
+    ReductionOp,
+    YieldOp,
+)
 from mlc.dialects.sym import symbol
 from mlc.passes.lowering.dtypes import (
     Operand,
@@ -97,12 +106,20 @@ class Body(ScalarMath):
         indices: Sequence[sympy.Expr | int],
         mask: Value | None = None,
         widen: bool = True,
+        indirect: Sequence[SSAValue] = (),
     ) -> Value:
-        """`loops.load`; widened to compute form unless the caller only moves data."""
+        """`loops.load`; widened to compute form unless the caller only moves data. `indices`
+        may name the `indirect` positions (from `indirect_index`) as ind0, ind1, ..."""
         dtype = dtype_of(tensor.type)
         assert dtype is not None, f"cannot load {tensor.type}"
-        loaded = Value(self.emit(LoadOp(tensor, list(indices), mask.ssa if mask else None)), dtype)
+        op = LoadOp(tensor, list(indices), mask.ssa if mask else None, indirect)
+        loaded = Value(self.emit(op), dtype)
         return self.widen(loaded) if widen else loaded
+
+    def indirect_index(self, v: Value, size: int) -> SSAValue:
+        """The integer `v` as a position in a dim of `size` (negative counts from the end)."""
+        assert not v.is_float and v.dtype != "bool", f"an index is an integer, got {v.dtype}"
+        return self.emit(IndirectIndexOp(self.widen(v).ssa, size))
 
     def widen(self, v: Value) -> Value:
         """Storage form -> compute form (f16/bf16 -> f32 by extf, ui8 -> i8 by bitcast)."""

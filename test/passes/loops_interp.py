@@ -31,7 +31,16 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from mlc.dialects.aten import AtenOp, CallOp, NoneArgAttr, TensorArgAttr
-from mlc.dialects.loops import ExternOp, IndexOp, LoadOp, PointwiseOp, ReduceOp, ReductionOp, YieldOp
+from mlc.dialects.loops import (
+    ExternOp,
+    IndexOp,
+    IndirectIndexOp,
+    LoadOp,
+    PointwiseOp,
+    ReduceOp,
+    ReductionOp,
+    YieldOp,
+)
 from mlc.dialects.sym import FloorDiv, ModularIndexing
 from mlc.dialects.values import DTYPE_NAMES, attr_to_py
 from mlc.passes.lowering.extern import extern
@@ -204,12 +213,23 @@ def _eval_body_op(
 ) -> None:
     """One non-terminator op of a loops body; values broadcast over the loop variables."""
     if isinstance(inner, LoadOp):
-        local[inner.result] = _eval_load(inner, value, index_env)
+        local[inner.result] = _eval_load(inner, value, _with_positions(index_env, inner.indirect, value))
     elif isinstance(inner, IndexOp):
-        idx = torch.as_tensor(eval_expr(inner.expr.expr, index_env))
+        env = _with_positions(index_env, inner.indirect, value)
+        idx = torch.as_tensor(eval_expr(inner.expr.expr, env))
         local[inner.result] = idx.to(_scalar_dtype(inner.result.type))
+    elif isinstance(inner, IndirectIndexOp):
+        v = value(inner.value).to(torch.int64)
+        local[inner.result] = torch.where(v < 0, v + int(inner.size.expr), v)
     else:
         local[inner.results[0]] = eval_scalar_op(inner, [value(o) for o in inner.operands], [])
+
+
+def _with_positions(
+    index_env: dict[str, torch.Tensor], indirect: Sequence[SSAValue], value: Callable[[SSAValue], torch.Tensor]
+) -> dict[str, torch.Tensor]:
+    """The loop variables and an access's loaded positions (`ind0`, ...)."""
+    return index_env | {f"ind{k}": value(v) for k, v in enumerate(indirect)}
 
 
 def eval_pointwise(op: PointwiseOp, env: dict[SSAValue, torch.Tensor]) -> torch.Tensor:

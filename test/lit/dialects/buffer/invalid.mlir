@@ -151,3 +151,15 @@ buffer.graph @store_past_the_end {
   }
   buffer.output @buf0
 }
+
+// -----
+
+buffer.graph @indirect_symbol_without_operand {
+  buffer.input "x" #buffer.layout<[8], [1], f32>
+  buffer.computed "buf0" #buffer.layout<[8], [1], f32> ranges [8] {
+    // expected-error@+1 {{index variable 'ind0' is out of range here (available: i0)}}
+    %0 = buffer.load @x[ind0] : f32
+    buffer.store @buf0[i0], %0 : f32
+  }
+  buffer.output @buf0
+}

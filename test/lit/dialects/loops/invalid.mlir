@@ -170,3 +170,40 @@ func.func @strided_past_the_end(%x: tensor<8x64xf32>) {
   }
   func.return
 }
+
+// -----
+
+func.func @indirect_symbol_without_operand(%x: tensor<8x64xf32>, %t: tensor<8xi64>) {
+  %0 = loops.pointwise [8] -> tensor<8xf32> {
+    %a = loops.load %t[i0] : tensor<8xi64>
+    %k = loops.indirect_index %a size 64 : i64
+    // expected-error@+1 {{index variable 'ind1' is out of range here (available: i0, ind0)}}
+    %v = loops.load %x[i0, ind1] indirect(%k) : tensor<8x64xf32>
+    loops.yield %v : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @indirect_size_not_positive(%t: tensor<8xi64>) {
+  %0 = loops.pointwise [8] -> tensor<8xi64> {
+    %a = loops.load %t[i0] : tensor<8xi64>
+    // expected-error@+1 {{loops.indirect_index: size must be positive, got 0}}
+    %k = loops.indirect_index %a size 0 : i64
+    loops.yield %a : i64
+  }
+  func.return
+}
+
+// -----
+
+func.func @indirect_of_a_float(%x: tensor<8xf32>) {
+  %0 = loops.pointwise [8] -> tensor<8xf32> {
+    %a = loops.load %x[i0] : tensor<8xf32>
+    // expected-error@+1 {{an indirect index is an integer, got f32}}
+    %k = loops.indirect_index %a size 8 : f32
+    loops.yield %a : f32
+  }
+  func.return
+}

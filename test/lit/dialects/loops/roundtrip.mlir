@@ -93,3 +93,21 @@ func.func @extern_and_index(%a: tensor<8x32xf32>, %b: tensor<32x16xf32>) {
   }
   func.return
 }
+
+// Indirect indexing: a loaded integer becomes a position (negative ones count from the end)
+// that the load's index names as ind0; an index value inlined at that position names it too.
+// CHECK-LABEL: func.func @gather_rows
+func.func @gather_rows(%x: tensor<50x16xf32>, %ids: tensor<4x3xi32>) -> tensor<4x3x16xf32> {
+  // CHECK:      %[[T:.*]] = loops.load %ids[i0, i1] : tensor<4x3xi32>
+  // CHECK-NEXT: %[[K:.*]] = loops.indirect_index %[[T]] size 50 : i32
+  // CHECK-NEXT: loops.load %x[ind0, i2] indirect(%[[K]]) : tensor<50x16xf32>
+  // CHECK-NEXT: loops.index i2 + 16*ind0 indirect(%[[K]]) : i64
+  %0 = loops.pointwise [4, 3, 16] -> tensor<4x3x16xf32> {
+    %t = loops.load %ids[i0, i1] : tensor<4x3xi32>
+    %k = loops.indirect_index %t size 50 : i32
+    %v = loops.load %x[ind0, i2] indirect(%k) : tensor<50x16xf32>
+    %p = loops.index 16*ind0 + i2 indirect(%k) : i64
+    loops.yield %v : f32
+  }
+  func.return %0 : tensor<4x3x16xf32>
+}

@@ -107,21 +107,21 @@ triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
 
 triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
   // expected-error@+1 {{result type i32 does not match the pointer's f32}}
-  %0 = "triton.load"(%in_ptr0) <{index = #sym.expr<xindex>}> : (!triton.ptr<f32>) -> i32
+  %0 = "triton.load"(%in_ptr0) <{operandSegmentSizes = array<i32: 1, 0, 0>, index = #sym.expr<xindex>}> : (!triton.ptr<f32>) -> i32
 }
 
 // -----
 
 triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
   // expected-error@+1 {{'other' must be a f32 constant}}
-  %0 = "triton.load"(%in_ptr0) <{index = #sym.expr<xindex>, mask_names = ["xmask"], other = 0 : i32}> : (!triton.ptr<f32>) -> f32
+  %0 = "triton.load"(%in_ptr0) <{operandSegmentSizes = array<i32: 1, 0, 0>, index = #sym.expr<xindex>, mask_names = ["xmask"], other = 0 : i32}> : (!triton.ptr<f32>) -> f32
 }
 
 // -----
 
 triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
   // expected-error@+1 {{unknown eviction policy 'evict_normal'}}
-  %0 = "triton.load"(%in_ptr0) <{index = #sym.expr<xindex>, eviction_policy = "evict_normal"}> : (!triton.ptr<f32>) -> f32
+  %0 = "triton.load"(%in_ptr0) <{operandSegmentSizes = array<i32: 1, 0, 0>, index = #sym.expr<xindex>, eviction_policy = "evict_normal"}> : (!triton.ptr<f32>) -> f32
 }
 
 // -----
@@ -129,7 +129,7 @@ triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
 triton.kernel @k pointwise(%out_ptr0: !triton.ptr<f32>) xnumel 8 {
   %0 = arith.constant 1 : i32
   // expected-error@+1 {{stored type i32 does not match the pointer's f32}}
-  "triton.store"(%out_ptr0, %0) <{index = #sym.expr<xindex>}> : (!triton.ptr<f32>, i32) -> ()
+  "triton.store"(%out_ptr0, %0) <{operandSegmentSizes = array<i32: 1, 1, 0, 0>, index = #sym.expr<xindex>}> : (!triton.ptr<f32>, i32) -> ()
 }
 
 // -----

@@ -174,3 +174,20 @@ triton.kernel @triton_red_fused_argmin_any_5 reduction(%in_ptr0: !triton.ptr<f32
 // CHECK:           %{{.*}} = triton.accumulate any %{{.*}} into %{{.*}} mask r0_mask, xmask : i1 -> i1
 // CHECK:         %{{.*}} = triton.reduce argmin %{{.*}}, %{{.*}} : f32, i64 -> i64
 // CHECK-NEXT:    %{{.*}} = triton.reduce any %{{.*}} : i1 -> i1
+
+// Indirect indexing: a loaded position (wrapped, checked in debug) named ind0 by the load
+// that uses it, and an atomic add at loaded positions.
+triton.kernel @triton_poi_fused_embedding_6 pointwise(%in_ptr0: !triton.ptr<i64>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 192 {
+  triton.index x0 = ModularIndexing(xindex, 1, 16)
+  triton.index x1 = FloorDiv(xindex, 16)
+  %0 = triton.load %in_ptr0[x1] mask xmask evict_last : i64
+  %1 = triton.indirect_index %0 size 50 mask xmask check : i64
+  %2 = triton.load %in_ptr1[x0 + 16*ind0] indirect(%1) mask xmask : f32
+  %3 = triton.expr x0 + 16*ind0 indirect(%1) : i64
+  triton.store %out_ptr0[x0 + 16*ind0] indirect(%1), %2 atomic_add mask xmask : f32
+}
+// CHECK-LABEL: triton.kernel @triton_poi_fused_embedding_6 pointwise
+// CHECK:         %[[K:.*]] = triton.indirect_index %{{.*}} size 50 mask xmask check : i64
+// CHECK-NEXT:    %{{.*}} = triton.load %in_ptr1[x0 + 16*ind0] indirect(%[[K]]) mask xmask : f32
+// CHECK-NEXT:    %{{.*}} = triton.expr x0 + 16*ind0 indirect(%[[K]]) : i64
+// CHECK-NEXT:    triton.store %out_ptr0[x0 + 16*ind0] indirect(%[[K]]), %{{.*}} atomic_add mask xmask : f32

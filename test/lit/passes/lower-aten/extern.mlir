@@ -31,12 +31,13 @@ func.func @convolution_without_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3x
 
 // -----
 
-// Ops without a rule become externs: gather (data-dependent indexing, a later issue) and any
-// aten.call (arguments passed through); a multi-result op keeps all its results on one extern.
+// Ops without a rule become externs: a gather from a float index tensor (a case the rule
+// refuses) and any aten.call (arguments passed through); a multi-result op keeps all its
+// results on one extern.
 // CHECK-LABEL: func.func @fallbacks
-func.func @fallbacks(%x: tensor<8x64xf32>, %idx: tensor<8x4xi64>) -> (tensor<8x4xf32>, tensor<8x64xf32>, tensor<8x64xi64>, tensor<8x64xf32>) {
+func.func @fallbacks(%x: tensor<8x64xf32>, %idx: tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<8x64xf32>, tensor<8x64xi64>, tensor<8x64xf32>) {
   // CHECK:      loops.extern "gather.default" (%x, %idx) {args = [#aten.tensor, 1 : i64, #aten.tensor]}
-  %g = aten.gather %x, %idx {dim = 1 : i64} : (tensor<8x64xf32>, tensor<8x4xi64>) -> tensor<8x4xf32>
+  %g = aten.gather %x, %idx {dim = 1 : i64} : (tensor<8x64xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
   // CHECK:      %{{.*}}, %{{.*}} = loops.extern "sort.default" (%x) {args = [#aten.tensor, 1 : i64]} : (tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xi64>)
   %v, %i = aten.call "sort" (%x) {args = [#aten.tensor, 1 : i64]} : (tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xi64>)
   // CHECK:      loops.extern "cumsum.default" (%x) {args = [#aten.tensor, 1 : i64]}

@@ -2,11 +2,10 @@
 
 // cross_entropy as AOTAutograd traces it with mlc's table: log_softmax decomposed into
 // amax/sub/exp/sum/log/sub (reductions over the class dim with keepdim), then
-// nll_loss_forward, which the table keeps. Its pick x[n, t[n]] is a sum per row over the
-// classes of select(c == t[n] && t[n] != ignore_index, -x[n, c], 0): the iteration space of
-// the log_softmax before it, so --fuse can put both in one kernel. Then one reduction over
-// the rows sums the picks and total_weight (the count of the kept targets); mean divides them
-// in the epilogue. Nothing reduces over all N * C elements.
+// nll_loss_forward, which the table keeps. Its pick reads one element per row, x[n, t[n]]
+// (an indirect load; an ignored row reads class 0 and counts 0), in one reduction over the
+// rows that sums the picks and total_weight (the count of the kept targets); mean divides
+// them in the epilogue. Nothing reduces over all N * C elements, nothing scans a row for t.
 // CHECK-LABEL: func.func @cross_entropy
 func.func @cross_entropy(%x: tensor<8x64xf32>, %t: tensor<8xi64>) -> (tensor<f32>, tensor<f32>) {
   // CHECK:      %[[MAX:.*]] = loops.reduction [8, 1] over [64] origins ["_log_softmax"] -> tensor<8x1xf32> {
@@ -24,29 +23,20 @@ func.func @cross_entropy(%x: tensor<8x64xf32>, %t: tensor<8xi64>) -> (tensor<f32
   %4 = aten.log %3 attributes {origin = "_log_softmax"} : (tensor<8x1xf32>) -> tensor<8x1xf32> loc("log")
   // CHECK:      %[[LOGP:.*]] = loops.pointwise [8, 64] origins ["_log_softmax"]
   %5 = aten.sub.Tensor %1, %4 attributes {origin = "_log_softmax"} : (tensor<8x64xf32>, tensor<8x1xf32>) -> tensor<8x64xf32> loc("sub_1")
-  // CHECK:      %[[PICK:.*]] = loops.reduction [8] over [64] origins ["nll_loss_forward"] -> tensor<8xf32> {
-  // CHECK-NEXT:   %[[T:.*]] = loops.load %t[i0] : tensor<8xi64>
-  // CHECK-NEXT:   %[[C:.*]] = loops.index r0_0 : i64
+  // CHECK:      %[[LOSS:.*]], %[[TW:.*]] = loops.reduction [] over [8] origins ["nll_loss_forward"] -> (tensor<f32>, tensor<f32>) {
+  // CHECK-NEXT:   %[[T:.*]] = loops.load %t[r0_0] : tensor<8xi64>
   // CHECK-NEXT:   %[[IGN:.*]] = arith.constant 3 : i64
-  // CHECK-NEXT:   %[[EQ:.*]] = arith.cmpi eq, %[[C]], %[[T]] : i64
   // CHECK-NEXT:   %[[KEPT:.*]] = arith.cmpi ne, %[[T]], %[[IGN]] : i64
-  // CHECK-NEXT:   %[[HIT:.*]] = arith.andi %[[EQ]], %[[KEPT]] : i1
-  // CHECK-NEXT:   %[[X:.*]] = loops.load %[[LOGP]][i0, r0_0] : tensor<8x64xf32>
+  // CHECK-NEXT:   %[[C0:.*]] = arith.constant 0 : i64
+  // CHECK-NEXT:   %[[SAFE:.*]] = arith.select %[[KEPT]], %[[T]], %[[C0]] : i64
+  // CHECK-NEXT:   %[[CLS:.*]] = loops.indirect_index %[[SAFE]] size 64 : i64
+  // CHECK-NEXT:   %[[X:.*]] = loops.load %[[LOGP]][r0_0, ind0] indirect(%[[CLS]]) : tensor<8x64xf32>
+  // CHECK-NEXT:   %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
   // CHECK-NEXT:   %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
   // CHECK-NEXT:   %[[NEG:.*]] = arith.negf %[[X]] : f32
-  // CHECK-NEXT:   %[[TERM:.*]] = arith.select %[[HIT]], %[[NEG]], %[[ZERO]] : f32
-  // CHECK-NEXT:   %[[SUM:.*]] = loops.reduce sum %[[TERM]] : f32 -> f32
-  // CHECK-NEXT:   loops.yield %[[SUM]] : f32
-  // CHECK-NEXT: }
-  // CHECK-NEXT: %[[LOSS:.*]], %[[TW:.*]] = loops.reduction [] over [8] origins ["nll_loss_forward"] -> (tensor<f32>, tensor<f32>) {
-  // CHECK-NEXT:   %[[ROW:.*]] = loops.load %[[PICK]][r0_0] : tensor<8xf32>
-  // CHECK-NEXT:   %[[T2:.*]] = loops.load %t[r0_0] : tensor<8xi64>
-  // CHECK-NEXT:   %[[IGN2:.*]] = arith.constant 3 : i64
-  // CHECK-NEXT:   %[[KEPT2:.*]] = arith.cmpi ne, %[[T2]], %[[IGN2]] : i64
-  // CHECK-NEXT:   %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
-  // CHECK-NEXT:   %[[ZERO2:.*]] = arith.constant 0.000000e+00 : f32
-  // CHECK-NEXT:   %[[WTERM:.*]] = arith.select %[[KEPT2]], %[[ONE]], %[[ZERO2]] : f32
-  // CHECK-NEXT:   %[[LSUM:.*]] = loops.reduce sum %[[ROW]] : f32 -> f32
+  // CHECK-NEXT:   %[[TERM:.*]] = arith.select %[[KEPT]], %[[NEG]], %[[ZERO]] : f32
+  // CHECK-NEXT:   %[[WTERM:.*]] = arith.select %[[KEPT]], %[[ONE]], %[[ZERO]] : f32
+  // CHECK-NEXT:   %[[LSUM:.*]] = loops.reduce sum %[[TERM]] : f32 -> f32
   // CHECK-NEXT:   %[[WSUM:.*]] = loops.reduce sum %[[WTERM]] : f32 -> f32
   // CHECK-NEXT:   %[[MEAN:.*]] = arith.divf %[[LSUM]], %[[WSUM]] : f32
   // CHECK-NEXT:   loops.yield %[[MEAN]], %[[WSUM]] : f32, f32
@@ -59,17 +49,16 @@ func.func @cross_entropy(%x: tensor<8x64xf32>, %t: tensor<8xi64>) -> (tensor<f32
 
 // -----
 
-// reduction='none' with class weights: one reduction per row over the classes (w[c] is a
-// direct load at the class index); total_weight is the constant 0 that torch returns.
+// reduction='none' with class weights: a pointwise per row reading x[n, t] and w[t] at the
+// same loaded position; total_weight is the constant 0 that torch returns.
 // CHECK-LABEL: func.func @nll_none_weight
 func.func @nll_none_weight(%x: tensor<8x64xf32>, %t: tensor<8xi64>, %w: tensor<64xf32>) -> (tensor<8xf32>, tensor<f32>) {
-  // CHECK:      loops.reduction [8] over [64] origins ["nll_loss_forward"] -> tensor<8xf32> {
-  // CHECK-NEXT:   %[[T:.*]] = loops.load %t[i0] : tensor<8xi64>
-  // CHECK-NEXT:   loops.index r0_0 : i64
-  // CHECK:        %[[X:.*]] = loops.load %x[i0, r0_0] : tensor<8x64xf32>
-  // CHECK-NEXT:   %[[W:.*]] = loops.load %w[r0_0] : tensor<64xf32>
+  // CHECK:      loops.pointwise [8] origins ["nll_loss_forward"] -> tensor<8xf32> {
+  // CHECK-NEXT:   loops.load %t[i0] : tensor<8xi64>
+  // CHECK:        %[[CLS:.*]] = loops.indirect_index %{{.*}} size 64 : i64
+  // CHECK-NEXT:   %[[X:.*]] = loops.load %x[i0, ind0] indirect(%[[CLS]]) : tensor<8x64xf32>
+  // CHECK-NEXT:   %[[W:.*]] = loops.load %w[ind0] indirect(%[[CLS]]) : tensor<64xf32>
   // CHECK-NEXT:   arith.mulf %[[X]], %[[W]] : f32
-  // CHECK:        loops.reduce sum
   // CHECK:      loops.pointwise [] origins ["nll_loss_forward"] -> tensor<f32> {
   // CHECK-NEXT:   arith.constant 0.000000e+00 : f32
   %0, %1 = aten.nll_loss_forward %x, %t, %w {reduction = 0 : i64, ignore_index = -100 : i64} : (tensor<8x64xf32>, tensor<8xi64>, tensor<64xf32>) -> (tensor<8xf32>, tensor<f32>)
@@ -78,22 +67,21 @@ func.func @nll_none_weight(%x: tensor<8x64xf32>, %t: tensor<8xi64>, %w: tensor<6
 
 // -----
 
-// reduction='sum' with class weights: the row reduction picks both -x[n, t] * w[t] and w[t]
-// (two sums over the classes), and the reduction over the rows sums each.
+// reduction='sum' with class weights: one reduction over the rows sums -x[n, t] * w[t] and
+// w[t] (the weight is read once, at the row's position).
 // CHECK-LABEL: func.func @nll_sum_weight
 func.func @nll_sum_weight(%x: tensor<8x64xf32>, %t: tensor<8xi64>, %w: tensor<64xf32>) -> (tensor<f32>, tensor<f32>) {
-  // CHECK:      %[[ROWLOSS:.*]], %[[ROWW:.*]] = loops.reduction [8] over [64] origins ["nll_loss_forward"] -> (tensor<8xf32>, tensor<8xf32>) {
-  // CHECK:        %[[W:.*]] = loops.load %w[r0_0] : tensor<64xf32>
-  // CHECK:        %[[TERM:.*]] = arith.select %[[HIT:.*]], %{{.*}}, %[[ZERO:.*]] : f32
-  // CHECK-NEXT:   %[[WTERM:.*]] = arith.select %[[HIT]], %[[W]], %[[ZERO]] : f32
-  // CHECK-NEXT:   loops.reduce sum %[[TERM]]
-  // CHECK-NEXT:   loops.reduce sum %[[WTERM]]
   // CHECK:      loops.reduction [] over [8] origins ["nll_loss_forward"] -> (tensor<f32>, tensor<f32>) {
-  // CHECK-NEXT:   %[[L:.*]] = loops.load %[[ROWLOSS]][r0_0] : tensor<8xf32>
-  // CHECK-NEXT:   %[[RW:.*]] = loops.load %[[ROWW]][r0_0] : tensor<8xf32>
-  // CHECK-NEXT:   %[[S:.*]] = loops.reduce sum %[[L]] : f32 -> f32
-  // CHECK-NEXT:   %[[TW:.*]] = loops.reduce sum %[[RW]] : f32 -> f32
+  // CHECK:        %[[KEPT:.*]] = arith.cmpi ne
+  // CHECK:        %[[CLS:.*]] = loops.indirect_index %{{.*}} size 64 : i64
+  // CHECK-NEXT:   loops.load %x[r0_0, ind0] indirect(%[[CLS]]) : tensor<8x64xf32>
+  // CHECK-NEXT:   %[[W:.*]] = loops.load %w[ind0] indirect(%[[CLS]]) : tensor<64xf32>
+  // CHECK:        %[[TERM:.*]] = arith.select %[[KEPT]], %{{.*}}, %[[ZERO:.*]] : f32
+  // CHECK-NEXT:   %[[WTERM:.*]] = arith.select %[[KEPT]], %[[W]], %[[ZERO]] : f32
+  // CHECK-NEXT:   %[[S:.*]] = loops.reduce sum %[[TERM]] : f32 -> f32
+  // CHECK-NEXT:   %[[TW:.*]] = loops.reduce sum %[[WTERM]] : f32 -> f32
   // CHECK-NEXT:   loops.yield %[[S]], %[[TW]] : f32, f32
+  // CHECK-NOT:  loops.reduction
   %0, %1 = aten.nll_loss_forward %x, %t, %w {reduction = 2 : i64, ignore_index = -100 : i64} : (tensor<8x64xf32>, tensor<8xi64>, tensor<64xf32>) -> (tensor<f32>, tensor<f32>)
   func.return %0, %1 : tensor<f32>, tensor<f32>
 }
