@@ -16,6 +16,8 @@ inputs are units that never fuse. `can_fuse` checks, in order (each refusal name
   broadcast / different offset / different loop order
                     a member reads a buffer the other side writes, but not the element the
                     writing lane holds (`kernel_shape.access_mismatch`)
+  indirect          a member reads a buffer the other side writes at positions loaded from
+                    memory (a gather of a computed tensor): any lane may need any element
   no shared data    the pair reads and writes nothing in common at the same index
   memory            a horizontal pair more than 64 nodes apart (Inductor's
                     `are_long_distant_nodes`: fusing keeps buffers alive across the distance)
@@ -35,6 +37,7 @@ from xdsl.ir import Attribute
 from mlc.analysis import kernel_shape as ks
 from mlc.analysis.dependencies import dep_buffer, read_writes
 from mlc.dialects import buffer
+from mlc.dialects.sym import expr_str
 
 MAX_FUSION_SIZE = 64  # config.max_fusion_size
 MAX_DISTANCE = 64  # choices.py: are_long_distant_nodes
@@ -230,6 +233,9 @@ def _first_problem(a: Unit, b: Unit, shape: ks.KernelShape, reindex: dict[buffer
         for load in _loads(m):
             if (w := stores.get(load.buffer_name)) is None:
                 continue
+            if load.indirect:
+                return _Problem("indirect", f"{m.buffer.data} reads {load.buffer_name} at positions loaded from memory "
+                                f"({expr_str(load.index.expr)}): any lane may need any element", None)
             read = ks.in_kernel(load.index.expr, lanes[m], shape)  # type: ignore[arg-type]
             write = ks.in_kernel(w.store_op().index.expr, lanes[w], shape)  # type: ignore[arg-type]
             if (kind := ks.access_mismatch(read, write)) is None:

@@ -20,7 +20,9 @@ time, binding the sizes (and numbers Dynamo wrapped in tensors) as constants.
 A graph mlc cannot compile raises `MlcCompileError` naming the graph, the pass and the op; there
 is no silent eager fallback. `MLC_FALLBACK=1` opts into running such graphs eagerly, with a
 warning. Environment: `MLC_DUMP_DIR` (see `mlc.frontend.dump`), `MLC_PIPELINE` (a different
-pass pipeline, for experiments), `MLC_CACHE_DIR` (see `mlc.codegen.runtime`).
+pass pipeline, for experiments), `MLC_CACHE_DIR` (see `mlc.codegen.runtime`), `MLC_DEBUG=1`
+(kernels assert that positions loaded from memory, `x[idx]`, are in bounds: an out-of-range
+index raises "index out of bounds" instead of reading outside the tensor).
 """
 
 from __future__ import annotations
@@ -37,6 +39,15 @@ import torch
 import torch.fx
 
 DEFAULT_PIPELINE = "fold-addmm,lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,convert-to-triton,online-softmax,cse"
+
+
+def pipeline_spec(explain_fusion: bool, debug: bool) -> str:
+    """`MLC_PIPELINE` or the default; a dump explains fusion (fusion.txt), and `MLC_DEBUG=1`
+    makes kernels assert that loaded positions are in bounds (`check-indices`)."""
+    spec = os.environ.get("MLC_PIPELINE") or DEFAULT_PIPELINE
+    options = {"fuse": "fuse{explain=true}" if explain_fusion else "fuse",
+               "convert-to-triton": "convert-to-triton{check-indices=true}" if debug else "convert-to-triton"}
+    return ",".join(options.get(p, p) for p in spec.split(","))
 
 
 class MlcCompileError(RuntimeError):
@@ -243,9 +254,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Co
 
     dump = graph_dump(graph_id)
     module = imported.module
-    spec = os.environ.get("MLC_PIPELINE") or DEFAULT_PIPELINE
-    if dump is not None:  # the dump explains fusion (fusion.txt)
-        spec = ",".join("fuse{explain=true}" if p == "fuse" else p for p in spec.split(","))
+    spec = pipeline_spec(dump is not None, os.environ.get("MLC_DEBUG", "0") not in ("", "0"))
     run_pipeline(module, spec, graph_id, dump)
     try:
         source = emit_python(module)
