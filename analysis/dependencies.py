@@ -20,7 +20,9 @@ not use are (Inductor's `drop_unused_symbols`; seed 002, from an older Inductor,
 
 A `buffer.extern` reads every buffer it is passed as a `StarDep` (the whole buffer, at indices
 not known statically) and writes its results as `StarDep`s; a `buffer.view` reads its source
-whole. Mutation is not in the IR (an extern that mutates an input writes a new buffer), so no
+whole; a `buffer.scatter` reads its base whole and writes its buffer whole (at loaded
+positions), besides the MemoryDeps of its loads. A load at loaded positions keeps them in its
+index (`ind0 + 64*c0`), as Inductor's indirect MemoryDeps do. Mutation is not in the IR (an extern that mutates an input writes a new buffer), so no
 `WeakDep` arises yet.
 """
 
@@ -115,7 +117,7 @@ def canonical_dep(name: str, index: sympy.Expr, ranges: Sequence[tuple[str, symp
     return buffer.MemoryDepAttr(name, canonical, new_ranges)
 
 
-def loop_ranges(node: buffer.ComputedOp) -> list[tuple[str, sympy.Expr]]:
+def loop_ranges(node: buffer.BodyNode) -> list[tuple[str, sympy.Expr]]:
     """The node's loop variables with their sizes: pointwise ones, then reduction ones."""
     sizes, reduction = node.range_exprs, node.reduction_range_exprs
     return [*zip(index_names(len(sizes)), sizes), *zip(reduction_index_names(len(reduction)), reduction)]
@@ -123,10 +125,13 @@ def loop_ranges(node: buffer.ComputedOp) -> list[tuple[str, sympy.Expr]]:
 
 def read_writes(node: Attribute | buffer.BufferNode) -> tuple[list[Attribute], list[Attribute]]:
     """(reads, writes) of one graph node, each in a deterministic order without repeats."""
-    if isinstance(node, buffer.ComputedOp):
+    if isinstance(node, buffer.BodyNode):
         ranges = loop_ranges(node)
         loads = [op for op in node.body.walk() if isinstance(op, buffer.LoadOp)]
         reads = [canonical_dep(op.buffer_name, op.index.expr, ranges) for op in loads]
+        if isinstance(node, buffer.ScatterOp):  # writes anywhere in the base it takes over
+            star = buffer.StarDepAttr(buffer.StringAttr(node.buffer.data))
+            return _unique([buffer.StarDepAttr(buffer.StringAttr(node.base_name)), *reads]), [star]
         store = node.store_op()
         return _unique(reads), [canonical_dep(store.buffer_name, store.index.expr, ranges)]
     if isinstance(node, buffer.FusedOp):

@@ -8,6 +8,8 @@ A `Unit` is one `buffer.computed` or a group of them that will be one kernel; ex
 inputs are units that never fuse. `can_fuse` checks, in order (each refusal names its category):
 
   extern            one side is an extern call (a library kernel: nothing fuses into it)
+  scatter           one side stores at loaded positions (a buffer.scatter runs alone: its
+                    readers need every store done, its values come from buffers)
   too large         the group would hold more than `max_fusion_size` nodes
   different numel   the members cannot share one iteration space (`kernel_shape`); also cat
   reduction sizes   two reductions over different (numel, rnumel)
@@ -160,8 +162,10 @@ class Fusable:
 def can_fuse(a: Unit, b: Unit, graph: FusionGraph, limits: FusionLimits = FusionLimits()) -> Refusal | Fusable:
     """Whether `a` and `b` may be one kernel (see the module docstring), and how; else why not."""
     if not (a.fusable and b.fusable):
-        extern = a if not a.fusable else b
-        return Refusal("extern", f"{extern.name} is a {extern.op.name if extern.op else 'node'}, not a kernel")
+        alone = a if not a.fusable else b
+        if isinstance(alone.op, buffer.ScatterOp):
+            return Refusal("scatter", f"{alone.name} stores at loaded positions: it runs as its own kernel")
+        return Refusal("extern", f"{alone.name} is a {alone.op.name if alone.op else 'node'}, not a kernel")
     if len(a.members) + len(b.members) > limits.max_size:
         return Refusal("too large", f"{len(a.members)} + {len(b.members)} nodes > max_fusion_size {limits.max_size}")
     shape = ks.kernel_shape([*a.members, *b.members])

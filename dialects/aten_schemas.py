@@ -171,4 +171,9 @@ SCHEMAS = (
     'native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     'nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
     'embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor',
+    'index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor',
+    'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
+    'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
+    'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
+    'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor',
 )

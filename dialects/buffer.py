@@ -38,35 +38,29 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import sympy
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IndexType, NoneType, StringAttr, SymbolRefAttr, i1
-from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, Region, SSAValue, TypeAttribute
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, NoneType, StringAttr, SymbolRefAttr
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, Region, TypeAttribute
 from xdsl.irdl import (
-    AttrSizedOperandSegments,
     IRDLOperation,
     irdl_attr_definition,
     irdl_op_definition,
-    operand_def,
-    opt_operand_def,
     opt_prop_def,
     prop_def,
     region_def,
-    result_def,
     traits_def,
-    var_operand_def,
 )
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
-from xdsl.traits import IsTerminator, NoTerminator, Pure
+from xdsl.traits import IsTerminator, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
+from mlc.dialects.buffer_body import STORE_MODES, LoadOp, ReduceOp, StoreOp, enclosing_node  # noqa: F401 (re-exported)
 from mlc.dialects.loops import (
-    ReduceBase,
     blame,
     index_names,
     parse_origins,
     print_origins,
     reduction_index_names,
-    verify_index_symbols,
 )
 from mlc.dialects.sym import (
     ExprAttr,
@@ -74,9 +68,7 @@ from mlc.dialects.sym import (
     exprs_of,
     parse_expr,
     parse_expr_list,
-    parse_indirect,
     print_expr_list,
-    print_indirect,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -351,41 +343,15 @@ def symbol_refs(attr: Attribute) -> Iterator[str]:
             yield from symbol_refs(a)
 
 
-@irdl_op_definition
-class ComputedOp(BufferNode):
-    """A buffer computed by a loop nest (Inductor's ComputedBuffer).
+class BodyNode(BufferNode):
+    """A node whose buffer a loop nest writes: a body run once per point of `ranges`, ending
+    with the store of the node's buffer (shared by buffer.computed and buffer.scatter)."""
 
-    The body runs once per point of `ranges` (x `reduction_ranges` for a reduction, in which
-    case a `buffer.reduce` combines the values over the reduction indices) and ends with the
-    store of this buffer."""
-
-    name = "buffer.computed"
     buffer = prop_def(StringAttr)
     layout = prop_def(LayoutAttr)
     ranges = prop_def(ArrayAttr)
-    reduction_ranges = opt_prop_def(ArrayAttr)
     origins = opt_prop_def(ArrayAttr)
     body = region_def("single_block")
-
-    def __init__(
-        self,
-        name: str,
-        layout: LayoutAttr,
-        ranges: Sequence[sympy.Expr | int],
-        body: Region,
-        reduction_ranges: Sequence[sympy.Expr | int] = (),
-        origins: Sequence[str] = (),
-    ):
-        props: dict[str, Attribute] = {
-            "buffer": StringAttr(name),
-            "layout": layout,
-            "ranges": _exprs(ranges),
-        }
-        if reduction_ranges:
-            props["reduction_ranges"] = _exprs(reduction_ranges)
-        if origins:
-            props["origins"] = ArrayAttr([StringAttr(o) for o in sorted(set(origins))])
-        super().__init__(properties=props, regions=[body])
 
     @property
     def range_exprs(self) -> list[sympy.Expr]:
@@ -393,11 +359,11 @@ class ComputedOp(BufferNode):
 
     @property
     def reduction_range_exprs(self) -> list[sympy.Expr]:
-        return exprs_of(self.reduction_ranges.data) if self.reduction_ranges is not None else []
+        return []
 
     @property
     def is_reduction(self) -> bool:
-        return self.reduction_ranges is not None
+        return False
 
     @property
     def origin_names(self) -> list[str]:
@@ -421,26 +387,78 @@ class ComputedOp(BufferNode):
         assert isinstance(last, StoreOp)
         return last
 
+    def _verify_body(self) -> None:
+        if self.body.block.args:
+            raise VerifyException(f"{self.name}: the body takes no block arguments")
+        last = self.body.block.last_op
+        if not isinstance(last, StoreOp):
+            raise VerifyException(f"{self.name} '{self.buffer.data}': body must end with buffer.store")
+        if last.buffer_name != self.buffer.data:
+            raise VerifyException(f"{self.name} '{self.buffer.data}': body stores to '{last.buffer_name}'")
+
+
+def _origins_attr(origins: Sequence[str]) -> dict[str, Attribute]:
+    return {"origins": ArrayAttr([StringAttr(o) for o in sorted(set(origins))])} if origins else {}
+
+
+def _parse_node_attrs(parser: Parser, op: Operation, origins: ArrayAttr | None) -> None:
+    if origins is not None:
+        op.properties["origins"] = origins
+    if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
+        op.attributes |= attrs.data
+
+
+@irdl_op_definition
+class ComputedOp(BodyNode):
+    """A buffer computed by a loop nest (Inductor's ComputedBuffer).
+
+    The body runs once per point of `ranges` (x `reduction_ranges` for a reduction, in which
+    case a `buffer.reduce` combines the values over the reduction indices) and ends with the
+    store of this buffer."""
+
+    name = "buffer.computed"
+    reduction_ranges = opt_prop_def(ArrayAttr)
+
+    def __init__(
+        self,
+        name: str,
+        layout: LayoutAttr,
+        ranges: Sequence[sympy.Expr | int],
+        body: Region,
+        reduction_ranges: Sequence[sympy.Expr | int] = (),
+        origins: Sequence[str] = (),
+    ):
+        props: dict[str, Attribute] = {
+            "buffer": StringAttr(name),
+            "layout": layout,
+            "ranges": _exprs(ranges),
+            **_origins_attr(origins),
+        }
+        if reduction_ranges:
+            props["reduction_ranges"] = _exprs(reduction_ranges)
+        super().__init__(properties=props, regions=[body])
+
+    @property
+    def reduction_range_exprs(self) -> list[sympy.Expr]:
+        return exprs_of(self.reduction_ranges.data) if self.reduction_ranges is not None else []
+
+    @property
+    def is_reduction(self) -> bool:
+        return self.reduction_ranges is not None
+
     def verify_(self) -> None:
         if sympy.Mul(*self.range_exprs) != sympy.Mul(*self.layout.sizes):
             raise VerifyException(
                 f"buffer.computed '{self.buffer.data}': ranges [{', '.join(map(expr_str, self.range_exprs))}] "
                 f"do not cover its layout's {self.layout.rank}-d shape"
             )
-        if self.body.block.args:
-            raise VerifyException("buffer.computed: the body takes no block arguments")
-        last = self.body.block.last_op
-        if not isinstance(last, StoreOp):
-            raise VerifyException(
-                f"buffer.computed '{self.buffer.data}': body must end with buffer.store"
-            )
-        if last.buffer_name != self.buffer.data:
-            raise VerifyException(
-                f"buffer.computed '{self.buffer.data}': body stores to '{last.buffer_name}'"
-            )
+        self._verify_body()
         reduces = [op for op in self.body.walk() if isinstance(op, ReduceOp)]
         if reduces and not self.is_reduction:
             raise VerifyException("buffer.reduce needs a computed node with reduce ranges")
+        stores = self.store_op()
+        if stores.indirect or stores.mode is not None:
+            raise VerifyException(f"buffer.computed '{self.buffer.data}': stores at loaded positions are a buffer.scatter's")
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -461,19 +479,89 @@ class ComputedOp(BufferNode):
     @classmethod
     def parse(cls, parser: Parser) -> ComputedOp:
         name = parser.parse_str_literal()
-        layout = parser.parse_attribute()
-        if not isinstance(layout, LayoutAttr):
-            parser.raise_error(f"expected a #buffer.layout, got {layout}")
+        layout = _parse_layout(parser)
         parser.parse_keyword("ranges")
         ranges = parse_expr_list(parser)
         reduction_ranges = parse_expr_list(parser) if parser.parse_optional_keyword("reduce") else []
         origins = parse_origins(parser)
-        body = parser.parse_region()
-        op = cls(name, layout, ranges, body, reduction_ranges)
-        if origins is not None:
-            op.properties["origins"] = origins
-        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
-            op.attributes |= attrs.data
+        op = cls(name, layout, ranges, parser.parse_region(), reduction_ranges)
+        _parse_node_attrs(parser, op, origins)
+        return op
+
+
+def _parse_layout(parser: Parser) -> LayoutAttr:
+    layout = parser.parse_attribute()
+    if not isinstance(layout, LayoutAttr):
+        parser.raise_error(f"expected a #buffer.layout, got {layout}")
+    return layout
+
+
+@irdl_op_definition
+class ScatterOp(BodyNode):
+    """`base` with values stored at loaded positions (Inductor's Scatter, a mutation):
+
+        buffer.scatter "buf1" #buffer.layout<[50, 16], [16, 1], f32> = @buf0 ranges [12, 16] {
+          %0 = buffer.load @ids[i0] : i64
+          %1 = loops.indirect_index %0 size 50 : i64
+          %2 = buffer.load @grad[i1 + 16*i0] : f32
+          buffer.store @buf1[i1 + 16*ind0] indirect(%1), %2 atomic_add : f32
+        }
+
+    The body runs once per point of `ranges` (the source's shape, not the buffer's) and its
+    store writes (or, `atomic_add`, adds) into `base`'s storage: `buf1` is a new name for it
+    once every point has run, with the same layout. `base` is a buffer made for this node
+    (`--realize` copies the scatter's input into one), which nothing else reads."""
+
+    name = "buffer.scatter"
+    base = prop_def(SymbolRefAttr)
+
+    def __init__(
+        self, name: str, layout: LayoutAttr, base: str, ranges: Sequence[sympy.Expr | int], body: Region,
+        origins: Sequence[str] = (),
+    ):
+        props: dict[str, Attribute] = {
+            "buffer": StringAttr(name), "layout": layout, "base": SymbolRefAttr(base), "ranges": _exprs(ranges),
+            **_origins_attr(origins),
+        }
+        super().__init__(properties=props, regions=[body])
+
+    @property
+    def base_name(self) -> str:
+        return self.base.root_reference.data
+
+    def referenced_names(self) -> Iterator[str]:
+        yield self.base_name
+        yield from super().referenced_names()
+
+    def verify_(self) -> None:
+        self._verify_body()
+        if any(isinstance(op, ReduceOp) for op in self.body.walk()):
+            raise VerifyException(f"buffer.scatter '{self.buffer.data}': a scatter does not reduce")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.buffer.data)
+        printer.print_string(" ")
+        printer.print_attribute(self.layout)
+        printer.print_string(f" = @{self.base_name} ranges ")
+        print_expr_list(printer, self.range_exprs)
+        print_origins(printer, self.origins)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ScatterOp:
+        name = parser.parse_str_literal()
+        layout = _parse_layout(parser)
+        parser.parse_punctuation("=")
+        base = parser.parse_symbol_name().data
+        parser.parse_keyword("ranges")
+        ranges = parse_expr_list(parser)
+        origins = parse_origins(parser)
+        op = cls(name, layout, base, ranges, parser.parse_region())
+        _parse_node_attrs(parser, op, origins)
         return op
 
 
@@ -696,138 +784,8 @@ class OutputOp(IRDLOperation):
         return cls(names)
 
 
-# ---------------------------------------------------------------------------------------------
-# Body ops
-
-
-def _enclosing_computed(op: Operation) -> ComputedOp | None:
-    parent = op.parent_op()
-    return parent if isinstance(parent, ComputedOp) else None
-
-
-def _verify_index(op: Operation, index: sympy.Expr, indirect: int = 0) -> None:
-    owner = _enclosing_computed(op)
-    if owner is None:
-        raise VerifyException(f"{op.name} must be inside buffer.computed")
-    verify_index_symbols(op, [index], owner.index_symbols(), indirect)
-
-
-@irdl_op_definition
-class LoadOp(IRDLOperation):
-    """Read a buffer at a flat index: `%0 = buffer.load @buf4[i1 + 64*i0] : f32`.
-
-    With `mask %m` (an i1), lanes where the mask is false read 0 and touch no memory; with
-    `indirect(%k)` the index names loaded positions (`768*ind0 + i1`, see `sym`)."""
-
-    name = "buffer.load"
-    buffer = prop_def(SymbolRefAttr)
-    index = prop_def(ExprAttr)
-    mask = opt_operand_def()
-    indirect = var_operand_def(IndexType)
-    result = result_def()
-    traits = traits_def(Pure())
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-
-    def __init__(
-        self,
-        buffer: str,
-        index: sympy.Expr,
-        result_type: Attribute,
-        mask: SSAValue | None = None,
-        indirect: Sequence[SSAValue] = (),
-    ):
-        super().__init__(
-            operands=[[mask] if mask is not None else [], list(indirect)],
-            properties={"buffer": SymbolRefAttr(buffer), "index": ExprAttr(index)},
-            result_types=[result_type],
-        )
-
-    @property
-    def buffer_name(self) -> str:
-        return self.buffer.root_reference.data
-
-    def verify_(self) -> None:
-        _verify_index(self, self.index.expr, len(self.indirect))
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" @{self.buffer_name}[{expr_str(self.index.expr)}]")
-        print_indirect(printer, self.indirect)
-        if self.mask is not None:
-            printer.print_string(" mask ")
-            printer.print_ssa_value(self.mask)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> LoadOp:
-        name = parser.parse_symbol_name().data
-        parser.parse_punctuation("[")
-        index = parse_expr(parser)
-        parser.parse_punctuation("]")
-        indirect = parse_indirect(parser)
-        mask = parser.parse_operand(i1) if parser.parse_optional_keyword("mask") else None
-        parser.parse_punctuation(":")
-        return cls(name, index, parser.parse_type(), mask, indirect)
-
-
-@irdl_op_definition
-class StoreOp(IRDLOperation):
-    """Write this node's value: `buffer.store @buf5[i1 + 64*i0], %9 : f32`; ends a body."""
-
-    name = "buffer.store"
-    buffer = prop_def(SymbolRefAttr)
-    index = prop_def(ExprAttr)
-    value = operand_def()
-    traits = traits_def(IsTerminator())
-
-    def __init__(self, buffer: str, index: sympy.Expr, value: SSAValue):
-        super().__init__(
-            operands=[value],
-            properties={"buffer": SymbolRefAttr(buffer), "index": ExprAttr(index)},
-        )
-
-    @property
-    def buffer_name(self) -> str:
-        return self.buffer.root_reference.data
-
-    def verify_(self) -> None:
-        _verify_index(self, self.index.expr)
-        owner = _enclosing_computed(self)
-        if owner is not None and owner.is_reduction:
-            reduction_vars = set(reduction_index_names(len(owner.reduction_range_exprs)))
-            used = {s.name for s in self.index.expr.free_symbols}
-            if used & reduction_vars:
-                raise VerifyException(
-                    "buffer.store: a reduction's store index cannot use reduction variables"
-                )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" @{self.buffer_name}[{expr_str(self.index.expr)}], ")
-        printer.print_ssa_value(self.value)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> StoreOp:
-        name = parser.parse_symbol_name().data
-        parser.parse_punctuation("[")
-        index = parse_expr(parser)
-        parser.parse_punctuation("]")
-        parser.parse_punctuation(",")
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        return cls(name, index, parser.resolve_operand(value, parser.parse_type()))
-
-
-@irdl_op_definition
-class ReduceOp(ReduceBase):
-    """A reduction in a `buffer.computed` body: `%r = buffer.reduce sum %v : f32 -> f32`."""
-
-    name = "buffer.reduce"
-
-
 Buffer = Dialect(
     "buffer",
-    [GraphOp, InputOp, ComputedOp, ExternOp, ViewOp, FusedOp, OutputOp, LoadOp, StoreOp, ReduceOp],
+    [GraphOp, InputOp, ComputedOp, ScatterOp, ExternOp, ViewOp, FusedOp, OutputOp, LoadOp, StoreOp, ReduceOp],
     [LayoutAttr, MemoryDepAttr, StarDepAttr, WeakDepAttr],
 )

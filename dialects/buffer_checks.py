@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sympy
 
-from mlc.dialects.buffer import ComputedOp, GraphOp, InputOp, LayoutAttr, LoadOp, StoreOp
+from mlc.dialects.buffer import BodyNode, ComputedOp, GraphOp, InputOp, LayoutAttr, LoadOp, StoreOp
 from mlc.dialects.loops import affine_range, blame, index_names, reduction_index_names
 from mlc.dialects.sym import expr_str
 
@@ -25,7 +25,7 @@ def storage_extent(layout: LayoutAttr) -> int | None:
     return int(layout.offset.expr) + sum((int(s) - 1) * int(t) for s, t in zip(layout.sizes, layout.strides)) + 1
 
 
-def _node_extents(node: ComputedOp) -> dict[sympy.Symbol, sympy.Expr]:
+def _node_extents(node: BodyNode) -> dict[sympy.Symbol, sympy.Expr]:
     names = index_names(len(node.ranges)) + reduction_index_names(len(node.reduction_range_exprs))
     return {sympy.Symbol(n): e for n, e in zip(names, [*node.range_exprs, *node.reduction_range_exprs])}
 
@@ -38,7 +38,7 @@ def verify_accesses_in_bounds(graph: GraphOp) -> None:
         for n in graph.body.walk()
         if isinstance(n, (InputOp, ComputedOp)) and (e := storage_extent(n.layout)) is not None
     }
-    for node in (n for n in graph.body.walk() if isinstance(n, ComputedOp)):
+    for node in (n for n in graph.body.walk() if isinstance(n, BodyNode)):
         variables = _node_extents(node)
         if any(e.is_Integer and int(e) == 0 for e in variables.values()):
             continue  # an empty iteration space touches nothing

@@ -312,6 +312,139 @@ class ReductionOp(LoopsBodyOp):
         return op
 
 
+@irdl_op_definition
+class ScatterOp(LoopsBodyOp):
+    """`base` with the body's values stored at the positions its terminator names (Inductor's
+    Scatter): index_put, scatter, index_add, the backward of embedding.
+
+        %g = loops.scatter %zeros [12, 16] atomic_add origins ["embedding_dense_backward"] -> tensor<50x16xf32> {
+          %0 = loops.load %ids[i0] : tensor<12xi64>
+          %1 = loops.indirect_index %0 size 50 : i64
+          %2 = loops.load %grad[i0, i1] : tensor<12x16xf32>
+          loops.scatter_store [ind0, i1] indirect(%1), %2 : f32
+        }
+
+    The body runs once per point of `ranges` (the source's shape); with `atomic_add` values
+    landing on one element add up (in any order), without it one of them stays. The result is
+    always stored (`--realize` copies `base` into a buffer the scatter then writes)."""
+
+    name = "loops.scatter"
+    base = operand_def(TensorType)
+    mode = opt_prop_def(StringAttr)
+    result = result_def(TensorType)
+
+    def __init__(
+        self,
+        base: SSAValue,
+        ranges: Sequence[sympy.Expr | int],
+        body: Region,
+        mode: str | None = None,
+        origins: Sequence[str] = (),
+    ):
+        props: dict[str, Attribute] = {"ranges": _exprs_attr(ranges)}
+        if mode is not None:
+            props["mode"] = StringAttr(mode)
+        if origins:
+            props["origins"] = ArrayAttr([StringAttr(o) for o in sorted(set(origins))])
+        super().__init__(operands=[base], result_types=[base.type], properties=props, regions=[body])
+
+    @property
+    def store_mode(self) -> str | None:
+        return self.mode.data if self.mode is not None else None
+
+    def store(self) -> ScatterStoreOp:
+        last = self.body.block.last_op
+        assert isinstance(last, ScatterStoreOp)
+        return last
+
+    def verify_(self) -> None:
+        if self.body.block.args:
+            raise VerifyException("loops.scatter: the body takes no block arguments (index variables are implicit)")
+        last = self.body.block.last_op
+        if not isinstance(last, ScatterStoreOp):
+            raise VerifyException("loops.scatter: body must end with loops.scatter_store")
+        if self.base.type != self.result.type:
+            raise VerifyException(f"loops.scatter: the result {self.result.type} is not the base's {self.base.type}")
+        if self.store_mode is not None and self.store_mode != "atomic_add":
+            raise VerifyException(f"loops.scatter: unknown mode '{self.store_mode}' (known: atomic_add)")
+        typ = self.result.type
+        if len(last.indices) != len(typ.get_shape()):  # type: ignore[attr-defined]
+            raise blame(last, f"loops.scatter_store: {len(last.indices)} indices for a rank-{len(typ.get_shape())} result")  # type: ignore[attr-defined]
+        if last.value.type != typ.element_type:  # type: ignore[attr-defined]
+            raise blame(last, f"loops.scatter_store: stores {last.value.type} into {typ}")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.base)
+        printer.print_string(" ")
+        print_expr_list(printer, self.range_exprs)
+        if self.mode is not None:
+            printer.print_string(f" {self.mode.data}")
+        print_origins(printer, self.origins)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes, print_keyword=True)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ScatterOp:
+        base = parser.parse_unresolved_operand()
+        ranges = parse_expr_list(parser)
+        mode = "atomic_add" if parser.parse_optional_keyword("atomic_add") else None
+        origins = parse_origins(parser)
+        parser.parse_punctuation("->")
+        typ = parser.parse_type()
+        op = cls(parser.resolve_operand(base, typ), ranges, parser.parse_region(), mode)
+        if origins is not None:
+            op.properties["origins"] = origins
+        op.attributes |= (a.data if (a := parser.parse_optional_attr_dict_with_keyword()) else {})
+        return op
+
+
+@irdl_op_definition
+class ScatterStoreOp(IRDLOperation):
+    """Ends a loops.scatter body: where the value goes, `loops.scatter_store [ind0, i1] indirect(%k), %v : f32`."""
+
+    name = "loops.scatter_store"
+    value = operand_def()
+    indirect = var_operand_def(IndexType)
+    indices = prop_def(ArrayAttr)
+    traits = lazy_traits_def(lambda: (IsTerminator(),))
+
+    def __init__(self, indices: Sequence[sympy.Expr | int], value: SSAValue, indirect: Sequence[SSAValue] = ()):
+        super().__init__(operands=[value, list(indirect)], properties={"indices": _exprs_attr(indices)})
+
+    @property
+    def index_exprs(self) -> list[sympy.Expr]:
+        return exprs_of(self.indices.data)
+
+    def verify_(self) -> None:
+        owner = self.parent_op()
+        if not isinstance(owner, ScatterOp):
+            raise VerifyException("loops.scatter_store must end a loops.scatter")
+        verify_index_symbols(self, self.index_exprs, owner.index_symbols(), len(self.indirect))
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        print_expr_list(printer, self.index_exprs)
+        print_indirect(printer, self.indirect)
+        printer.print_string(", ")
+        printer.print_ssa_value(self.value)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ScatterStoreOp:
+        indices = parse_expr_list(parser)
+        indirect = parse_indirect(parser)
+        parser.parse_punctuation(",")
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        return cls(indices, parser.resolve_operand(value, parser.parse_type()), indirect)
+
+
 def _parse_type_list(parser: Parser) -> list[Attribute]:
     """`t` or `(t0, t1, ...)`."""
     if parser.parse_optional_punctuation("("):
@@ -704,6 +837,6 @@ class ExternOp(ExternCallBase):
 
 Loops = Dialect(
     "loops",
-    [PointwiseOp, ReductionOp, ReduceOp, LoadOp, IndexOp, IndirectIndexOp, YieldOp, ExternOp],
+    [PointwiseOp, ReductionOp, ScatterOp, ReduceOp, LoadOp, IndexOp, IndirectIndexOp, YieldOp, ScatterStoreOp, ExternOp],
     [],
 )

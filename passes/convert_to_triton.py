@@ -335,11 +335,14 @@ class KernelBuilder:
             new = triton.LoadOp(self._pointer("in_ptr", name), index, masks, mask, other, policy, indirect)
         elif isinstance(op, buffer.StoreOp):
             index = self._index(op.index.expr, subst)
-            self.stored[op.buffer_name] = (index, values[op.value])
+            indirect = [values[v] for v in op.indirect]
+            if not indirect:  # a scatter's value is not where a later read could find it
+                self.stored[op.buffer_name] = (index, values[op.value])
             if op.buffer_name in self.local:
                 return
-            masks = self.store_masks(index)
-            new = triton.StoreOp(self._pointer("out_ptr", op.buffer_name), index, values[op.value], masks)
+            masks = self.store_masks(index, indirect)
+            ptr = self._pointer("out_ptr", self.roots.get(op.buffer_name, op.buffer_name))
+            new = triton.StoreOp(ptr, index, values[op.value], masks, None, indirect, op.store_mode)
         elif isinstance(op, loops.IndirectIndexOp):
             value = values[op.value]
             masks = self.load_masks(sympy.Integer(0), [value])
@@ -487,6 +490,17 @@ def _group_members(node: buffer.BufferNode) -> list[buffer.ComputedOp] | None:
     return None
 
 
+def _named_by_host(graph: buffer.GraphOp) -> set[str]:
+    """Buffers the wrapper itself passes around: extern arguments, view sources, outputs."""
+    names: set[str] = set()
+    for op in graph.body.block.ops:
+        if isinstance(op, (buffer.ExternOp, buffer.ViewOp)):
+            names.update(op.referenced_names())
+        elif isinstance(op, buffer.OutputOp):
+            names.update(op.names)
+    return names
+
+
 def _readers(graph: buffer.GraphOp) -> dict[str, set[int]]:
     """For each buffer, the top-level node positions that read it (the output counts as -1)."""
     readers: dict[str, set[int]] = {}
@@ -550,6 +564,11 @@ class ConvertToTritonPass(ModulePass):
                 source = node.source.root_reference.data
                 roots[node.buffer.data] = roots.get(source, source)
                 body.append(triton.ViewOp(node.buffer.data, source, node.layout))
+            elif isinstance(node, buffer.ScatterOp):
+                roots[node.buffer.data] = roots.get(node.base_name, node.base_name)  # it writes the base
+                body.extend(self._kernel(node, [node], pos, layouts, roots, readers, kernels, target))
+                if node.buffer.data in _named_by_host(graph):  # kernels read the base itself
+                    body.append(triton.ViewOp(node.buffer.data, node.base_name, node.layout))
             elif (members := _group_members(node)) is not None:
                 body.extend(self._kernel(node, members, pos, layouts, roots, readers, kernels, target))
             elif isinstance(node, buffer.OutputOp):
@@ -591,7 +610,8 @@ class ConvertToTritonPass(ModulePass):
                 names = ", ".join(f"{m.buffer.data} ({expr_str(n)})" for m, n in zip(members, numels))
                 raise PassFailedException(f"convert-to-triton: fused members iterate different numels: {names}")
             builder = KernelBuilder(numels[0], layouts, roots, local, target=target, check_indices=self.check_indices)
-            split = self._tiling(members, roots, local) if self.tile_2d else None
+            scatters = any(isinstance(m, buffer.ScatterOp) for m in members)
+            split = self._tiling(members, roots, local) if self.tile_2d and not scatters else None
             if split is not None:
                 ranges = members[0].range_exprs
                 builder.split, builder.numel = split, sympy.Mul(*ranges[split:])
@@ -609,7 +629,8 @@ class ConvertToTritonPass(ModulePass):
             kernel.properties["sym_name"] = StringAttr(f"{kernel_base_name(kernel.kernel_kind, origins)}_{len(kernels)}")
             kernels[key] = kernel
         name = kernels[key].sym_name.data
-        allocs = [triton.AllocOp(m.buffer.data, m.layout) for m in members if m.buffer.data not in local]
+        allocs = [triton.AllocOp(m.buffer.data, m.layout) for m in members
+                  if m.buffer.data not in local and not isinstance(m, buffer.ScatterOp)]
         return [*allocs, triton.LaunchOp(name, args, numel, rnumel, ynumel)]
 
     @staticmethod

@@ -98,7 +98,7 @@ def candidate_pairs(graph: FusionGraph) -> Iterator[tuple[Unit, Unit]]:
     """Pairs sharing a buffer, each unit with the next PAIRS_PER_BUFFER, in a stable order."""
     by_buffer: dict[str, list[Unit]] = {}
     for u in graph.units:
-        if u.op is not None and not isinstance(u.op, buffer.ExternOp):
+        if u.op is not None and not isinstance(u.op, (buffer.ExternOp, buffer.ScatterOp)):
             continue  # views are not kernels
         for name in sorted(u.reads | u.writes):
             by_buffer.setdefault(name, []).append(u)

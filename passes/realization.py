@@ -7,6 +7,8 @@ the order they are tried (Inductor's GPU defaults):
 
   extern result                     always ("extern kernel 'addmm'")
   reduction                         always ("reduction")
+  scatter                           always, and the copy of its input it writes into
+                                    ("written in place by a scatter")
   graph output                      a func.return operand ("graph output")
   read by an extern kernel          extern inputs are tensors ("read by extern 'mm.default'")
   -- a pointwise with no loads (full, arange) or that is a single load (a view) is never
@@ -37,7 +39,7 @@ import sympy
 from xdsl.dialects import func
 from xdsl.ir import Block, Operation
 
-from mlc.dialects.loops import ExternOp, LoadOp, LoopsBodyOp, PointwiseOp, ReductionOp, YieldOp
+from mlc.dialects.loops import ExternOp, LoadOp, LoopsBodyOp, PointwiseOp, ReductionOp, ScatterOp, YieldOp
 from mlc.dialects.sym import symbol
 
 # Inductor's recursion guard in run_node: a pointwise this large is stored whatever its uses.
@@ -155,6 +157,10 @@ def realize_reason(op: Operation, uses: Sequence[Operation], options: RealizeOpt
         return f"extern kernel '{op.overload.data}'"
     if isinstance(op, ReductionOp):
         return "reduction"
+    if isinstance(op, ScatterOp):
+        return "scatter (writes at loaded positions)"
+    if any(isinstance(u, ScatterOp) and u.base.owner is op for u in uses):
+        return "written in place by a scatter"
     if any(isinstance(u, func.ReturnOp) for u in uses):
         return "graph output"
     externs = [u for u in uses if isinstance(u, ExternOp)]

@@ -189,6 +189,8 @@ class _Realizer:
     def loops_op(self, op: loops.LoopsBodyOp) -> None:
         """A view re-indexes its source; anything else is one computed per read result."""
         _check_ranges(op)
+        if isinstance(op, loops.ScatterOp):
+            return self.scatter(op)
         if self.as_view(op):
             return
         for k, result in enumerate(op.results):
@@ -200,6 +202,18 @@ class _Realizer:
             body = Region(self.body(op, self.storage[result], k))
             self.add(buffer.ComputedOp(name, layout, op.range_exprs, body, reduce, op.origin_names), op)
 
+    def scatter(self, op: loops.ScatterOp) -> None:
+        """`buffer.scatter` into the buffer of its input, a copy made for it alone (lower-aten
+        builds one), so no other reader sees the writes."""
+        base = op.base.owner
+        if not isinstance(base, loops.PointwiseOp) or self.uses[base] != [op] or op.base not in self.names:
+            raise _fail(op, "a scatter writes into a copy of its input that only it reads (loops.pointwise)")
+        storage = self.storage[op.base]
+        name = self.fresh("buf")
+        body = Region(self.body(op, Storage(name, storage.layout), 0))
+        self.add(buffer.ScatterOp(name, storage.layout, storage.name, op.range_exprs, body, op.origin_names), op)
+        self.storage[op.result], self.names[op.result] = Storage(name, storage.layout), name
+
     def as_view(self, op: loops.LoopsBodyOp) -> bool:
         """A single load at an affine index is a strided window on storage: no copy.
 
@@ -208,8 +222,8 @@ class _Realizer:
         name it by (Inductor's ReinterpretView: a weight gradient `mm(...).t()` is returned as
         the transposed mm result, not copied; a transposed weight saved for the backward is
         returned as a view of the weight, as eager's `w.t()` is)."""
-        if not is_view(op):
-            return False
+        if not is_view(op) or any(isinstance(u, loops.ScatterOp) for u in self.uses[op]):
+            return False  # a scatter's input is copied: the scatter writes into it
         load = op.body.block.first_op
         assert isinstance(load, loops.LoadOp)
         source = self.storage[load.source]
@@ -229,6 +243,13 @@ class _Realizer:
         """The body with loads flattened and yielded value `output` stored at `dest`."""
         block, mapping, ranges = Block(), {}, _var_ranges(op)
         for body_op in op.body.block.ops:
+            if isinstance(body_op, loops.ScatterStoreOp):
+                index = simplify_index(dest.layout.flat_index(body_op.index_exprs), ranges)
+                indirect = [mapping[v] for v in body_op.indirect]
+                mode = op.store_mode if isinstance(op, loops.ScatterOp) else None
+                block.add_op(buffer.StoreOp(dest.name, index, mapping[body_op.value], indirect, mode))
+                _erase_unused(block)
+                return block
             if isinstance(body_op, loops.YieldOp):
                 index = dest.layout.flat_index(_index_vars(len(op.ranges)))
                 block.add_op(buffer.StoreOp(dest.name, index, mapping[body_op.values[output]]))

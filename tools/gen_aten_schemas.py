@@ -43,6 +43,7 @@ embedding.default index.Tensor gather.default
 threshold_backward.default gelu_backward.default sigmoid_backward.default tanh_backward.default
 _softmax_backward_data.default _log_softmax_backward_data.default native_layer_norm_backward.default
 nll_loss_backward.default embedding_dense_backward.default
+index_put.default scatter.src scatter.value scatter_add.default index_add.default
 """
 
 

@@ -35,6 +35,7 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from mlc.dialects.buffer_body import STORE_MODES, verify_store_mode
 from mlc.dialects.loops import parse_integer_type, verify_indirect_size
 from mlc.dialects.sym import ExprAttr, expr_str, parse_expr, parse_indirect, print_indirect
 from mlc.dialects.triton.core import EVICTION_POLICIES, PtrType
@@ -280,14 +281,6 @@ class StoreOp(KernelBodyOp):
             parser.resolve_operand(ptr, PtrType(elem)), index, parser.resolve_operand(value, elem), names, mask,
             indirect, mode,
         )
-
-
-STORE_MODES = ("atomic_add",)
-
-
-def verify_store_mode(op: Operation, mode: str | None) -> None:
-    if mode is not None and mode not in STORE_MODES:
-        raise VerifyException(f"{op.name}: unknown store mode '{mode}' (known: {', '.join(STORE_MODES)})")
 
 
 @irdl_op_definition

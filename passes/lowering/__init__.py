@@ -15,6 +15,7 @@
                     var/std/var_mean
     norms.py        softmax, log_softmax, logsumexp, layer_norm and the softmax backwards
     indirect.py     loads at loaded positions: index.Tensor, gather, embedding
+    scatter.py      stores at loaded positions: index_put, scatter(_add), index_add, embedding backward
     losses.py       nll_loss_forward (one element per row) and nll_loss_backward
     extern.py       loops.extern for mm/conv and every op without a rule
 
@@ -36,6 +37,7 @@ from mlc.passes.lowering import (  # noqa: F401 (register rules)
     norms,
     pointwise,
     reductions,
+    scatter,
     views,
 )
 from mlc.passes.lowering.dtypes import dtype_of

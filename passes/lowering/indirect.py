@@ -37,7 +37,7 @@ from mlc.passes.lowering.indexing import broadcast_index
 from mlc.passes.lowering.registry import Call, register, shape
 
 
-def _is_index_tensor(value: SSAValue) -> bool:
+def is_index_tensor(value: SSAValue) -> bool:
     dtype = dtype_of(value.type)
     return dtype is not None and not is_float(dtype) and dtype != "bool"
 
@@ -47,7 +47,7 @@ def position(b: Body, index: SSAValue, at: Sequence[sympy.Expr], size: int) -> S
     return b.indirect_index(b.load(index, at), size)
 
 
-def _broadcast_shape(shapes: Sequence[Sequence[int]]) -> list[int]:
+def broadcast_shape(shapes: Sequence[Sequence[int]]) -> list[int]:
     rank = max(len(s) for s in shapes)
     out = [1] * rank
     for s in shapes:
@@ -61,10 +61,10 @@ def index_tensor(call: Call) -> list[Operation] | None:
     x, indices = call["self"], list(call["indices"])
     xs = shape(x)
     used = [(d, t) for d, t in enumerate(indices) if t is not None]
-    if not used or len(indices) > len(xs) or not all(_is_index_tensor(t) for _, t in used):
+    if not used or len(indices) > len(xs) or not all(is_index_tensor(t) for _, t in used):
         return None
     dims = [d for d, _ in used]
-    bshape = _broadcast_shape([shape(t) for _, t in used])
+    bshape = broadcast_shape([shape(t) for _, t in used])
     adjacent = dims == list(range(dims[0], dims[-1] + 1))
     start = dims[0] if adjacent else 0  # where the broadcast index dims sit in the result
 
@@ -88,7 +88,7 @@ def index_tensor(call: Call) -> list[Operation] | None:
 def gather(call: Call) -> list[Operation] | None:
     x, index = call["self"], call["index"]
     xs = shape(x)
-    if not xs or not _is_index_tensor(index) or len(shape(index)) != len(xs):
+    if not xs or not is_index_tensor(index) or len(shape(index)) != len(xs):
         return None
     dim = call["dim"] % len(xs)
 
@@ -104,7 +104,7 @@ def gather(call: Call) -> list[Operation] | None:
 def embedding(call: Call) -> list[Operation] | None:
     weight, indices = call["weight"], call["indices"]
     ws = shape(weight)
-    if len(ws) != 2 or not _is_index_tensor(indices):
+    if len(ws) != 2 or not is_index_tensor(indices):
         return None
     rank = len(shape(indices))
 

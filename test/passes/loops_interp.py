@@ -39,6 +39,8 @@ from mlc.dialects.loops import (
     PointwiseOp,
     ReduceOp,
     ReductionOp,
+    ScatterOp,
+    ScatterStoreOp,
     YieldOp,
 )
 from mlc.dialects.sym import FloorDiv, ModularIndexing
@@ -248,6 +250,27 @@ def eval_pointwise(op: PointwiseOp, env: dict[SSAValue, torch.Tensor]) -> torch.
     raise AssertionError("pointwise body without yield")
 
 
+def eval_scatter(op: ScatterOp, env: dict[SSAValue, torch.Tensor]) -> torch.Tensor:
+    """The base, with the body's value at every point of the ranges put (or added) where the
+    terminator says."""
+    shape = [int(r) for r in op.range_exprs]
+    index_env = {f"i{k}": g for k, g in enumerate(_grids(shape))}
+    local: dict[SSAValue, torch.Tensor] = {}
+
+    def value(v: SSAValue) -> torch.Tensor:
+        return local[v] if v in local else env[v]
+
+    for inner in op.body.block.ops:
+        if isinstance(inner, ScatterStoreOp):
+            at_env = _with_positions(index_env, inner.indirect, value)
+            at = [torch.as_tensor(eval_expr(e, at_env)).expand(shape).reshape(-1) for e in inner.index_exprs]
+            values = value(inner.value).to(torch_dtype(op.result.type)).expand(shape).reshape(-1)
+            out = env[op.base].clone()
+            return out.index_put_(tuple(at), values, accumulate=op.store_mode == "atomic_add")
+        _eval_body_op(inner, value, index_env, local)
+    raise AssertionError("scatter body without loops.scatter_store")
+
+
 def eval_reduction(op: ReductionOp, env: dict[SSAValue, torch.Tensor]) -> list[torch.Tensor]:
     """All points at once: the prologue over ranges x reduction ranges, each loops.reduce over
     the trailing (reduction) dims flattened row-major, kept as size-1 dims so that the
@@ -361,6 +384,9 @@ def run(module: ModuleOp, inputs: Sequence[torch.Tensor]) -> list[torch.Tensor]:
         if isinstance(op, ReductionOp):
             for result, out in zip(op.outputs, eval_reduction(op, env)):
                 env[result] = out
+            continue
+        if isinstance(op, ScatterOp):
+            env[op.result] = eval_scatter(op, env)
             continue
         if isinstance(op, ExternOp):
             outs = call_aten(op, [env[o] for o in op.operands])

@@ -319,6 +319,19 @@ NATIVE: dict[str, tuple[Callable[..., Any], Callable[[], list[Any]]]] = {
         lambda gs, x, t, w, tw: [aten.nll_loss_backward(gs, x, t, ww, r, ii, tw) for r in (0, 1, 2) for ii in (-100, 3) for ww in (None, w)],
         lambda: [rand(), rand(10), torch.tensor(3), W10(), torch.tensor(3.0)],
     ),
+    # Loads and stores at loaded positions (negative ones count from the end where torch allows
+    # them; positions repeat where the op adds).
+    "gather": (lambda x, i: aten.gather(x * 2, 1, i), lambda: [rand(6, 10), torch.arange(24).reshape(6, 4) * 7 % 10]),
+    "index_two_tensors": (lambda x, i, j: aten.index(x, [None, i, j]), lambda: [rand(3, 5, 7), torch.tensor([[0], [-1]]), torch.tensor([6, 2, -3])]),
+    "embedding": (lambda w, t: aten.embedding(w, t), lambda: [rand(10, 4), torch.arange(6).reshape(2, 3) * 3 % 10]),
+    "index_put_accumulate": (lambda x, i, v: aten.index_put(x, [i], v, True), lambda: [rand(5, 3), torch.tensor([1, -1, 1, 0, 1]), rand(5, 3, seed=1)]),
+    "scatter_add": (lambda x, i, v: aten.scatter_add(x, 0, i, v), lambda: [rand(4, 3), torch.arange(12).reshape(4, 3) % 2, rand(4, 3, seed=1)]),
+    "scatter_value": (lambda x, i: aten.scatter(x, 1, i, 2.5), lambda: [rand(4, 6), torch.tensor([[0, 5], [1, 2], [3, 4], [2, 0]])]),
+    "index_add_alpha": (lambda x, i, v: aten.index_add(x, 1, i, v, alpha=3), lambda: [rand(2, 4), torch.tensor([3, 3, 0]), rand(2, 3, seed=1)]),
+    "embedding_dense_backward_padding": (
+        lambda g, t: aten.embedding_dense_backward(g, t, 10, 3, False),
+        lambda: [rand(2, 3, 4), torch.tensor([[3, 1, 1], [9, 3, 0]])],
+    ),
     "as_strided_of_a_computed_tensor": (
         lambda x: (aten.as_strided(x * 2, [2, 6], [6, 1]), aten.as_strided(x + 1, [3, 2], [1, 3], 1)),
         lambda: [rand(2, 3, 2, 1)],

@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 import sympy
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 
 from mlc.dialects import buffer, loops, triton
@@ -84,19 +84,49 @@ def storage_size(layout: buffer.LayoutAttr) -> int:
 
 
 def random_inputs(graph: buffer.GraphOp, seed: int = 0) -> dict[str, np.ndarray]:
+    """Normal floats; integers in [-m, m) with m the smallest dim a loaded position indexes
+    (negative ones count from the end), so every position is valid."""
     rng = np.random.default_rng(seed)
-    return {n.buffer.data: rng.standard_normal(storage_size(n.layout)) for n in graph.nodes() if isinstance(n, buffer.InputOp)}
+    sizes = [int(op.size.expr) for op in graph.walk() if isinstance(op, loops.IndirectIndexOp)]
+    m = min(sizes, default=4)
+    out = {}
+    for n in graph.nodes():
+        if isinstance(n, buffer.InputOp):
+            size = storage_size(n.layout)
+            integer = isinstance(n.layout.dtype, IntegerType)
+            out[n.buffer.data] = rng.integers(-m, m, size) if integer else rng.standard_normal(size)
+    return out
+
+
+def _positions(env: dict[str, np.ndarray], indirect, vals: dict[SSAValue, np.ndarray]) -> dict[str, np.ndarray]:
+    """The index variables and an access's loaded positions (ind0, ...)."""
+    return env | {f"ind{k}": vals[v] for k, v in enumerate(indirect)}
+
+
+def _wrap(value: np.ndarray, size: int) -> np.ndarray:
+    value = np.asarray(value).astype(np.int64)
+    return np.where(value < 0, value + size, value)
+
+
+def _store(mem: np.ndarray, index: np.ndarray, value: np.ndarray, mode: str | None) -> None:
+    if mode == "atomic_add":
+        np.add.at(mem, index, value)
+    else:
+        mem[index] = value
 
 
 def run_buffer_graph(graph: buffer.GraphOp, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     mem = {k: v.copy() for k, v in inputs.items()}
     nodes = [m for n in graph.nodes() for m in (n.members() if isinstance(n, buffer.FusedOp) else [n])]
-    layouts = {n.buffer.data: n.layout for n in nodes if isinstance(n, (buffer.InputOp, buffer.ViewOp, buffer.ComputedOp))}
+    layouts = {n.buffer.data: n.layout for n in nodes if isinstance(n, (buffer.InputOp, buffer.ViewOp, buffer.BodyNode))}
     for node in nodes:
         if isinstance(node, buffer.ExternOp):
             mem[node.defined_names()[0]] = run_extern(node.overload.data, list(node.referenced_names()), mem, layouts)
         elif isinstance(node, buffer.ViewOp):
             mem[node.buffer.data] = mem[node.source.root_reference.data]  # the same storage
+        elif isinstance(node, buffer.ScatterOp):
+            mem[node.buffer.data] = mem[node.base_name]  # it writes the base's storage
+            run_computed(node, mem)
         elif isinstance(node, buffer.ComputedOp):
             mem[node.buffer.data] = np.zeros(storage_size(node.layout))
             run_computed(node, mem)
@@ -119,17 +149,20 @@ def run_computed(node: buffer.ComputedOp, mem: dict[str, np.ndarray]) -> None:
     vals: dict[SSAValue, np.ndarray] = {}
     for op in node.body.block.ops:
         if isinstance(op, buffer.LoadOp):
-            index = evaluate(op.index.expr, env)
+            index = evaluate(op.index.expr, _positions(env, op.indirect, vals))
             mask = vals[op.mask] if op.mask is not None else np.ones((), bool)
             shape = np.broadcast_shapes(np.shape(index), np.shape(mask))
             index, mask = np.broadcast_to(index, shape), np.broadcast_to(mask, shape)
             vals[op.result] = np.where(mask, mem[op.buffer_name][np.where(mask, index, 0)], 0.0)
         elif isinstance(op, buffer.StoreOp):
-            index = evaluate(op.index.expr, env)
+            index = evaluate(op.index.expr, _positions(env, op.indirect, vals))
             shape = np.broadcast_shapes(np.shape(index), np.shape(vals[op.value]), (grid.shape[1], 1))
-            mem[op.buffer_name][np.broadcast_to(index, shape).ravel()] = np.broadcast_to(vals[op.value], shape).ravel()
+            flat, value = np.broadcast_to(index, shape).ravel(), np.broadcast_to(vals[op.value], shape).ravel()
+            _store(mem[op.buffer_name], flat, value, op.store_mode)
+        elif isinstance(op, loops.IndirectIndexOp):
+            vals[op.result] = _wrap(vals[op.value], int(op.size.expr))
         elif isinstance(op, loops.IndexOp):
-            vals[op.result] = evaluate(op.expr.expr, env)
+            vals[op.result] = evaluate(op.expr.expr, _positions(env, op.indirect, vals))
         elif isinstance(op, buffer.ReduceOp):
             results = reduce_rows(op.kind, np.broadcast_to(vals[op.value], full))
             for result, value in zip(op.results, results):
@@ -217,16 +250,21 @@ def run_block(
             env[op.var.data] = np.broadcast_to(evaluate(op.expr.expr, env), shape)
         elif isinstance(op, triton.LoadOp):
             m = mask_of(op)
-            index = np.broadcast_to(evaluate(op.index.expr, env), shape)
+            index = np.broadcast_to(evaluate(op.index.expr, _positions(env, op.indirect, vals)), shape)
             data = ptrs[op.ptr][np.where(m, index, 0)]
             other = op.other.value.data if op.other is not None else np.nan  # no other: garbage
             vals[op.result] = np.where(m, data, other)
         elif isinstance(op, triton.StoreOp):
             m = mask_of(op)
-            index = np.broadcast_to(evaluate(op.index.expr, env), shape)
-            ptrs[op.ptr][index[m]] = np.broadcast_to(vals[op.value], shape)[m]
+            index = np.broadcast_to(evaluate(op.index.expr, _positions(env, op.indirect, vals)), shape)
+            _store(ptrs[op.ptr], index[m], np.broadcast_to(vals[op.value], shape)[m], op.store_mode)
+        elif isinstance(op, triton.IndirectIndexOp):
+            live = np.ones(shape, bool)
+            for name in op.masks:
+                live = live & masks[name]
+            vals[op.result] = np.where(live, _wrap(np.broadcast_to(vals[op.value], shape), int(op.size.expr)), 0)
         elif isinstance(op, triton.ExprOp):
-            vals[op.result] = np.broadcast_to(evaluate(op.expr.expr, env), shape)
+            vals[op.result] = np.broadcast_to(evaluate(op.expr.expr, _positions(env, op.indirect, vals)), shape)
         else:
             scalar_op(op, vals, shape)
 
@@ -263,18 +301,22 @@ class ReductionBlock:
             if isinstance(op, triton.IndexOp):
                 env[op.var.data] = evaluate(op.expr.expr, env)
             elif isinstance(op, triton.LoadOp):
-                m, index = self.mask_of(op.masks, op.mask), evaluate(op.index.expr, env)
+                m, index = self.mask_of(op.masks, op.mask), evaluate(op.index.expr, _positions(env, op.indirect, vals))
                 shape = np.broadcast_shapes(np.shape(index), m.shape)
                 m, index = np.broadcast_to(m, shape), np.broadcast_to(index, shape)
                 other = op.other.value.data if op.other is not None else np.nan  # no other: garbage
                 vals[op.result] = np.where(m, self.ptrs[op.ptr][np.where(m, index, 0)], other)
             elif isinstance(op, triton.StoreOp):
-                m, index = self.mask_of(op.masks, op.mask), evaluate(op.index.expr, env)
+                m, index = self.mask_of(op.masks, op.mask), evaluate(op.index.expr, _positions(env, op.indirect, vals))
                 shape = np.broadcast_shapes(np.shape(index), m.shape, np.shape(vals[op.value]))
                 m = np.broadcast_to(m, shape)
-                self.ptrs[op.ptr][np.broadcast_to(index, shape)[m]] = np.broadcast_to(vals[op.value], shape)[m]
+                value = np.broadcast_to(vals[op.value], shape)[m]
+                _store(self.ptrs[op.ptr], np.broadcast_to(index, shape)[m], value, op.store_mode)
+            elif isinstance(op, triton.IndirectIndexOp):
+                live = self.mask_of(op.masks)
+                vals[op.result] = np.where(live, _wrap(vals[op.value], int(op.size.expr)), 0)
             elif isinstance(op, triton.ExprOp):
-                vals[op.result] = evaluate(op.expr.expr, env)
+                vals[op.result] = evaluate(op.expr.expr, _positions(env, op.indirect, vals))
             elif isinstance(op, triton.RLoopOp):
                 self.rloop(op)
             elif isinstance(op, triton.AccumulateOp):

@@ -163,3 +163,34 @@ buffer.graph @indirect_symbol_without_operand {
   }
   buffer.output @buf0
 }
+
+// -----
+
+buffer.graph @store_at_loaded_positions_in_a_computed {
+  buffer.input "x" #buffer.layout<[8], [1], f32>
+  buffer.input "t" #buffer.layout<[8], [1], i64>
+  // expected-error@+1 {{buffer.computed 'buf0': stores at loaded positions are a buffer.scatter's}}
+  buffer.computed "buf0" #buffer.layout<[8], [1], f32> ranges [8] {
+    %0 = buffer.load @t[i0] : i64
+    %1 = loops.indirect_index %0 size 8 : i64
+    %2 = buffer.load @x[i0] : f32
+    buffer.store @buf0[ind0] indirect(%1), %2 atomic_add : f32
+  }
+  buffer.output @buf0
+}
+
+// -----
+
+buffer.graph @unknown_store_mode {
+  buffer.input "x" #buffer.layout<[8], [1], f32>
+  buffer.computed "buf0" #buffer.layout<[8], [1], f32> ranges [8] {
+    %0 = buffer.load @x[i0] : f32
+    buffer.store @buf0[i0], %0 : f32
+  }
+  buffer.scatter "buf1" #buffer.layout<[8], [1], f32> = @buf0 ranges [8] {
+    %0 = buffer.load @x[i0] : f32
+    // expected-error@+1 {{buffer.store: unknown store mode 'atomic_max' (known: atomic_add)}}
+    "buffer.store"(%0) <{buffer = @buf1, index = #sym.expr<i0>, mode = "atomic_max"}> : (f32) -> ()
+  }
+  buffer.output @buf1
+}

@@ -207,3 +207,25 @@ func.func @indirect_of_a_float(%x: tensor<8xf32>) {
   }
   func.return
 }
+
+// -----
+
+func.func @scatter_store_rank(%z: tensor<50x16xf32>, %g: tensor<12xf32>) {
+  %r = loops.scatter %z [12] -> tensor<50x16xf32> {
+    %0 = loops.load %g[i0] : tensor<12xf32>
+    // expected-error@+1 {{loops.scatter_store: 1 indices for a rank-2 result}}
+    loops.scatter_store [i0], %0 : f32
+  }
+  func.return
+}
+
+// -----
+
+func.func @scatter_without_store(%z: tensor<8xf32>) {
+  // expected-error@+1 {{loops.scatter: body must end with loops.scatter_store}}
+  %r = loops.scatter %z [8] -> tensor<8xf32> {
+    %0 = loops.load %z[i0] : tensor<8xf32>
+    loops.yield %0 : f32
+  }
+  func.return
+}

@@ -111,3 +111,22 @@ func.func @gather_rows(%x: tensor<50x16xf32>, %ids: tensor<4x3xi32>) -> tensor<4
   }
   func.return %0 : tensor<4x3x16xf32>
 }
+
+// A scatter: a copy of its input, then values stored (here added) at loaded positions over
+// the source's shape.
+// CHECK-LABEL: func.func @embedding_backward
+func.func @embedding_backward(%ids: tensor<12xi64>, %g: tensor<12x16xf32>) -> tensor<50x16xf32> {
+  // CHECK:      loops.scatter %{{.*}} [12, 16] atomic_add origins ["embedding_dense_backward"] -> tensor<50x16xf32> {
+  // CHECK:        loops.scatter_store [ind0, i1] indirect(%{{.*}}), %{{.*}} : f32
+  %z = loops.pointwise [50, 16] -> tensor<50x16xf32> {
+    %c = arith.constant 0.0 : f32
+    loops.yield %c : f32
+  }
+  %r = loops.scatter %z [12, 16] atomic_add origins ["embedding_dense_backward"] -> tensor<50x16xf32> {
+    %0 = loops.load %ids[i0] : tensor<12xi64>
+    %1 = loops.indirect_index %0 size 50 : i64
+    %2 = loops.load %g[i0, i1] : tensor<12x16xf32>
+    loops.scatter_store [ind0, i1] indirect(%1), %2 : f32
+  }
+  func.return %r : tensor<50x16xf32>
+}

@@ -28,3 +28,18 @@ func.func @aten_left(%x: tensor<8xf32>) -> tensor<8xf32> {
   %0 = aten.neg %x : (tensor<8xf32>) -> tensor<8xf32>
   func.return %0 : tensor<8xf32>
 }
+
+// -----
+
+// A scatter writes into a copy of its input that only it reads (lower-aten makes one); any
+// other input would be overwritten under its other readers.
+func.func @scatter_into_an_input(%x: tensor<8xf32>, %i: tensor<4xi64>, %v: tensor<4xf32>) -> tensor<8xf32> {
+  // expected-error@+1 {{loops.scatter: a scatter writes into a copy of its input that only it reads (loops.pointwise)}}
+  %r = loops.scatter %x [4] -> tensor<8xf32> {
+    %0 = loops.load %i[i0] : tensor<4xi64>
+    %1 = loops.indirect_index %0 size 8 : i64
+    %2 = loops.load %v[i0] : tensor<4xf32>
+    loops.scatter_store [ind0] indirect(%1), %2 : f32
+  }
+  func.return %r : tensor<8xf32>
+}
