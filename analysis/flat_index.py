@@ -8,6 +8,7 @@ integers:
     ModularIndexing(x, d, m) -> FloorDiv(x, d)   when x < d*m over the ranges
     FloorDiv(x, d)           -> 0                when x < d over the ranges
     c*m*FloorDiv(x, d*m) + c*ModularIndexing(x, d, m) -> c*FloorDiv(x, d)
+    c*m*ModularIndexing(x, d*m, n) + c*ModularIndexing(x, d, m) -> c*ModularIndexing(x, d, m*n)
 """
 
 from __future__ import annotations
@@ -119,7 +120,10 @@ def _drop_by_range(expr: sympy.Expr, ranges: Ranges) -> sympy.Expr:
 
 
 def _merge_div_mod(expr: sympy.Expr) -> sympy.Expr:
-    """Fold one pair c*m*FloorDiv(x, d*m) + c*ModularIndexing(x, d, m) into c*FloorDiv(x, d)."""
+    """Fold one pair of digits of x into one: c*m*FloorDiv(x, d*m) + c*ModularIndexing(x, d, m)
+    into c*FloorDiv(x, d), and c*m*ModularIndexing(x, d*m, n) + c*ModularIndexing(x, d, m)
+    into c*ModularIndexing(x, d, m*n) (the h and w of a reduction over (N, H, W) split into
+    pieces of whole images: `56*((r // 56) % 56) + r % 56` is `r % 3136`)."""
     if not isinstance(expr, sympy.Add):
         return expr
     terms = [t.as_coeff_Mul() for t in expr.args]
@@ -127,9 +131,13 @@ def _merge_div_mod(expr: sympy.Expr) -> sympy.Expr:
         if not isinstance(mod, ModularIndexing):
             continue
         x, d, m = mod.args
-        for coeff2, div in terms:
-            if isinstance(div, FloorDiv) and div.args == (x, d * m) and coeff2 == coeff * m:
-                return expr - coeff * mod - coeff2 * div + coeff * FloorDiv(x, d)
+        for coeff2, other in terms:
+            if coeff2 != coeff * m:
+                continue
+            if isinstance(other, FloorDiv) and other.args == (x, d * m):
+                return expr - coeff * mod - coeff2 * other + coeff * FloorDiv(x, d)
+            if isinstance(other, ModularIndexing) and other.args[:2] == (x, d * m):
+                return expr - coeff * mod - coeff2 * other + coeff * ModularIndexing(x, d, m * other.args[2])
     return expr
 
 

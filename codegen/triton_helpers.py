@@ -178,22 +178,25 @@ def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: 
 
     With several configs on a GPU, the first launch times each one (Inductor's CachingAutotuner:
     every listed config is benchmarked, the fastest kept), replayed from a CUDA graph so that
-    a short kernel's time is not the host's launch overhead; the kernels only write fresh outputs,
-    so running them repeatedly is harmless. Under the interpreter, or with one config, the first
-    config (the heuristics' preferred one) is used: timing interpreted kernels means nothing.
+    a short kernel's time is not the host's launch overhead; such kernels only write fresh
+    outputs, so running them repeatedly is harmless (a kernel that adds into memory, a scatter's,
+    is given one config by --convert-to-triton: it is never re-run). Under the interpreter, or
+    with one config, the first config (the heuristics' preferred one) is used: timing
+    interpreted kernels means nothing.
 
     On a GPU the first launch goes through Triton's `kernel[grid](...)`, which compiles; later
     ones call the compiled binary's launcher directly, as Inductor's launchers do, skipping
     Triton's per-call argument binding (most of a launch's host time, and a training step
-    launches hundreds of kernels). A binary is specialized on its arguments (16-byte aligned
-    pointers, integer values), so it is kept per device, sizes and those properties."""
+    launches hundreds of kernels). A binary is specialized on its arguments (the dtypes and
+    16-byte alignment of pointers, integer values), so it is kept per device, sizes and those
+    properties: one kernel text serves int32 and int64 index tensors with two binaries."""
     if INTERPRETING:
         config = configs[0]
         kernel[_grid(config, xnumel, ynumel)](*args, **config)
         return
     state = _launch_state(kernel)
     device = driver.active.get_current_device()
-    key = (device, xnumel, ynumel, *[a.data_ptr() % 16 == 0 if isinstance(a, torch.Tensor) else a for a in args])
+    key = (device, xnumel, ynumel, *[_specialization(a) for a in args])
     binary = state.binaries.get(key)
     if binary is not None:
         binary.run(driver.active.get_current_stream(device), args)
@@ -205,6 +208,13 @@ def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: 
     compiled = kernel[grid](*args, **config)
     constexprs = tuple(config[name] for name in kernel.arg_names[len(args):])
     state.binaries[key] = _Binary(compiled, grid, constexprs)
+
+
+def _specialization(arg: object) -> object:
+    """What a compiled binary assumed of one argument: a tensor's dtype and alignment, else the value."""
+    if isinstance(arg, torch.Tensor):
+        return arg.dtype, arg.data_ptr() % 16 == 0
+    return arg
 
 
 @dataclass

@@ -58,7 +58,8 @@ Rules (Inductor's, `reference/inductor-rules.md` section 6):
   launch names the earlier kernel (Inductor's `src_to_kernel`).
 - Configs (`analysis/launch.py`): Inductor's `pointwise` heuristic: `bs = max(256, min(numel //
   128, 1024))`, configs (bs, 256 elements/warp) and (bs // 2, 64 elements/warp), adjusted by
-  `triton_config`; one config with `autotune-pointwise=false`.
+  `triton_config`; one config with `autotune-pointwise=false`, and for a scatter (its atomic adds
+  cannot be re-run to time a config).
 - Wrapper: inputs, then in graph order `triton.alloc` + `triton.launch` per kernel,
   `triton.extern`, `triton.view`; `triton.free` after a buffer's last use (not inputs, not
   outputs); `triton.return` the outputs.
@@ -369,9 +370,15 @@ class KernelBuilder:
         """Add `new` to the body and return it, or the equal op already there (Inductor's CSE:
         one tl.load / constant / expression per distinct computation)."""
         if new.results:
-            key = (new.name, tuple(new.operands), tuple(sorted(new.properties.items())),
-                   tuple(sorted(new.attributes.items())), tuple(new.result_types))
+            # Two loads of one address are one value whatever eviction each member chose.
+            props = sorted((k, v) for k, v in new.properties.items() if k != "eviction_policy")
+            key = (new.name, tuple(new.operands), tuple(props), tuple(sorted(new.attributes.items())),
+                   tuple(new.result_types))
             if (first := self.cse.get(key)) is not None:
+                if "eviction_policy" in new.properties:  # the later reader's view of what is left
+                    first.properties["eviction_policy"] = new.properties["eviction_policy"]
+                elif isinstance(first, triton.LoadOp):
+                    first.properties.pop("eviction_policy", None)
                 new.erase(safe_erase=False)
                 return first
             self.cse[key] = new
@@ -620,8 +627,8 @@ class ConvertToTritonPass(ModulePass):
                 builder.add_member(m)
             if builder.ynumel is not None:
                 configs = pointwise_configs_2d(int(builder.ynumel), int(builder.numel), self.autotune_pointwise, target)
-            else:
-                configs = pointwise_configs(builder.numel, self.autotune_pointwise, target)
+            else:  # a scatter adds into memory: it cannot be re-run to time configs
+                configs = pointwise_configs(builder.numel, self.autotune_pointwise and not scatters, target)
             kernel, args, numel = builder.build("", origins, configs), builder.launch_args(), builder.numel
             ynumel = builder.ynumel
         key = kernel_key(kernel)

@@ -134,6 +134,7 @@ class ReductionKernelBuilder(KernelBuilder):
     varying_ops: list[Operation] = field(default_factory=list)
     loops: dict[int, RLoop] = field(default_factory=dict)  # level -> the loop of that level
     varies: set[SSAValue] = field(default_factory=set)  # values that vary along r0
+    reduced: dict[tuple[str, SSAValue], list[SSAValue]] = field(default_factory=dict)  # (kind, value) -> results
     level: dict[SSAValue, int] = field(default_factory=dict)  # how many reductions a value is past
     feeds: dict[SSAValue, set[str]] = field(default_factory=dict)
     reads_left: Counter = field(default_factory=Counter)  # loads of each buffer still to convert
@@ -274,13 +275,16 @@ class ReductionKernelBuilder(KernelBuilder):
         if _is_half(value.type):  # reduce 16-bit floats in f32 (Inductor's upcast)
             value = self._append(arith.ExtFOp(value, f32)).results[0]
         masks = self.masks_for(True, True)
-        if self.persistent and kind == "welford":
+        if (kind, value) in self.reduced:  # fused nodes reducing one value (var_mean's mean
+            results = self.reduced[(kind, value)]  # and m2 pieces): one accumulator
+        elif self.persistent and kind == "welford":
             results = self._welford_two_pass(value, masks)
         elif self.persistent:
             types = _result_types(kind, value.type)
             results = list(self._append(triton.ReduceOp(kind, [value], types, masks)).results)
         else:
             results = self._looped(kind, value, masks)
+        self.reduced[(kind, value)] = results
         for old, new in zip(op.results, results):
             if new.type != old.type:  # back to the reduction's own type (f16 from f32)
                 new = self._append(arith.TruncFOp(new, old.type)).results[0]

@@ -25,6 +25,13 @@ def _shift(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
     tl.store(out_ptr0 + xindex, tl.load(in_ptr0 + xindex, xmask) + 1.0, xmask)
 
 
+@triton.jit
+def _gather_rows(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
+    xmask = xindex < xnumel
+    tl.store(out_ptr0 + xindex, tl.load(in_ptr0 + xindex, xmask).to(tl.float32) * 3.0, xmask)
+
+
 CONFIGS = (dict(XBLOCK=64, num_warps=2, num_stages=1),)
 
 
@@ -50,6 +57,19 @@ def test_a_binary_is_reused_only_for_arguments_it_was_specialized_on() -> None:
     kept = [b for k, b in _scale.mlc_launch_state.binaries.items() if k[1] == 1000]
     assert len({id(b.compiled) for b in kept}) == 2  # one binary per alignment of the input
     assert _shift.mlc_launch_state is not _scale.mlc_launch_state
+
+
+@GPU
+def test_a_binary_is_reused_only_for_the_dtypes_it_was_compiled_for() -> None:
+    """One kernel text, int64 then int32 indices (the same graph traced with either): reusing
+    the int64 binary for int32 data read past the end (an illegal memory access)."""
+    for dtype in (torch.int64, torch.int32, torch.int64, torch.int32):
+        x = torch.arange(1000, device=DEVICE, dtype=dtype)
+        out = torch.empty(1000, device=DEVICE, dtype=torch.float32)
+        launch(_gather_rows, CONFIGS, 1000, (x, out, 1000))
+        torch.testing.assert_close(out, x.float() * 3)
+    kept = [k for k in _gather_rows.mlc_launch_state.binaries if k[1] == 1000]
+    assert {k[3][0] for k in kept} == {torch.int64, torch.int32}
 
 
 @GPU

@@ -3,8 +3,9 @@
 // A scatter is its own kernel over the source's points: it writes its base's storage (no
 // allocation of its own) with atomic adds at the loaded rows, masked as every lane. Kernels
 // that read it read the base; the wrapper names it (a view of the base) only because it is
-// an output.
+// an output. It has one config: autotuning re-runs a kernel, and re-running adds would add twice.
 // CHECK-LABEL: triton.kernel @triton_poi_fused_index_put_1 pointwise
+// CHECK-SAME:    configs [#triton.config<XBLOCK = 256, num_warps = 4, num_stages = 1>] {
 // CHECK:         %[[T:.*]] = triton.load %in_ptr0[x1] mask xmask evict_last : i64
 // CHECK-NEXT:    %[[P:.*]] = triton.indirect_index %[[T]] size 20 mask xmask : i64
 // CHECK-NEXT:    %[[V:.*]] = triton.load %in_ptr1[xindex] mask xmask : f32
