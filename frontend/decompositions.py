@@ -23,12 +23,11 @@ kept (unlike Inductor)
     decompositions only add `empty_strided` + `copy_` noise), clamp (one elementwise op
     rather than clamp_min + clamp_max).
     nll_loss_forward and nll_loss_backward: their decompositions pick `x[n, target[n]]`
-    with `gather` and build the gradient with `scatter`, data-dependent indexing that mlc
-    leaves to aten (extern calls) for now. `--lower-aten` lowers both without it: the pick is
-    a sum over the class dim of `select(c == target[n], x[n, c], 0)` (the row is read anyway
-    by the log_softmax before it) and the gradient a pointwise `select(c == target[n],
-    -grad * w[c], 0)`, so cross_entropy compiles with no extern. (nll_loss2d, for inputs
-    with spatial dims, keeps its gather decomposition.)
+    with `gather` after masking the target, and build the gradient with a `scatter` into
+    zeros (a second kernel). `--lower-aten` lowers both directly: the pick is one indirect
+    load per row, and the gradient a pointwise `select(c == target[n], -grad * w[c], 0)` that
+    writes the whole gradient in one pass (passes/lowering/losses.py). (nll_loss2d, for
+    inputs with spatial dims, keeps its gather decomposition, which lowers natively too.)
     `_scaled_dot_product_flash_attention_for_cpu` (as Inductor: its decomposition returns the
     attention weights where the op returns the logsumexp, and the backward, which stays an aten
     op, reads that slot as the logsumexp: gradients would be wrong). The attention ops, forward
