@@ -12,8 +12,8 @@ from __future__ import annotations
 import sympy
 
 from mlc.dialects.buffer import BodyNode, ComputedOp, GraphOp, InputOp, LayoutAttr, LoadOp, StoreOp
-from mlc.dialects.loops import affine_range, blame, index_names, reduction_index_names
-from mlc.dialects.sym import expr_str
+from mlc.dialects.loops import blame, index_names, reduction_index_names
+from mlc.dialects.sym import affine_range, expr_str
 
 
 def storage_extent(layout: LayoutAttr) -> int | None:

@@ -36,11 +36,12 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import sympy
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue
 from xdsl.irdl import irdl_attr_definition
 from xdsl.dialects.builtin import IndexType, StringAttr
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
 
 
 class FloorDiv(sympy.Function):
@@ -358,6 +359,44 @@ def exprs_of(attrs: Sequence[Attribute]) -> list[sympy.Expr]:
 
 def free_symbol_names(expr: sympy.Expr) -> set[str]:
     return {s.name for s in expr.free_symbols}
+
+
+# ---------------------------------------------------------------------------------------------
+# Static bounds of affine indices (the verifiers' question: can this access leave its tensor?)
+
+
+def affine_range(expr: sympy.Expr, extents: dict[sympy.Symbol, sympy.Expr]) -> tuple[int, int] | None:
+    """(min, max) of `expr` = c + sum(a_k * v_k) with integer a_k over static extents, else None."""
+    low = high = 0
+    by_name = {v.name: n for v, n in extents.items()}
+    for term in sympy.Add.make_args(expr):
+        coeff, rest = term.as_coeff_Mul()
+        if not coeff.is_Integer:
+            return None
+        if rest == 1:
+            low, high = low + int(coeff), high + int(coeff)
+            continue
+        size = by_name.get(rest.name) if isinstance(rest, sympy.Symbol) else None
+        if size is None or not size.is_Integer or int(size) == 0:
+            return None
+        ends = (0, int(coeff) * (int(size) - 1))
+        low, high = low + min(ends), high + max(ends)
+    return low, high
+
+
+def verify_in_bounds(
+    op: Operation, exprs: Sequence[sympy.Expr], shape: Sequence[int], extents: dict[sympy.Symbol, sympy.Expr]
+) -> None:
+    """Each affine index stays inside its static dim over every point of the ranges."""
+    if any(e.is_Integer and int(e) == 0 for e in extents.values()):
+        return  # an empty iteration space reads nothing
+    for k, (expr, size) in enumerate(zip(exprs, shape)):
+        span = affine_range(expr, extents) if size >= 0 else None
+        if span is not None and (span[0] < 0 or span[1] >= size):
+            raise VerifyException(
+                f"{op.name}: index {expr_str(expr)} of dim {k} takes values {span[0]} to {span[1]}, "
+                f"outside the dim's size {size}"
+            )
 
 
 # ---------------------------------------------------------------------------------------------

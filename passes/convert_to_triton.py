@@ -69,7 +69,16 @@ static r0_numel a persistent kernel takes (Inductor's bound for INNER reductions
 the other hints, mlc for OUTER ones only); `num-sms=132` sets the SM count of the `Target` the launch
 heuristics size for (from it the reduction hint decides whether an output is wide enough for
 DEFAULT configs); `tile-2d=true`, 2-D tiles for pointwise kernels with a transposed access
-(false: every pointwise kernel is 1-D).
+(false: every pointwise kernel is 1-D); `check-indices=false`, true makes each position loaded
+from memory assert its bounds on the device (a kernel compiled in Triton's debug mode; the
+backend sets it under `MLC_DEBUG=1`).
+
+Loads and stores at loaded positions (`indirect(%k)`, see `sym`) keep `ind0, ...` in their
+index, which the emitter replaces by the position's tile; a loaded position may come from any
+lane, so such an access takes every mask of its place in the kernel. A `buffer.scatter` is a
+pointwise kernel over its source's points that stores (or `tl.atomic_add`s) into its base's
+storage: nothing is allocated for it, kernels reading it read the base, and the wrapper names
+it (a `triton.view` of the base) only where an extern or the output needs the name.
 
 Fails when: a fused group's members iterate incompatible sizes, a reduced value would have to
 feed a second reduction loop, or a body op has no Triton form (each names the node).
@@ -555,6 +564,7 @@ class ConvertToTritonPass(ModulePass):
         readers = _readers(graph)
         kernels: dict[str, triton.KernelOp] = {}  # key -> kernel, in emission order
         body: list[triton.WrapperBodyOp] = []
+        host_names = _named_by_host(graph)
         for pos, node in enumerate(graph.body.block.ops):
             if isinstance(node, buffer.InputOp):
                 layouts[node.buffer.data] = node.layout
@@ -574,7 +584,7 @@ class ConvertToTritonPass(ModulePass):
             elif isinstance(node, buffer.ScatterOp):
                 roots[node.buffer.data] = roots.get(node.base_name, node.base_name)  # it writes the base
                 body.extend(self._kernel(node, [node], pos, layouts, roots, readers, kernels, target))
-                if node.buffer.data in _named_by_host(graph):  # kernels read the base itself
+                if node.buffer.data in host_names:  # kernels read the base itself
                     body.append(triton.ViewOp(node.buffer.data, node.base_name, node.layout))
             elif (members := _group_members(node)) is not None:
                 body.extend(self._kernel(node, members, pos, layouts, roots, readers, kernels, target))
