@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation
 
+from mlc.dialects import triton as tt
 from mlc.dialects.values import DTYPE_NAMES
 from mlc.codegen.py_expr import py_expr
 
@@ -30,6 +31,11 @@ class EmitError(Exception):
     def __init__(self, message: str, op: Operation | None = None):
         super().__init__(message)
         self.op = op
+
+
+def checks_indices(kernel: tt.KernelOp) -> bool:
+    """Whether a kernel asserts its loaded positions (compiled in Triton's debug mode)."""
+    return any(isinstance(op, tt.IndirectIndexOp) and op.check is not None for op in kernel.body.walk())
 
 
 def _where(op: Operation) -> str:

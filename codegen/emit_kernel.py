@@ -24,6 +24,7 @@ from mlc.analysis.launch import next_power_of_2
 from mlc.dialects import triton as tt
 from mlc.codegen.emit_common import (
     EmitError,
+    checks_indices,
     _is_half,
     _is_unsigned,
     _where,
@@ -407,8 +408,7 @@ class _KernelEmitter:
 def _jit(kernel: tt.KernelOp) -> str:
     """`@triton.jit`; a kernel that checks its loaded positions is compiled in debug mode,
     where Triton keeps `tl.device_assert`."""
-    checks = any(isinstance(op, tt.IndirectIndexOp) and op.check is not None for op in kernel.body.walk())
-    return "@triton.jit(debug=True)" if checks else "@triton.jit"
+    return "@triton.jit(debug=True)" if checks_indices(kernel) else "@triton.jit"
 
 
 def _is_size(name: str) -> bool:

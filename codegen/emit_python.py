@@ -114,7 +114,5 @@ def emit_python(module: ModuleOp) -> str:
         emitter = _KernelEmitter if kernel.kernel_kind == "pointwise" else _ReductionKernelEmitter
         parts.append("\n\n" + emitter(kernel).emit())
         parts.append(f"\n\n{_configs_name(kernel)} = {_configs_literal(kernel)}\n")
-    if any(line.startswith("@triton.jit(debug=True)") for part in parts for line in part.splitlines()):
-        parts.insert(1, "triton_helpers.enable_device_asserts()\n")
     parts.append("\n\n" + _emit_wrapper(wrappers[0], by_name))
     return "".join(parts)

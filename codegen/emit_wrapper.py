@@ -24,6 +24,7 @@ from mlc.dialects.buffer import LayoutAttr
 from mlc.dialects.values import DTYPE_NAMES
 from mlc.codegen.emit_common import (
     EmitError,
+    checks_indices,
     _host,
     _host_tuple,
     _where,
@@ -131,14 +132,15 @@ def _launch(op: tt.LaunchOp, kernels: dict[str, tt.KernelOp]) -> str:
     if kernel is None:
         raise EmitError(f"{_where(op)}: no kernel @{op.kernel_name}", op)
     xnumel = _host(op.xnumel.expr)
+    debug = ", debug=True" if checks_indices(kernel) else ""  # its asserts run under the interpreter too
     if op.ynumel is not None:
         ynumel = _host(op.ynumel.expr)
         args = [*op.arg_names, ynumel, xnumel]
-        return f"launch({op.kernel_name}, {_configs_name(kernel)}, {xnumel}, ({', '.join(args)},), ynumel={ynumel})"
+        return f"launch({op.kernel_name}, {_configs_name(kernel)}, {xnumel}, ({', '.join(args)},), ynumel={ynumel}{debug})"
     args = [*op.arg_names, xnumel]
     if kernel.kernel_kind != "pointwise":
         args.append(_host(op.r0_numel.expr if op.r0_numel is not None else 1))
-    return f"launch({op.kernel_name}, {_configs_name(kernel)}, {xnumel}, ({', '.join(args)},))"
+    return f"launch({op.kernel_name}, {_configs_name(kernel)}, {xnumel}, ({', '.join(args)},){debug})"
 
 
 # Device-ish strings the importer keeps for aten arguments.

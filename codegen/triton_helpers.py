@@ -19,7 +19,10 @@ between the GPU and Triton's interpreter is decided here, once, at import.
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import torch
@@ -38,17 +41,23 @@ DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 INTERPRETING = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 
 
-def enable_device_asserts() -> None:
-    """Make `tl.device_assert` check under the interpreter too. A GPU kernel compiled with
-    `@triton.jit(debug=True)` checks; Triton's interpreter ignores that flag and asserts only
-    when its builder's options say debug (called by modules whose kernels check indices)."""
-    if INTERPRETING:
-        import dataclasses
+@contextmanager
+def _interpreter_debug(debug: bool) -> Iterator[None]:
+    """Triton's interpreter ignores `@triton.jit(debug=True)`: it runs `tl.device_assert` (and
+    its int32 overflow checks) only while its builder's options say debug. Set them for one
+    launch of a kernel that checks its indices, and put them back."""
+    if not debug:
+        yield
+        return
+    from triton.runtime import interpreter
 
-        from triton.runtime import interpreter
-
-        builder = interpreter.interpreter_builder
-        builder.options = dataclasses.replace(builder.options, debug=True)
+    builder = interpreter.interpreter_builder
+    saved = builder.options
+    builder.options = dataclasses.replace(saved, debug=True)
+    try:
+        yield
+    finally:
+        builder.options = saved
 
 
 def _np_dtype(dtype: tl.dtype) -> np.dtype:
@@ -172,7 +181,7 @@ def _grid(config: dict, xnumel: int, ynumel: int | None) -> tuple[int, int, int]
     return (triton.cdiv(xnumel, config["XBLOCK"]), ny, 1)
 
 
-def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> None:
+def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None, debug: bool = False) -> None:
     """Launch `kernel` over cdiv(xnumel, XBLOCK) programs with the best of `configs` (a 2-D
     tiled kernel, given `ynumel`: over (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK))).
 
@@ -189,10 +198,13 @@ def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: 
     Triton's per-call argument binding (most of a launch's host time, and a training step
     launches hundreds of kernels). A binary is specialized on its arguments (the dtypes and
     16-byte alignment of pointers, integer values), so it is kept per device, sizes and those
-    properties: one kernel text serves int32 and int64 index tensors with two binaries."""
+    properties: one kernel text serves int32 and int64 index tensors with two binaries.
+    `debug`: the kernel asserts its indices (compiled with `@triton.jit(debug=True)`), which the
+    interpreter needs to be told."""
     if INTERPRETING:
         config = configs[0]
-        kernel[_grid(config, xnumel, ynumel)](*args, **config)
+        with _interpreter_debug(debug):
+            kernel[_grid(config, xnumel, ynumel)](*args, **config)
         return
     state = _launch_state(kernel)
     device = driver.active.get_current_device()

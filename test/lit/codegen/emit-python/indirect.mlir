@@ -2,7 +2,7 @@
 
 // A loaded position: negative values wrap (tl.where), `check` asserts the bounds where the
 // lane is live (Triton keeps device_assert only in debug mode, so the kernel is compiled with
-// debug=True and the module turns the interpreter's asserts on); the index names the tile.
+// debug=True, and its launch says so for the interpreter's sake); the index names the tile.
 // An atomic add at loaded positions is tl.atomic_add.
 
 triton.kernel @triton_poi_fused_embedding_0 pointwise(%in_ptr0: !triton.ptr<i64>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 192 configs [#triton.config<XBLOCK = 256, num_warps = 4, num_stages = 1>] {
@@ -29,7 +29,7 @@ triton.wrapper @call {
   triton.return @buf0
 }
 
-// CHECK:      triton_helpers.enable_device_asserts()
+// CHECK-NOT:  enable_device_asserts
 // CHECK:      @triton.jit(debug=True)
 // CHECK-NEXT: def triton_poi_fused_embedding_0(in_ptr0, in_ptr1, out_ptr0, xnumel, XBLOCK: tl.constexpr):
 // CHECK:          tmp0 = tl.load(in_ptr0 + (x1), xmask, eviction_policy='evict_last')
@@ -41,3 +41,4 @@ triton.wrapper @call {
 // CHECK:          tmp1 = tl.where(tmp0 < 0, tmp0 + 50, tmp0)
 // CHECK-NEXT:     tmp2 = tl.load(in_ptr1 + (xindex), xmask)
 // CHECK-NEXT:     tl.atomic_add(out_ptr0 + (x0 + 16*tmp1), tmp2, xmask, sem='relaxed')
+// CHECK:      launch(triton_poi_fused_embedding_0, triton_poi_fused_embedding_0_configs, 192, (ids, w, buf0, 192,), debug=True)
