@@ -244,11 +244,13 @@ class _KernelEmitter:
             # A block of pointers (all to one element), so that the mask's shape fits.
             text = f"tl.full({self.shape}, {text}, tl.int32)"
         mask = self.mask(op.masks, op.mask)
-        args = f"{self.v(op.ptr)} + ({text}), {self.v(op.value)}{', ' + mask if mask else ''}"
+        value = self.v(op.value)
         if op.store_mode == "atomic_add":
-            self.lines.append(f"tl.atomic_add({args}, sem='relaxed')")
-        else:
-            self.lines.append(f"tl.store({args})")
+            # A whole, fresh tile: the interpreter's atomic_add misreads a [1] constant, and a
+            # broadcast one too (its numpy view has zero strides); on the GPU the add folds away.
+            value = f"{value} + tl.zeros({self.shape}, {tl_dtype(op.value.type)})"
+        args = f"{self.v(op.ptr)} + ({text}), {value}{', ' + mask if mask else ''}"
+        self.lines.append(f"tl.atomic_add({args}, sem='relaxed')" if op.store_mode == "atomic_add" else f"tl.store({args})")
 
     @staticmethod
     def other(attr: Attribute) -> str:

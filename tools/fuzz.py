@@ -731,10 +731,45 @@ class Generator:
                 return None
         return self.emit(op, [x, target], reduction=reduction, ignore_index=ignore)
 
+    def index(self) -> str | None:
+        """A load or an add at positions read from an index tensor: x[i] (negative positions
+        too), index_select, gather, embedding, index_put(accumulate), index_add, scatter_add
+        (positions repeat)."""
+        rng = self.rng
+        x = self.pick(lambda v, n: v.dim() >= 1 and v.numel() > 1 and v.dtype != torch.bool)
+        if x is None:
+            return None
+        v = self.values[x]
+        shape, rank = list(v.shape), v.dim()
+        dim = rng.randrange(rank)
+        size, k = shape[dim], rng.choice((1, 3, 17, 2 * shape[dim]))
+        op = rng.choice(["index", "index_select", "gather", "embedding", "index_put", "index_add", "scatter_add"])
+        if op in ("index", "index_select"):
+            low = -size if op == "index" else 0
+            return self.emit(op, [x, self.new_input((k,), torch.int64, low, size - 1)], dim=dim)
+        if op == "embedding":
+            if rank != 2 or not v.dtype.is_floating_point:
+                return None
+            return self.emit(op, [x, self.new_input((rng.choice((1, 4)), k), torch.int64, 0, shape[0] - 1)])
+        if op == "index_put":
+            dim = 0
+            i = self.new_input((k,), torch.int64, -shape[0], shape[0] - 1)
+            return self.emit(op, [x, i, self.new_input([k] + shape[1:], v.dtype)])
+        if op == "index_add":
+            src = shape[:dim] + [k] + shape[dim + 1:]
+            return self.emit(op, [x, self.new_input((k,), torch.int64, 0, size - 1), self.new_input(src, v.dtype)], dim=dim)
+        index_shape = shape[:dim] + [k] + shape[dim + 1:]
+        if op == "gather":  # the index may be smaller than the input in the other dims
+            index_shape = [d if j == dim else rng.choice((d, max(1, d // 2))) for j, d in enumerate(index_shape)]
+        i = self.new_input(index_shape, torch.int64, 0, size - 1)
+        if op == "gather":
+            return self.emit(op, [x, i], dim=dim)
+        return self.emit(op, [x, i, self.new_input(index_shape, v.dtype)], dim=dim)
+
     CATEGORIES = {
         "unary": 12, "activation": 10, "rounding": 4, "scalar_arith": 6, "binary": 16, "integer_arith": 4,
         "condition": 6, "cast": 4, "creation": 2, "view": 8, "cat_pad": 5, "reduce": 12, "norm": 7, "loss": 3,
-        "view_reduce": 8, "view_pointwise": 5, "reduce_broadcast": 5,
+        "view_reduce": 8, "view_pointwise": 5, "reduce_broadcast": 5, "index": 5,
     }
 
     def generate(self) -> Program:

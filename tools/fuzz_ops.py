@@ -206,6 +206,22 @@ define("cat", lambda args, p: f"torch.cat([{', '.join(args)}], dim={p['dim']})",
        lambda *xs, dim: torch.cat(list(xs), dim=dim), EXACT)
 define("pad", "F.pad({0}, {pads}, value={value})", lambda x, pads, value: F.pad(x, pads, value=value), EXACT)
 
+# -- indexing: loads and adds at positions read from memory ----------------------------------
+
+
+def _render_index(args: Sequence[str], p: dict[str, Any]) -> str:
+    return f"{args[0]}[{':, ' * p['dim']}{args[1]}]"
+
+
+define("index", _render_index, lambda x, i, dim: x[(slice(None),) * dim + (i,)], EXACT)
+define("index_select", "{0}.index_select({dim}, {1})", lambda x, i, dim: x.index_select(dim, i), EXACT)
+define("gather", "torch.gather({0}, {dim}, {1})", lambda x, i, dim: torch.gather(x, dim, i), EXACT)
+define("embedding", "F.embedding({1}, {0})", lambda w, i: F.embedding(i, w), EXACT)
+define("index_put", "{0}.index_put(({1},), {2}, accumulate=True)",
+       lambda x, i, v: x.index_put((i,), v, accumulate=True))
+define("index_add", "{0}.index_add({dim}, {1}, {2})", lambda x, i, v, dim: x.index_add(dim, i, v))
+define("scatter_add", "{0}.scatter_add({dim}, {1}, {2})", lambda x, i, v, dim: x.scatter_add(dim, i, v))
+
 # -- reductions -------------------------------------------------------------------------------
 
 

@@ -18,7 +18,8 @@ scatter alone writes), adding atomically where positions can repeat:
   index_add         out[..., index[k], ...] += alpha * source[..., k, ...] along `dim`
   embedding_dense_backward
                     grad_weight[ids[n], d] += grad[n, d], rows of padding_idx left 0;
-                    scale_grad_by_freq stays an extern call
+                    with scale_grad_by_freq, a first scatter counts each id and the rows
+                    are divided by their id's count
 
 Adds of float16/bfloat16 run in float32, as torch's decompositions compute them (the copy and
 the scatter are float32, one pointwise narrows the result). Positions out of range write
@@ -48,9 +49,13 @@ Store = tuple[list[sympy.Expr], list[SSAValue], Value]
 _WIDENED = {"float16": "float32", "bfloat16": "float32"}
 
 
-def _scatter(call: Call, base: SSAValue | None, ranges: Sequence[int], store: Callable[[Body], Store], add: bool) -> Lowered:
-    """copy (of `base`, or zeros) -> loops.scatter over `ranges` -> (narrowing when adding f16/bf16)."""
-    out = call.result_type
+def _scatter(
+    call: Call, base: SSAValue | None, ranges: Sequence[int], store: Callable[[Body], Store], add: bool,
+    out: TensorType | None = None,
+) -> Lowered:
+    """copy (of `base`, or zeros) -> loops.scatter over `ranges` -> (narrowing when adding
+    f16/bf16); the result is the call's, or `out`."""
+    out = out or call.result_type
     dtype = dtype_of(out)
     assert dtype is not None
     work = _WIDENED.get(dtype, dtype) if add else dtype
@@ -162,16 +167,29 @@ def index_add(call: Call) -> Lowered | None:
 @register("embedding_dense_backward")
 def embedding_dense_backward(call: Call) -> Lowered | None:
     grad, ids, rows, padding_idx = call["grad_output"], call["indices"], call["num_weights"], call["padding_idx"]
-    if call["scale_grad_by_freq"] or not is_index_tensor(ids):
+    if not is_index_tensor(ids):
         return None
     rank = len(shape(ids))
+    counts = _counts(call, ids, rows) if call["scale_grad_by_freq"] else None
 
     def store(b: Body) -> Store:
         t = b.load(ids, b.vars[:rank])
         g = b.load(grad, b.vars)
         if padding_idx >= 0:
             g = b.select(b.compare("eq", b.cast(t, "int64"), b.constant(padding_idx, "int64")), b.constant(0.0, g.dtype), g)
-        return [indirect_symbol(0), b.vars[rank]], [b.indirect_index(t, rows)], g
+        row = b.indirect_index(t, rows)
+        if counts is not None:  # scale_grad_by_freq: each row's gradient over its id's count
+            g = b.truediv(g, b.load(counts.results[0], [indirect_symbol(0)], indirect=[row]))
+        return [indirect_symbol(0), b.vars[rank]], [row], g
 
-    return _scatter(call, None, shape(grad), store, add=True)
+    grads = _scatter(call, None, shape(grad), store, add=True)
+    return grads if counts is None else Lowered([*counts.ops, *grads.ops], grads.results)
 
+
+def _counts(call: Call, ids: SSAValue, rows: int) -> Lowered:
+    """How often each of `rows` ids occurs in `ids` (float32: the divisor of its gradient)."""
+
+    def store(b: Body) -> Store:
+        return [indirect_symbol(0)], [b.indirect_index(b.load(ids, b.vars), rows)], b.constant(1.0, "float32")
+
+    return _scatter(call, None, shape(ids), store, add=True, out=TensorType(storage_type("float32"), [rows]))

@@ -332,6 +332,10 @@ NATIVE: dict[str, tuple[Callable[..., Any], Callable[[], list[Any]]]] = {
         lambda g, t: aten.embedding_dense_backward(g, t, 10, 3, False),
         lambda: [rand(2, 3, 4), torch.tensor([[3, 1, 1], [9, 3, 0]])],
     ),
+    "embedding_dense_backward_scale_grad_by_freq": (
+        lambda g, t: aten.embedding_dense_backward(g, t, 10, -1, True),
+        lambda: [rand(2, 3, 4), torch.tensor([[3, 1, 1], [9, 3, 1]])],
+    ),
     "as_strided_of_a_computed_tensor": (
         lambda x: (aten.as_strided(x * 2, [2, 6], [6, 1]), aten.as_strided(x + 1, [3, 2], [1, 3], 1)),
         lambda: [rand(2, 3, 2, 1)],

@@ -68,3 +68,21 @@ func.func @embedding_backward_bf16(%g: tensor<6x7x8xbf16>, %ids: tensor<6x7xi64>
   %0 = aten.embedding_dense_backward %g, %ids {num_weights = 40 : i64, padding_idx = 3 : i64, scale_grad_by_freq = false} : (tensor<6x7x8xbf16>, tensor<6x7xi64>) -> tensor<40x8xbf16> loc("embedding_dense_backward")
   func.return %0 : tensor<40x8xbf16>
 }
+
+// -----
+
+// scale_grad_by_freq: a first scatter counts each id (adds of 1.0 into f32 zeros), and each
+// gradient row is divided by its id's count, read at the same loaded position.
+// CHECK-LABEL: func.func @embedding_backward_scale_grad_by_freq
+func.func @embedding_backward_scale_grad_by_freq(%g: tensor<6x8xf32>, %ids: tensor<6xi64>) -> tensor<40x8xf32> {
+  // CHECK:      %[[COUNTS:.*]] = loops.scatter %{{.*}} [6] atomic_add origins ["embedding_dense_backward"] -> tensor<40xf32> {
+  // CHECK:        %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+  // CHECK-NEXT:   loops.scatter_store [ind0] indirect(%{{.*}}), %[[ONE]] : f32
+  // CHECK:      loops.scatter %{{.*}} [6, 8] atomic_add origins ["embedding_dense_backward"] -> tensor<40x8xf32> {
+  // CHECK:        %[[ROW:.*]] = loops.indirect_index %{{.*}} size 40 : i64
+  // CHECK-NEXT:   %[[N:.*]] = loops.load %[[COUNTS]][ind0] indirect(%[[ROW]]) : tensor<40xf32>
+  // CHECK-NEXT:   %[[V:.*]] = arith.divf %{{.*}}, %[[N]] : f32
+  // CHECK-NEXT:   loops.scatter_store [ind0, i1] indirect(%[[ROW]]), %[[V]] : f32
+  %0 = aten.embedding_dense_backward %g, %ids {num_weights = 40 : i64, padding_idx = -1 : i64, scale_grad_by_freq = true} : (tensor<6x8xf32>, tensor<6xi64>) -> tensor<40x8xf32> loc("embedding_dense_backward")
+  func.return %0 : tensor<40x8xf32>
+}
