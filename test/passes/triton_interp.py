@@ -104,7 +104,9 @@ def _positions(env: dict[str, np.ndarray], indirect, vals: dict[SSAValue, np.nda
 
 
 def _wrap(value: np.ndarray, size: int) -> np.ndarray:
-    value = np.asarray(value).astype(np.int64)
+    """A loaded position, negative ones counted from the end (masked-off lanes hold NaN: 0)."""
+    value = np.asarray(value)
+    value = np.where(np.isfinite(value), value, 0).astype(np.int64)
     return np.where(value < 0, value + size, value)
 
 
