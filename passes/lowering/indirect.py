@@ -26,6 +26,7 @@ asserts on the device instead.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import sympy
 from xdsl.ir import Operation, SSAValue
@@ -47,7 +48,7 @@ def position(b: Body, index: SSAValue, at: Sequence[sympy.Expr], size: int) -> S
     return b.indirect_index(b.load(index, at), size)
 
 
-def broadcast_shape(shapes: Sequence[Sequence[int]]) -> list[int]:
+def _broadcast_shape(shapes: Sequence[Sequence[int]]) -> list[int]:
     rank = max(len(s) for s in shapes)
     out = [1] * rank
     for s in shapes:
@@ -56,29 +57,59 @@ def broadcast_shape(shapes: Sequence[Sequence[int]]) -> list[int]:
     return out
 
 
-@register("index.Tensor")
-def index_tensor(call: Call) -> list[Operation] | None:
-    x, indices = call["self"], list(call["indices"])
-    xs = shape(x)
+@dataclass(frozen=True)
+class AdvancedIndex:
+    """`x[indices]` by NumPy's rule (index.Tensor reads it, index_put writes it): the index
+    tensors (None: a full slice) broadcast to `bshape`, which sits at `start` in the result:
+    where the indexed dims were when they are adjacent, else in front."""
+
+    sizes: list[int]  # x's shape
+    indices: list[SSAValue | None]
+    bshape: list[int]
+    start: int
+
+    @property
+    def shape(self) -> list[int]:
+        """The shape of `x[indices]`."""
+        rest = [s for d, s in enumerate(self.sizes) if d >= len(self.indices) or self.indices[d] is None]
+        return [*rest[: self.start], *self.bshape, *rest[self.start :]]
+
+    def at(self, b: Body, point: Sequence[sympy.Expr]) -> tuple[list[sympy.Expr], list[SSAValue]]:
+        """Where in x the result's element at `point` is: its index, naming the positions it
+        loads from the index tensors as ind0, ..., and those positions."""
+        end = self.start + len(self.bshape)
+        bvars, rest = point[self.start : end], iter([*point[: self.start], *point[end:]])
+        at: list[sympy.Expr] = []
+        positions: list[SSAValue] = []
+        for d, size in enumerate(self.sizes):
+            t = self.indices[d] if d < len(self.indices) else None
+            if t is None:
+                at.append(next(rest))
+                continue
+            positions.append(position(b, t, broadcast_index(bvars, shape(t), self.bshape), size))
+            at.append(indirect_symbol(len(positions) - 1))
+        return at, positions
+
+
+def advanced_index(x: SSAValue, indices: Sequence[SSAValue | None]) -> AdvancedIndex | None:
+    """None when mlc reads no such index natively (no tensor, or a boolean mask)."""
+    xs, indices = shape(x), list(indices)
     used = [(d, t) for d, t in enumerate(indices) if t is not None]
     if not used or len(indices) > len(xs) or not all(is_index_tensor(t) for _, t in used):
         return None
     dims = [d for d, _ in used]
-    bshape = broadcast_shape([shape(t) for _, t in used])
     adjacent = dims == list(range(dims[0], dims[-1] + 1))
-    start = dims[0] if adjacent else 0  # where the broadcast index dims sit in the result
+    return AdvancedIndex(xs, indices, _broadcast_shape([shape(t) for _, t in used]), dims[0] if adjacent else 0)
+
+
+@register("index.Tensor")
+def index_tensor(call: Call) -> list[Operation] | None:
+    x = call["self"]
+    if (index := advanced_index(x, call["indices"])) is None:
+        return None
 
     def body(b: Body) -> Value:
-        out = b.vars
-        bvars, rest = out[start : start + len(bshape)], iter([*out[:start], *out[start + len(bshape) :]])
-        positions, at = [], []
-        for d, size in enumerate(xs):
-            t = indices[d] if d < len(indices) else None
-            if t is None:
-                at.append(next(rest))
-                continue
-            positions.append(position(b, t, broadcast_index(bvars, shape(t), bshape), size))
-            at.append(indirect_symbol(len(positions) - 1))
+        at, positions = index.at(b, b.vars)
         return b.load(x, at, widen=False, indirect=positions)
 
     return [make_pointwise(call, call.result_type, body)]

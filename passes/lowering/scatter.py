@@ -39,7 +39,7 @@ from mlc.dialects.sym import indirect_symbol
 from mlc.passes.lowering.body import Body, Value, make_pointwise
 from mlc.passes.lowering.dtypes import dtype_of, storage_type
 from mlc.passes.lowering.indexing import broadcast_index
-from mlc.passes.lowering.indirect import broadcast_shape, is_index_tensor, position
+from mlc.passes.lowering.indirect import advanced_index, is_index_tensor, position
 from mlc.passes.lowering.registry import Call, Lowered, is_tensor, register, shape
 
 # What a scatter stores: the element's place in the result (index expressions naming the
@@ -85,33 +85,14 @@ def _float_or_int(call: Call, *tensors: SSAValue) -> bool:
 
 @register("index_put")
 def index_put(call: Call) -> Lowered | None:
-    x, indices, values, add = call["self"], list(call["indices"]), call["values"], bool(call["accumulate"])
-    xs = shape(x)
-    used = [(d, t) for d, t in enumerate(indices) if t is not None]
-    if not used or len(indices) > len(xs) or not all(is_index_tensor(t) for _, t in used):
+    x, values, add = call["self"], call["values"], bool(call["accumulate"])
+    if (index := advanced_index(x, call["indices"])) is None or not _float_or_int(call, x, values):
         return None
-    if not _float_or_int(call, x, values):
-        return None
-    dims = [d for d, _ in used]
-    bshape = broadcast_shape([shape(t) for _, t in used])
-    adjacent = dims == list(range(dims[0], dims[-1] + 1))
-    start = dims[0] if adjacent else 0
-    rest_sizes = [s for d, s in enumerate(xs) if d >= len(indices) or indices[d] is None]
-    ranges = [*rest_sizes[:start], *bshape, *rest_sizes[start:]]
+    ranges = index.shape  # the points of x[indices], each stored where it is read from
 
     def store(b: Body) -> Store:
-        out = b.vars
-        bvars, rest = out[start : start + len(bshape)], iter([*out[:start], *out[start + len(bshape) :]])
-        positions: list[SSAValue] = []
-        at: list[sympy.Expr] = []
-        for d, size in enumerate(xs):
-            t = indices[d] if d < len(indices) else None
-            if t is None:
-                at.append(next(rest))
-                continue
-            positions.append(position(b, t, broadcast_index(bvars, shape(t), bshape), size))
-            at.append(indirect_symbol(len(positions) - 1))
-        return at, positions, b.load(values, broadcast_index(out, shape(values), ranges))
+        at, positions = index.at(b, b.vars)
+        return at, positions, b.load(values, broadcast_index(b.vars, shape(values), ranges))
 
     return _scatter(call, x, ranges, store, add)
 
