@@ -22,8 +22,9 @@ A `buffer.extern` reads every buffer it is passed as a `StarDep` (the whole buff
 not known statically) and writes its results as `StarDep`s; a `buffer.view` reads its source
 whole; a `buffer.scatter` reads its base whole and writes its buffer whole (at loaded
 positions), besides the MemoryDeps of its loads. A load at loaded positions keeps them in its
-index (`ind0 + 64*c0`), as Inductor's indirect MemoryDeps do. Mutation is not in the IR (an extern that mutates an input writes a new buffer), so no
-`WeakDep` arises yet.
+index (`ind0 + 64*c0`), as Inductor's indirect MemoryDeps do. Mutation is not in the IR (an
+extern that mutates an input writes a new buffer, a scatter writes a copy made for it alone),
+so no `WeakDep` arises yet.
 """
 
 from __future__ import annotations

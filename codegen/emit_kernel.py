@@ -244,13 +244,13 @@ class _KernelEmitter:
             # A block of pointers (all to one element), so that the mask's shape fits.
             text = f"tl.full({self.shape}, {text}, tl.int32)"
         mask = self.mask(op.masks, op.mask)
-        value = self.v(op.value)
+        call, value, suffix = "tl.store", self.v(op.value), ""
         if op.store_mode == "atomic_add":
             # A whole, fresh tile: the interpreter's atomic_add misreads a [1] constant, and a
             # broadcast one too (its numpy view has zero strides); on the GPU the add folds away.
+            call, suffix = "tl.atomic_add", ", sem='relaxed'"
             value = f"{value} + tl.zeros({self.shape}, {tl_dtype(op.value.type)})"
-        args = f"{self.v(op.ptr)} + ({text}), {value}{', ' + mask if mask else ''}"
-        self.lines.append(f"tl.atomic_add({args}, sem='relaxed')" if op.store_mode == "atomic_add" else f"tl.store({args})")
+        self.lines.append(f"{call}({self.v(op.ptr)} + ({text}), {value}{', ' + mask if mask else ''}{suffix})")
 
     @staticmethod
     def other(attr: Attribute) -> str:

@@ -54,11 +54,13 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
-from mlc.dialects.buffer_body import STORE_MODES, LoadOp, ReduceOp, StoreOp, enclosing_node  # noqa: F401 (re-exported)
+from mlc.dialects.buffer_body import LoadOp, ReduceOp, StoreOp  # noqa: F401 (re-exported: buffer.LoadOp, ...)
 from mlc.dialects.loops import (
     blame,
+    finish_parse,
     index_names,
     parse_origins,
+    print_body,
     print_origins,
     reduction_index_names,
 )
@@ -302,10 +304,7 @@ class GraphOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_symbol_name(self.sym_name.data)
-        printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+        print_body(printer, self)
 
     @classmethod
     def parse(cls, parser: Parser) -> GraphOp:
@@ -387,6 +386,12 @@ class BodyNode(BufferNode):
         assert isinstance(last, StoreOp)
         return last
 
+    def _print_name_and_layout(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_string_literal(self.buffer.data)
+        printer.print_string(" ")
+        printer.print_attribute(self.layout)
+
     def _verify_body(self) -> None:
         if self.body.block.args:
             raise VerifyException(f"{self.name}: the body takes no block arguments")
@@ -399,13 +404,6 @@ class BodyNode(BufferNode):
 
 def _origins_attr(origins: Sequence[str]) -> dict[str, Attribute]:
     return {"origins": ArrayAttr([StringAttr(o) for o in sorted(set(origins))])} if origins else {}
-
-
-def _parse_node_attrs(parser: Parser, op: Operation, origins: ArrayAttr | None) -> None:
-    if origins is not None:
-        op.properties["origins"] = origins
-    if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
-        op.attributes |= attrs.data
 
 
 @irdl_op_definition
@@ -461,20 +459,14 @@ class ComputedOp(BodyNode):
             raise VerifyException(f"buffer.computed '{self.buffer.data}': stores at loaded positions are a buffer.scatter's")
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_string_literal(self.buffer.data)
-        printer.print_string(" ")
-        printer.print_attribute(self.layout)
+        self._print_name_and_layout(printer)
         printer.print_string(" ranges ")
         print_expr_list(printer, self.range_exprs)
         if self.reduction_ranges is not None:
             printer.print_string(" reduce ")
             print_expr_list(printer, self.reduction_range_exprs)
         print_origins(printer, self.origins)
-        printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+        print_body(printer, self)
 
     @classmethod
     def parse(cls, parser: Parser) -> ComputedOp:
@@ -485,8 +477,7 @@ class ComputedOp(BodyNode):
         reduction_ranges = parse_expr_list(parser) if parser.parse_optional_keyword("reduce") else []
         origins = parse_origins(parser)
         op = cls(name, layout, ranges, parser.parse_region(), reduction_ranges)
-        _parse_node_attrs(parser, op, origins)
-        return op
+        return finish_parse(parser, op, origins)
 
 
 def _parse_layout(parser: Parser) -> LayoutAttr:
@@ -539,17 +530,11 @@ class ScatterOp(BodyNode):
             raise VerifyException(f"buffer.scatter '{self.buffer.data}': a scatter does not reduce")
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_string_literal(self.buffer.data)
-        printer.print_string(" ")
-        printer.print_attribute(self.layout)
+        self._print_name_and_layout(printer)
         printer.print_string(f" = @{self.base_name} ranges ")
         print_expr_list(printer, self.range_exprs)
         print_origins(printer, self.origins)
-        printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+        print_body(printer, self)
 
     @classmethod
     def parse(cls, parser: Parser) -> ScatterOp:
@@ -561,8 +546,7 @@ class ScatterOp(BodyNode):
         ranges = parse_expr_list(parser)
         origins = parse_origins(parser)
         op = cls(name, layout, base, ranges, parser.parse_region())
-        _parse_node_attrs(parser, op, origins)
-        return op
+        return finish_parse(parser, op, origins)
 
 
 class ExternCall(IRDLOperation):
@@ -741,10 +725,7 @@ class FusedOp(BufferNode):
             inside.update(m.defined_names())
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+        print_body(printer, self)
 
     @classmethod
     def parse(cls, parser: Parser) -> FusedOp:

@@ -30,17 +30,8 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from mlc.dialects.loops import ReduceBase, reduction_index_names, verify_index_symbols
-from mlc.dialects.sym import ExprAttr, expr_str, parse_expr, parse_indirect, print_indirect
-
-STORE_MODES = ("atomic_add",)
-
-
-def verify_store_mode(op: Operation, mode: str | None) -> None:
-    """Shared by buffer.store and triton.store: a known mode (`atomic_add`)."""
-    if mode is not None and mode not in STORE_MODES:
-        raise VerifyException(f"{op.name}: unknown store mode '{mode}' (known: {', '.join(STORE_MODES)})")
-
+from mlc.dialects.loops import ReduceBase, parse_store_mode, reduction_index_names, verify_index_symbols, verify_store_mode
+from mlc.dialects.sym import ExprAttr, parse_access, print_access
 
 def enclosing_node(op: Operation) -> Operation | None:
     """The buffer.computed or buffer.scatter whose body holds `op` (the node says which index
@@ -59,10 +50,7 @@ def _verify_index(op: Operation, index: sympy.Expr, indirect: int = 0) -> None:
 def _parse_access(parser: Parser) -> tuple[str, sympy.Expr, list[SSAValue]]:
     """`@name[index] indirect(...)?`."""
     name = parser.parse_symbol_name().data
-    parser.parse_punctuation("[")
-    index = parse_expr(parser)
-    parser.parse_punctuation("]")
-    return name, index, parse_indirect(parser)
+    return name, *parse_access(parser)
 
 
 @irdl_op_definition
@@ -103,8 +91,8 @@ class LoadOp(IRDLOperation):
         _verify_index(self, self.index.expr, len(self.indirect))
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" @{self.buffer_name}[{expr_str(self.index.expr)}]")
-        print_indirect(printer, self.indirect)
+        printer.print_string(f" @{self.buffer_name}")
+        print_access(printer, self.index.expr, self.indirect)
         if self.mask is not None:
             printer.print_string(" mask ")
             printer.print_ssa_value(self.mask)
@@ -163,8 +151,8 @@ class StoreOp(IRDLOperation):
                 )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(f" @{self.buffer_name}[{expr_str(self.index.expr)}]")
-        print_indirect(printer, self.indirect)
+        printer.print_string(f" @{self.buffer_name}")
+        print_access(printer, self.index.expr, self.indirect)
         printer.print_string(", ")
         printer.print_ssa_value(self.value)
         if self.mode is not None:
@@ -177,7 +165,7 @@ class StoreOp(IRDLOperation):
         name, index, indirect = _parse_access(parser)
         parser.parse_punctuation(",")
         value = parser.parse_unresolved_operand()
-        mode = next((m for m in STORE_MODES if parser.parse_optional_keyword(m)), None)
+        mode = parse_store_mode(parser)
         parser.parse_punctuation(":")
         return cls(name, index, parser.resolve_operand(value, parser.parse_type()), indirect, mode)
 

@@ -29,7 +29,8 @@ memory (gather, embedding, `x[idx]`) names the position's value `ind0` and lists
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import sympy
 from xdsl.dialects.builtin import (
@@ -76,6 +77,9 @@ from mlc.dialects.sym import (
     print_indirect,
 )
 
+OpT = TypeVar("OpT", bound=Operation)
+T = TypeVar("T")
+
 # Marks an `arith.truncf` in a body as a rounding the program asked for (an explicit dtype
 # conversion, eager rounds there), unlike the truncf of a stored value, which --inline drops
 # when it fuses the value into its reader: `arith.truncf %x {explicit_rounding} : f32 to bf16`.
@@ -114,6 +118,23 @@ def print_origins(printer: Printer, origins: ArrayAttr | None) -> None:
         printer.print_string(" origins [")
         printer.print_list(origins.data, printer.print_attribute)
         printer.print_string("]")
+
+
+def print_body(printer: Printer, op: Operation) -> None:
+    """` {body}` and ` attributes {...}`: how an op with a loops or buffer body ends."""
+    printer.print_string(" ")
+    printer.print_region(op.regions[0], print_entry_block_args=False)
+    if op.attributes:
+        printer.print_op_attributes(op.attributes, print_keyword=True)
+
+
+def finish_parse(parser: Parser, op: OpT, origins: ArrayAttr | None) -> OpT:
+    """The origins parsed before the body, and the attributes after it (see `print_body`)."""
+    if origins is not None:
+        op.properties["origins"] = origins
+    if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
+        op.attributes |= attrs.data
+    return op
 
 
 def parse_origins(parser: Parser) -> ArrayAttr | None:
@@ -208,10 +229,7 @@ class PointwiseOp(LoopsBodyOp):
         print_origins(printer, self.origins)
         printer.print_string(" -> ")
         printer.print_attribute(self.result.type)
-        printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+        print_body(printer, self)
 
     @classmethod
     def parse(cls, parser: Parser) -> PointwiseOp:
@@ -221,10 +239,7 @@ class PointwiseOp(LoopsBodyOp):
         result_type = parser.parse_type()
         body = parser.parse_region()
         op = cls(ranges, result_type, body)  # type: ignore[arg-type]
-        if origins is not None:
-            op.properties["origins"] = origins
-        op.attributes |= (a.data if (a := parser.parse_optional_attr_dict_with_keyword()) else {})
-        return op
+        return finish_parse(parser, op, origins)
 
 
 @irdl_op_definition
@@ -292,10 +307,7 @@ class ReductionOp(LoopsBodyOp):
         print_origins(printer, self.origins)
         printer.print_string(" -> ")
         _print_type_list(printer, [o.type for o in self.outputs])
-        printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+        print_body(printer, self)
 
     @classmethod
     def parse(cls, parser: Parser) -> ReductionOp:
@@ -307,10 +319,7 @@ class ReductionOp(LoopsBodyOp):
         types = _parse_type_list(parser)
         body = parser.parse_region()
         op = cls(ranges, reduction_ranges, types, body)  # type: ignore[arg-type]
-        if origins is not None:
-            op.properties["origins"] = origins
-        op.attributes |= (a.data if (a := parser.parse_optional_attr_dict_with_keyword()) else {})
-        return op
+        return finish_parse(parser, op, origins)
 
 
 @irdl_op_definition
@@ -366,8 +375,7 @@ class ScatterOp(LoopsBodyOp):
             raise VerifyException("loops.scatter: body must end with loops.scatter_store")
         if self.base.type != self.result.type:
             raise VerifyException(f"loops.scatter: the result {self.result.type} is not the base's {self.base.type}")
-        if self.store_mode is not None and self.store_mode != "atomic_add":
-            raise VerifyException(f"loops.scatter: unknown mode '{self.store_mode}' (known: atomic_add)")
+        verify_store_mode(self, self.store_mode)
         typ = self.result.type
         if len(last.indices) != len(typ.get_shape()):  # type: ignore[attr-defined]
             raise blame(last, f"loops.scatter_store: {len(last.indices)} indices for a rank-{len(typ.get_shape())} result")  # type: ignore[attr-defined]
@@ -384,24 +392,18 @@ class ScatterOp(LoopsBodyOp):
         print_origins(printer, self.origins)
         printer.print_string(" -> ")
         printer.print_attribute(self.result.type)
-        printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
+        print_body(printer, self)
 
     @classmethod
     def parse(cls, parser: Parser) -> ScatterOp:
         base = parser.parse_unresolved_operand()
         ranges = parse_expr_list(parser)
-        mode = "atomic_add" if parser.parse_optional_keyword("atomic_add") else None
+        mode = parse_store_mode(parser)
         origins = parse_origins(parser)
         parser.parse_punctuation("->")
         typ = parser.parse_type()
         op = cls(parser.resolve_operand(base, typ), ranges, parser.parse_region(), mode)
-        if origins is not None:
-            op.properties["origins"] = origins
-        op.attributes |= (a.data if (a := parser.parse_optional_attr_dict_with_keyword()) else {})
-        return op
+        return finish_parse(parser, op, origins)
 
 
 @irdl_op_definition
@@ -729,7 +731,8 @@ class IndirectIndexOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> IndirectIndexOp:
-        return cls(*parse_indirect_index(parser))
+        value, size, _ = parse_indirect_index(parser)
+        return cls(value, size)
 
 
 def verify_indirect_size(op: Operation, size: sympy.Expr) -> None:
@@ -737,20 +740,37 @@ def verify_indirect_size(op: Operation, size: sympy.Expr) -> None:
         raise VerifyException(f"{op.name}: size must be positive, got {int(size)}")
 
 
-def print_indirect_index(printer: Printer, value: SSAValue, size: sympy.Expr) -> None:
-    """` %t size 1000 : i64` (loops.indirect_index and triton.indirect_index)."""
+def print_indirect_index(printer: Printer, value: SSAValue, size: sympy.Expr, extra: Callable[[], None] = lambda: None) -> None:
+    """` %t size 1000 : i64`, with what `extra` prints before the type (triton's masks)."""
     printer.print_string(" ")
     printer.print_ssa_value(value)
-    printer.print_string(f" size {expr_str(size)} : ")
+    printer.print_string(f" size {expr_str(size)}")
+    extra()
+    printer.print_string(" : ")
     printer.print_attribute(value.type)
 
 
-def parse_indirect_index(parser: Parser) -> tuple[SSAValue, sympy.Expr]:
+def parse_indirect_index(parser: Parser, extra: Callable[[], T] = lambda: None) -> tuple[SSAValue, sympy.Expr, T]:  # type: ignore[assignment,return-value]
+    """The syntax of `print_indirect_index`; `extra` parses what comes before the type."""
     value = parser.parse_unresolved_operand()
     parser.parse_keyword("size")
     size = parse_expr(parser)
+    more = extra()
     parser.parse_punctuation(":")
-    return parser.resolve_operand(value, parse_integer_type(parser)), size
+    return parser.resolve_operand(value, parse_integer_type(parser)), size, more
+
+
+STORE_MODES = ("atomic_add",)
+
+
+def verify_store_mode(op: Operation, mode: str | None) -> None:
+    """Shared by loops.scatter, buffer.store and triton.store: a known mode (`atomic_add`)."""
+    if mode is not None and mode not in STORE_MODES:
+        raise VerifyException(f"{op.name}: unknown store mode '{mode}' (known: {', '.join(STORE_MODES)})")
+
+
+def parse_store_mode(parser: Parser) -> str | None:
+    return next((m for m in STORE_MODES if parser.parse_optional_keyword(m)), None)
 
 
 def parse_integer_type(parser: Parser) -> IntegerType:

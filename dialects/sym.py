@@ -411,11 +411,6 @@ def indirect_names(count: int) -> set[str]:
     return {f"ind{k}" for k in range(count)}
 
 
-def is_indirect(expr: sympy.Expr) -> bool:
-    """Whether `expr` depends on a loaded value (it names some `ind<k>`)."""
-    return any(_indirect_number(s) is not None for s in expr.free_symbols)
-
-
 def print_indirect(printer: Printer, values: Sequence[SSAValue]) -> None:
     """` indirect(%a, %b)` after an access's brackets, when it has indirect indices."""
     if values:
@@ -450,6 +445,20 @@ def compact_indirect(exprs: Sequence[sympy.Expr], operands: Sequence[SSAValue]) 
                 kept.append(value)
             renames[s] = indirect_symbol(kept.index(value))
     return [e.xreplace(renames) for e in exprs], kept
+
+
+def print_access(printer: Printer, index: sympy.Expr, indirect: Sequence[SSAValue]) -> None:
+    """`[index] indirect(%a, ...)` (see `parse_access`)."""
+    printer.print_string(f"[{expr_str(index)}]")
+    print_indirect(printer, indirect)
+
+
+def parse_access(parser: AttrParser) -> tuple[sympy.Expr, list[SSAValue]]:
+    """`[index] indirect(%a, ...)?` after a load's or store's buffer or pointer."""
+    parser.parse_punctuation("[")  # type: ignore[attr-defined]
+    index = parse_expr(parser)
+    parser.parse_punctuation("]")  # type: ignore[attr-defined]
+    return index, parse_indirect(parser)
 
 
 def rename_indirect(expr: sympy.Expr, offset: int) -> sympy.Expr:

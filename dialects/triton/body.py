@@ -35,9 +35,8 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from mlc.dialects.buffer_body import STORE_MODES, verify_store_mode
-from mlc.dialects.loops import parse_integer_type, verify_indirect_size
-from mlc.dialects.sym import ExprAttr, expr_str, parse_expr, parse_indirect, print_indirect
+from mlc.dialects.loops import parse_indirect_index, parse_store_mode, print_indirect_index, verify_indirect_size, verify_store_mode
+from mlc.dialects.sym import ExprAttr, expr_str, parse_access, parse_expr, parse_indirect, print_access, print_indirect
 from mlc.dialects.triton.core import EVICTION_POLICIES, PtrType
 from mlc.dialects.triton.kernel import KernelBodyOp, KernelOp
 
@@ -100,8 +99,18 @@ def _parse_other(parser: Parser) -> int | float:
     return -value if negative else value
 
 
+class MaskedBodyOp(KernelBodyOp):
+    """A body op with named masks (`mask xmask, r0_mask`): loads, stores, indirect indices."""
+
+    mask_names = opt_prop_def(ArrayAttr)
+
+    @property
+    def masks(self) -> list[str]:
+        return [n.data for n in self.mask_names.data] if self.mask_names is not None else []  # type: ignore[attr-defined]
+
+
 @irdl_op_definition
-class LoadOp(KernelBodyOp):
+class LoadOp(MaskedBodyOp):
     """`%v = triton.load %in_ptr0[x0 + 64*x1] mask xmask, %m other 0.0 evict_last : f32`.
 
     `tl.load(in_ptr0 + (x0 + 64*x1), xmask & tmp3, other=0.0, eviction_policy='evict_last')`:
@@ -113,7 +122,6 @@ class LoadOp(KernelBodyOp):
     mask = opt_operand_def(i1)
     indirect = var_operand_def(IndexType)
     index = prop_def(ExprAttr)
-    mask_names = opt_prop_def(ArrayAttr)
     other = opt_prop_def(Attribute)
     eviction_policy = opt_prop_def(StringAttr)
     result = result_def()
@@ -139,10 +147,6 @@ class LoadOp(KernelBodyOp):
         operands = [ptr, [mask] if mask is not None else [], list(indirect)]
         super().__init__(operands=operands, properties=props, result_types=[elem])
 
-    @property
-    def masks(self) -> list[str]:
-        return [n.data for n in self.mask_names.data] if self.mask_names is not None else []  # type: ignore[attr-defined]
-
     def verify_(self) -> None:
         kernel = self._verify_symbols([self.index.expr])
         _verify_pointer(self, self.ptr, self.result.type, "result type")
@@ -158,8 +162,7 @@ class LoadOp(KernelBodyOp):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_ssa_value(self.ptr)
-        printer.print_string(f"[{expr_str(self.index.expr)}]")
-        print_indirect(printer, self.indirect)
+        print_access(printer, self.index.expr, self.indirect)
         _print_mask(printer, self.mask_names, self.mask)
         if isinstance(self.other, IntegerAttr):
             printer.print_string(f" other {self.other.value.data}")
@@ -181,10 +184,7 @@ class LoadOp(KernelBodyOp):
     @classmethod
     def parse(cls, parser: Parser) -> LoadOp:
         ptr = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        index = parse_expr(parser)
-        parser.parse_punctuation("]")
-        indirect = parse_indirect(parser)
+        index, indirect = parse_access(parser)
         names, mask = _parse_mask(parser)
         other: int | float | None = None
         if parser.parse_optional_keyword("other"):
@@ -205,7 +205,7 @@ class LoadOp(KernelBodyOp):
 
 
 @irdl_op_definition
-class StoreOp(KernelBodyOp):
+class StoreOp(MaskedBodyOp):
     """`triton.store %out_ptr0[x0 + 64*x1], %v mask xmask : f32` (`tl.store(out_ptr0 + (...), tmp5, xmask)`);
     `triton.store %out_ptr0[x0 + 768*ind0] indirect(%k), %v atomic_add mask xmask : f32` is
     `tl.atomic_add(out_ptr0 + (x0 + 768*tmp4), tmp5, xmask, sem='relaxed')`."""
@@ -216,7 +216,6 @@ class StoreOp(KernelBodyOp):
     mask = opt_operand_def(i1)
     indirect = var_operand_def(IndexType)
     index = prop_def(ExprAttr)
-    mask_names = opt_prop_def(ArrayAttr)
     mode = opt_prop_def(StringAttr)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
@@ -238,10 +237,6 @@ class StoreOp(KernelBodyOp):
         )
 
     @property
-    def masks(self) -> list[str]:
-        return [n.data for n in self.mask_names.data] if self.mask_names is not None else []  # type: ignore[attr-defined]
-
-    @property
     def store_mode(self) -> str | None:
         return self.mode.data if self.mode is not None else None
 
@@ -254,8 +249,7 @@ class StoreOp(KernelBodyOp):
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_ssa_value(self.ptr)
-        printer.print_string(f"[{expr_str(self.index.expr)}]")
-        print_indirect(printer, self.indirect)
+        print_access(printer, self.index.expr, self.indirect)
         printer.print_string(", ")
         printer.print_ssa_value(self.value)
         if self.mode is not None:
@@ -267,13 +261,10 @@ class StoreOp(KernelBodyOp):
     @classmethod
     def parse(cls, parser: Parser) -> StoreOp:
         ptr = parser.parse_unresolved_operand()
-        parser.parse_punctuation("[")
-        index = parse_expr(parser)
-        parser.parse_punctuation("]")
-        indirect = parse_indirect(parser)
+        index, indirect = parse_access(parser)
         parser.parse_punctuation(",")
         value = parser.parse_unresolved_operand()
-        mode = next((m for m in STORE_MODES if parser.parse_optional_keyword(m)), None)
+        mode = parse_store_mode(parser)
         names, mask = _parse_mask(parser)
         parser.parse_punctuation(":")
         elem = parser.parse_type()
@@ -284,7 +275,7 @@ class StoreOp(KernelBodyOp):
 
 
 @irdl_op_definition
-class IndirectIndexOp(KernelBodyOp):
+class IndirectIndexOp(MaskedBodyOp):
     """`%k = triton.indirect_index %t size 1000 mask xmask check : i64`: a loaded position, with
     negative values counted from the end (`tmp4 = tl.where(tmp3 < 0, tmp3 + 1000, tmp3)`); with
     `check`, `tl.device_assert(((0 <= tmp4) & (tmp4 < 1000)) | ~xmask, ...)` where the masks
@@ -293,7 +284,6 @@ class IndirectIndexOp(KernelBodyOp):
     name = "triton.indirect_index"
     value = operand_def(IntegerType)
     size = prop_def(ExprAttr)
-    mask_names = opt_prop_def(ArrayAttr)
     check = opt_prop_def(UnitAttr)
     result = result_def(IndexType)
     traits = traits_def(Pure())
@@ -304,34 +294,25 @@ class IndirectIndexOp(KernelBodyOp):
             props["check"] = UnitAttr()
         super().__init__(operands=[value], properties=props, result_types=[IndexType()])
 
-    @property
-    def masks(self) -> list[str]:
-        return [n.data for n in self.mask_names.data] if self.mask_names is not None else []  # type: ignore[attr-defined]
-
     def verify_(self) -> None:
         kernel = self._verify_symbols([self.size.expr])
         _verify_mask(self, kernel, self.mask_names)
         verify_indirect_size(self, self.size.expr)
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.value)
-        printer.print_string(f" size {expr_str(self.size.expr)}")
-        _print_mask(printer, self.mask_names, None)
-        if self.check is not None:
-            printer.print_string(" check")
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
+        def masks_and_check() -> None:
+            _print_mask(printer, self.mask_names, None)
+            printer.print_string(" check" if self.check is not None else "")
+
+        print_indirect_index(printer, self.value, self.size.expr, masks_and_check)
 
     @classmethod
     def parse(cls, parser: Parser) -> IndirectIndexOp:
-        value = parser.parse_unresolved_operand()
-        parser.parse_keyword("size")
-        size = parse_expr(parser)
-        names, _ = _parse_mask(parser)
-        check = parser.parse_optional_keyword("check") is not None
-        parser.parse_punctuation(":")
-        return cls(parser.resolve_operand(value, parse_integer_type(parser)), size, names, check)
+        def masks_and_check() -> tuple[list[str], bool]:
+            return _parse_mask(parser)[0], parser.parse_optional_keyword("check") is not None
+
+        value, size, (names, check) = parse_indirect_index(parser, masks_and_check)
+        return cls(value, size, names, check)
 
 
 @irdl_op_definition

@@ -234,7 +234,11 @@ def _with_positions(
     return index_env | {f"ind{k}": value(v) for k, v in enumerate(indirect)}
 
 
-def eval_pointwise(op: PointwiseOp, env: dict[SSAValue, torch.Tensor]) -> torch.Tensor:
+def _run_body(op: PointwiseOp | ScatterOp, env: dict[SSAValue, torch.Tensor]) -> tuple[
+    Operation, list[int], dict[str, torch.Tensor], Callable[[SSAValue], torch.Tensor]
+]:
+    """Every op of a pointwise or scatter body before its terminator, for all points at once:
+    (the terminator, the ranges, the index variables, the values)."""
     shape = [int(r) for r in op.range_exprs]
     index_env = {f"i{k}": g for k, g in enumerate(_grids(shape))}
     local: dict[SSAValue, torch.Tensor] = {}
@@ -242,33 +246,27 @@ def eval_pointwise(op: PointwiseOp, env: dict[SSAValue, torch.Tensor]) -> torch.
     def value(v: SSAValue) -> torch.Tensor:
         return local[v] if v in local else env[v]
 
-    for inner in op.body.block.ops:
-        if isinstance(inner, YieldOp):
-            out = value(inner.values[0])
-            return out.to(torch_dtype(op.result.type)).expand(shape).clone()
-        _eval_body_op(inner, value, index_env, local)
-    raise AssertionError("pointwise body without yield")
+    *inner, last = op.body.block.ops
+    for body_op in inner:
+        _eval_body_op(body_op, value, index_env, local)
+    return last, shape, index_env, value
+
+
+def eval_pointwise(op: PointwiseOp, env: dict[SSAValue, torch.Tensor]) -> torch.Tensor:
+    last, shape, _, value = _run_body(op, env)
+    assert isinstance(last, YieldOp), "pointwise body without yield"
+    return value(last.values[0]).to(torch_dtype(op.result.type)).expand(shape).clone()
 
 
 def eval_scatter(op: ScatterOp, env: dict[SSAValue, torch.Tensor]) -> torch.Tensor:
     """The base, with the body's value at every point of the ranges put (or added) where the
     terminator says."""
-    shape = [int(r) for r in op.range_exprs]
-    index_env = {f"i{k}": g for k, g in enumerate(_grids(shape))}
-    local: dict[SSAValue, torch.Tensor] = {}
-
-    def value(v: SSAValue) -> torch.Tensor:
-        return local[v] if v in local else env[v]
-
-    for inner in op.body.block.ops:
-        if isinstance(inner, ScatterStoreOp):
-            at_env = _with_positions(index_env, inner.indirect, value)
-            at = [torch.as_tensor(eval_expr(e, at_env)).expand(shape).reshape(-1) for e in inner.index_exprs]
-            values = value(inner.value).to(torch_dtype(op.result.type)).expand(shape).reshape(-1)
-            out = env[op.base].clone()
-            return out.index_put_(tuple(at), values, accumulate=op.store_mode == "atomic_add")
-        _eval_body_op(inner, value, index_env, local)
-    raise AssertionError("scatter body without loops.scatter_store")
+    last, shape, index_env, value = _run_body(op, env)
+    assert isinstance(last, ScatterStoreOp), "scatter body without loops.scatter_store"
+    at_env = _with_positions(index_env, last.indirect, value)
+    at = [torch.as_tensor(eval_expr(e, at_env)).expand(shape).reshape(-1) for e in last.index_exprs]
+    values = value(last.value).to(torch_dtype(op.result.type)).expand(shape).reshape(-1)
+    return env[op.base].clone().index_put_(tuple(at), values, accumulate=op.store_mode == "atomic_add")
 
 
 def eval_reduction(op: ReductionOp, env: dict[SSAValue, torch.Tensor]) -> list[torch.Tensor]:
