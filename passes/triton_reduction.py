@@ -15,8 +15,10 @@ ranges) and `r0_numel` reduced ones (the product of its reduce ranges). x tiles 
   loads, constants, accumulator inits) are hoisted before the loop; the epilogue (ops on
   reduced values) and the store of the result follow it.
 * Masks: `r0_mask` on what uses a reduction index, `xmask` on what uses a kept one, each
-  dropped where constant (xnumel 1 or a multiple of 4096; r0_numel a power of two >= 32 in a
-  persistent kernel, a multiple of 65536 in a looped one). A masked load that uses r0 reads
+  dropped where constant (`constant_masks`): where every XBLOCK of the kernel's configs
+  divides xnumel, and every R0_BLOCK r0_numel (a persistent kernel's R0_BLOCK is
+  next_pow2(r0_numel)). The configs are chosen from a first build (they count its loads); a
+  kernel they make maskless is built again without the masks. A masked load that uses r0 reads
   `other` = the identity of the reduction it feeds (0.0 otherwise); `triton.reduce` and
   `triton.accumulate` ignore masked lanes in any case.
 * Welford: looped kernels carry (mean, m2, weight) accumulators; persistent ones use Inductor's
@@ -61,6 +63,7 @@ from mlc.analysis.kernel_shape import KernelShape, split_point
 from mlc.dialects import buffer, triton
 from mlc.dialects.sym import expr_str, symbol
 from mlc.analysis.launch import (
+    H100,
     Target,
     kernel_hint,
     next_power_of_2,
@@ -139,6 +142,10 @@ class ReductionKernelBuilder(KernelBuilder):
     feeds: dict[SSAValue, set[str]] = field(default_factory=dict)
     reads_left: Counter = field(default_factory=Counter)  # loads of each buffer still to convert
     in_reduction: bool = False
+    # The XBLOCKs and R0_BLOCKs of the kernel's configs, once chosen: a mask is constant when
+    # every block divides its size. Empty: decided by the Target's largest blocks.
+    x_blocks: tuple[int, ...] = ()
+    r_blocks: tuple[int, ...] = ()
 
     @property
     def x_names(self) -> set[str]:
@@ -150,19 +157,17 @@ class ReductionKernelBuilder(KernelBuilder):
 
     @property
     def r_mask_constant(self) -> bool:
-        """R0_BLOCK always divides r0_numel (Inductor's _has_constant_mask for the r tree)."""
-        if not self.rnumel.is_Integer:
-            return False
-        n = int(self.rnumel)
-        if self.persistent:
-            return n == next_power_of_2(n) and n >= 32
-        return n % self.target.max_r0block == 0
+        return constant_masks(self.numel, self.rnumel, self.persistent, self.x_blocks, self.r_blocks, self.target)[1]
+
+    @property
+    def x_mask_constant(self) -> bool:
+        return constant_masks(self.numel, self.rnumel, self.persistent, self.x_blocks, self.r_blocks, self.target)[0]
 
     def masks_for(self, uses_x: bool, uses_r: bool) -> list[str]:
         masks = []
         if uses_r and not self.r_mask_constant:
             masks.append("r0_mask")
-        if uses_x and not has_constant_mask(self.numel, self.target):
+        if uses_x and not self.x_mask_constant:
             masks.append("xmask")
         return masks
 
@@ -405,6 +410,25 @@ class ReductionKernelBuilder(KernelBuilder):
         return triton.KernelOp(name, "reduction", self.numel, Region(block), self.rnumel, origins, configs)
 
 
+def constant_masks(
+    numel: sympy.Expr, rnumel: sympy.Expr, persistent: bool, x_blocks: Sequence[int] = (),
+    r_blocks: Sequence[int] = (), target: Target = H100,
+) -> tuple[bool, bool]:
+    """Whether xmask and r0_mask are constant (Inductor's `_has_constant_mask`): every block
+    divides its size. XBLOCKs and a looped kernel's R0_BLOCKs are those of the configs where
+    known, else the Target's largest; a persistent kernel's R0_BLOCK is next_pow2(r0_numel)."""
+    if x_blocks:
+        x = bool(numel.is_Integer and all(int(numel) % b == 0 for b in x_blocks))
+    else:
+        x = has_constant_mask(numel, target)
+    if not rnumel.is_Integer:
+        return x, False
+    n = int(rnumel)
+    if persistent:
+        return x, n == next_power_of_2(n) and n >= 32
+    return x, all(n % b == 0 for b in r_blocks or (target.max_r0block,))
+
+
 def _in_order(registry: dict[str, tuple[str, sympy.Expr]]) -> list[tuple[str, sympy.Expr]]:
     return sorted(registry.values(), key=lambda v: int(v[0].rsplit("_", 1)[-1].lstrip("x")))
 
@@ -440,14 +464,18 @@ def build_reduction_kernel(
             )
     hint = kernel_hint(members, target)
     persistent = use_persistent_reduction(rnumel, persistent_threshold, hint)
-    builder = ReductionKernelBuilder(
-        numel, layouts, roots, local, rnumel=rnumel, persistent=persistent, target=target, check_indices=check_indices
-    )
-    builder.count_reads(members)
-    for m in members:
-        builder.add_member(m)
-    origins = sorted({o for m in members for o in m.origin_names})
-    kernel = builder.build("", origins, [])
+
+    def build(x_blocks: tuple[int, ...] = (), r_blocks: tuple[int, ...] = ()) -> tuple[ReductionKernelBuilder, triton.KernelOp]:
+        builder = ReductionKernelBuilder(
+            numel, layouts, roots, local, rnumel=rnumel, persistent=persistent, target=target,
+            check_indices=check_indices, x_blocks=x_blocks, r_blocks=r_blocks,
+        )
+        builder.count_reads(members)
+        for m in members:
+            builder.add_member(m)
+        return builder, builder.build("", sorted({o for m in members for o in m.origin_names}), [])
+
+    builder, kernel = build()
     if persistent:
         configs = persistent_reduction_configs(numel, int(rnumel), hint, target)
     else:
@@ -456,5 +484,13 @@ def build_reduction_kernel(
         reduces = sum(isinstance(op, triton.ReduceOp) for op in ops)
         dynamic = len({s for s in (numel.free_symbols | rnumel.free_symbols)})
         configs = reduction_configs(numel, rnumel, hint, loads, reduces, dynamic, target)
+    # The configs are known now; where their blocks make a mask constant that the Target's
+    # largest blocks did not, build again without it (the counts above do not depend on masks).
+    x_blocks = tuple(c.block_sizes["XBLOCK"] for c in configs)
+    r_blocks = () if persistent else tuple(c.block_sizes["R0_BLOCK"] for c in configs)
+    if constant_masks(numel, rnumel, persistent, x_blocks, r_blocks, target) != constant_masks(
+        numel, rnumel, persistent, target=target
+    ):
+        builder, kernel = build(x_blocks, r_blocks)
     kernel.properties["configs"] = ArrayAttr(configs)
     return kernel, builder.launch_args(), numel, rnumel

@@ -147,9 +147,20 @@ def test_persistent_iff_static_and_at_most_the_threshold() -> None:
 
 
 def test_the_store_of_a_reduction_has_xmask_only() -> None:
-    (k,) = kernels(convert(rg.reduction_graph("max", [5, 3000], [1])))
+    # rows of 1500: looped, XBLOCK 2, which does not divide 5 rows
+    (k,) = kernels(convert(rg.reduction_graph("max", [5, 1500], [1])))
     (store,) = [op for op in k.walk() if isinstance(op, triton.StoreOp)]
     assert store.masks == ["xmask"] and store.parent_op() is k
+
+
+def test_masks_are_constant_where_every_config_block_divides() -> None:
+    # 3 rows of 3000, one config XBLOCK 1 (R0_BLOCK 2048 masked); 512 pieces of 25088 = 2^9 * 49
+    # take R0_BLOCK 512: nothing masked.
+    (k,) = kernels(convert(rg.reduction_graph("max", [3, 3000], [1])))
+    assert {tuple(op.masks) for op in k.walk() if isinstance(op, (triton.LoadOp, triton.StoreOp))} == {("r0_mask",), ()}
+    (k,) = kernels(convert(rg.reduction_graph("sum", [512, 25088], [1])))
+    assert [c.block_sizes for c in k.configs] == [{"XBLOCK": 1, "R0_BLOCK": 512}]
+    assert all(not op.masks for op in k.walk() if isinstance(op, (triton.LoadOp, triton.StoreOp, triton.AccumulateOp)))
 
 
 # softmax's denominator over rows of 2000: sum(exp(x - buf0)), buf0 the rows' max.

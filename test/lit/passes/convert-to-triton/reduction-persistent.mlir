@@ -6,15 +6,16 @@
 
 // Seed 001: sum(x + y, 1) over [3, 9]. x tiles are [XBLOCK, 1] (x0 = xindex), r tiles
 // [1, R0_BLOCK] (r0_0 = r0_index); the loads read `other` = 0.0 (the identity of sum) where
-// r0_mask & xmask fails, the reduce ignores those lanes, and the store needs only xmask.
+// r0_mask fails and the reduce ignores those lanes. The one config's XBLOCK 1 divides the 3
+// rows, so xmask is constant and dropped (a store never needs r0_mask).
 // CHECK-LABEL: triton.kernel @triton_per_fused_add_sum_0 persistent_reduction(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 3 r0_numel 9 origins ["add", "sum"] configs [#triton.config<XBLOCK = 1, num_warps = 2, num_stages = 1>] {
 // CHECK-NEXT:    triton.index x0 = xindex
 // CHECK-NEXT:    triton.index r0_0 = r0_index
-// CHECK-NEXT:    %[[X:.*]] = triton.load %in_ptr0[r0_0 + 9*x0] mask r0_mask, xmask other 0.000000e+00 evict_first : f32
-// CHECK-NEXT:    %[[Y:.*]] = triton.load %in_ptr1[r0_0 + 9*x0] mask r0_mask, xmask other 0.000000e+00 evict_first : f32
+// CHECK-NEXT:    %[[X:.*]] = triton.load %in_ptr0[r0_0 + 9*x0] mask r0_mask other 0.000000e+00 evict_first : f32
+// CHECK-NEXT:    %[[Y:.*]] = triton.load %in_ptr1[r0_0 + 9*x0] mask r0_mask other 0.000000e+00 evict_first : f32
 // CHECK-NEXT:    %[[ADD:.*]] = arith.addf %[[X]], %[[Y]] : f32
-// CHECK-NEXT:    %[[SUM:.*]] = triton.reduce sum %[[ADD]] mask r0_mask, xmask : f32 -> f32
-// CHECK-NEXT:    triton.store %out_ptr0[x0], %[[SUM]] mask xmask : f32
+// CHECK-NEXT:    %[[SUM:.*]] = triton.reduce sum %[[ADD]] mask r0_mask : f32 -> f32
+// CHECK-NEXT:    triton.store %out_ptr0[x0], %[[SUM]] : f32
 // CHECK-NEXT:  }
 // CHECK-NEXT:  triton.wrapper @call {
 // CHECK-NEXT:    triton.input "arg0_1" #buffer.layout<[3, 9], [9, 1], f32>
@@ -41,9 +42,9 @@ buffer.graph @seed_001_sum {
 // Seed 001's fusion: the sigmoid of the sum runs in the same kernel, on the reduced column;
 // buf0 never leaves registers (no store, no allocation).
 // CHECK-LABEL: triton.kernel @triton_per_fused_add_sigmoid_sum_0 persistent_reduction(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 3 r0_numel 9
-// CHECK:         %[[SUM:.*]] = triton.reduce sum %{{.*}} mask r0_mask, xmask : f32 -> f32
+// CHECK:         %[[SUM:.*]] = triton.reduce sum %{{.*}} mask r0_mask : f32 -> f32
 // CHECK-NEXT:    %[[NEG:.*]] = arith.negf %[[SUM]] : f32
-// CHECK:         triton.store %out_ptr0[x0], %{{.*}} mask xmask : f32
+// CHECK:         triton.store %out_ptr0[x0], %{{.*}} : f32
 // CHECK-NEXT:  }
 // CHECK:         triton.alloc "buf1"
 // CHECK-NEXT:    triton.launch @triton_per_fused_add_sigmoid_sum_0(@arg0_1, @arg1_1, @buf1) xnumel 3 r0_numel 9
@@ -79,9 +80,9 @@ buffer.graph @seed_001_sum_sigmoid {
 // CHECK-LABEL: triton.kernel @triton_per_fused_amax_0 persistent_reduction(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 64 r0_numel 60 origins ["amax"] configs [#triton.config<XBLOCK = 32, num_warps = 8, num_stages = 1>] {
 // CHECK-NEXT:    triton.index x0 = xindex
 // CHECK-NEXT:    triton.index r0_0 = r0_index
-// CHECK-NEXT:    %[[X:.*]] = triton.load %in_ptr0[x0 + 64*r0_0] mask r0_mask, xmask other -inf evict_first : f32
-// CHECK-NEXT:    %[[MAX:.*]] = triton.reduce max %[[X]] mask r0_mask, xmask : f32 -> f32
-// CHECK-NEXT:    triton.store %out_ptr0[x0], %[[MAX]] mask xmask : f32
+// CHECK-NEXT:    %[[X:.*]] = triton.load %in_ptr0[x0 + 64*r0_0] mask r0_mask other -inf evict_first : f32
+// CHECK-NEXT:    %[[MAX:.*]] = triton.reduce max %[[X]] mask r0_mask : f32 -> f32
+// CHECK-NEXT:    triton.store %out_ptr0[x0], %[[MAX]] : f32
 // CHECK-NEXT:  }
 buffer.graph @column {
   buffer.input "x" #buffer.layout<[60, 64], [64, 1], f32>
@@ -121,12 +122,12 @@ buffer.graph @column_looped {
 // CHECK-NEXT:    triton.index x0 = xindex
 // CHECK-NEXT:    triton.index r0_0 = ModularIndexing(r0_index, 1, 5)
 // CHECK-NEXT:    triton.index r0_1 = FloorDiv(r0_index, 5)
-// CHECK-NEXT:    %[[X:.*]] = triton.load %in_ptr0[r0_0 + 5*x0 + 20*r0_1] mask r0_mask, xmask other 0.000000e+00 evict_first : f32
-// CHECK-NEXT:    %{{.*}} = triton.reduce sum %[[X]] mask r0_mask, xmask : f32 -> f32
+// CHECK-NEXT:    %[[X:.*]] = triton.load %in_ptr0[r0_0 + 5*x0 + 20*r0_1] mask r0_mask other 0.000000e+00 evict_first : f32
+// CHECK-NEXT:    %{{.*}} = triton.reduce sum %[[X]] mask r0_mask : f32 -> f32
 // CHECK-LABEL: triton.kernel @triton_per_fused_argmin_1 persistent_reduction
-// CHECK:         %[[Y:.*]] = triton.load %in_ptr0[r0_0 + 5*x0 + 20*r0_1] mask r0_mask, xmask other inf evict_first : f32
-// CHECK-NEXT:    %[[I:.*]] = triton.reduce argmin %[[Y]] mask r0_mask, xmask : f32 -> i64
-// CHECK-NEXT:    triton.store %out_ptr0[x0], %[[I]] mask xmask : i64
+// CHECK:         %[[Y:.*]] = triton.load %in_ptr0[r0_0 + 5*x0 + 20*r0_1] mask r0_mask other inf evict_first : f32
+// CHECK-NEXT:    %[[I:.*]] = triton.reduce argmin %[[Y]] mask r0_mask : f32 -> i64
+// CHECK-NEXT:    triton.store %out_ptr0[x0], %[[I]] : i64
 buffer.graph @multi_dim {
   buffer.input "x" #buffer.layout<[3, 4, 5], [20, 5, 1], f32>
   buffer.computed "buf0" #buffer.layout<[4], [1], f32> ranges [4] reduce [3, 5] origins ["sum"] {
@@ -148,17 +149,17 @@ buffer.graph @multi_dim {
 // then the sum of squared deviations; the weight is r0_numel), then the epilogue
 // m2 / (n - 1) on the reduced columns. r0_numel 100 pads to R0_BLOCK 128.
 // CHECK-LABEL: triton.kernel @triton_per_fused_var_mean_0 persistent_reduction(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 100 origins ["var_mean"] configs [#triton.config<XBLOCK = 1, num_warps = 2, num_stages = 1>, #triton.config<XBLOCK = 8, num_warps = 2, num_stages = 1>] {
-// CHECK:         %[[X:.*]] = triton.load %in_ptr0[r0_0 + 100*x0] mask r0_mask, xmask other 0.000000e+00 evict_first : f32
-// CHECK-NEXT:    %[[SUM:.*]] = triton.reduce sum %[[X]] mask r0_mask, xmask : f32 -> f32
+// CHECK:         %[[X:.*]] = triton.load %in_ptr0[r0_0 + 100*x0] mask r0_mask other 0.000000e+00 evict_first : f32
+// CHECK-NEXT:    %[[SUM:.*]] = triton.reduce sum %[[X]] mask r0_mask : f32 -> f32
 // CHECK-NEXT:    %[[N:.*]] = arith.constant 1.000000e+02 : f32
 // CHECK-NEXT:    %[[MEAN:.*]] = arith.divf %[[SUM]], %[[N]] : f32
 // CHECK-NEXT:    %[[D:.*]] = arith.subf %[[X]], %[[MEAN]] : f32
 // CHECK-NEXT:    %[[D2:.*]] = arith.mulf %[[D]], %[[D]] : f32
-// CHECK-NEXT:    %[[M2:.*]] = triton.reduce sum %[[D2]] mask r0_mask, xmask : f32 -> f32
+// CHECK-NEXT:    %[[M2:.*]] = triton.reduce sum %[[D2]] mask r0_mask : f32 -> f32
 // CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
 // CHECK-NEXT:    %[[DOF:.*]] = arith.subf %[[N]], %[[ONE]] : f32
 // CHECK-NEXT:    %[[VAR:.*]] = arith.divf %[[M2]], %[[DOF]] : f32
-// CHECK-NEXT:    triton.store %out_ptr0[x0], %[[VAR]] mask xmask : f32
+// CHECK-NEXT:    triton.store %out_ptr0[x0], %[[VAR]] : f32
 buffer.graph @var {
   buffer.input "x" #buffer.layout<[8, 100], [100, 1], f32>
   buffer.computed "buf0" #buffer.layout<[8], [1], f32> ranges [8] reduce [100] origins ["var_mean"] {
@@ -175,13 +176,13 @@ buffer.graph @var {
 // -----
 
 // r0_numel 64 is a power of two >= 32: R0_BLOCK covers it exactly, so r0_mask is constant
-// and dropped; 8 rows still need xmask.
+// and dropped; 12 rows still need xmask (the configs' XBLOCK 8 does not divide them).
 // CHECK-LABEL: triton.kernel @triton_per_fused_prod_0 persistent_reduction
 // CHECK:         %[[X:.*]] = triton.load %in_ptr0[r0_0 + 64*x0] mask xmask other 1.000000e+00 evict_first : f32
 // CHECK-NEXT:    %{{.*}} = triton.reduce prod %[[X]] mask xmask : f32 -> f32
 buffer.graph @constant_r_mask {
-  buffer.input "x" #buffer.layout<[8, 64], [64, 1], f32>
-  buffer.computed "buf0" #buffer.layout<[8], [1], f32> ranges [8] reduce [64] origins ["prod"] {
+  buffer.input "x" #buffer.layout<[12, 64], [64, 1], f32>
+  buffer.computed "buf0" #buffer.layout<[12], [1], f32> ranges [12] reduce [64] origins ["prod"] {
     %0 = buffer.load @x[r0_0 + 64*i0] : f32
     %1 = buffer.reduce prod %0 : f32 -> f32
     buffer.store @buf0[i0], %1 : f32

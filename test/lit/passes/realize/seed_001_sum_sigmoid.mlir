@@ -25,9 +25,9 @@ func.func @forward(%x: tensor<3x9xf32> loc("x"), %y: tensor<3x9xf32> loc("y")) -
 
 // A 9-long row fits one block: a persistent reduction (R0_BLOCK = 16), then the sigmoid.
 // KERNEL:      triton.kernel @triton_per_fused_add_sum_0 persistent_reduction(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 3 r0_numel 9
-// KERNEL:        triton.load %in_ptr0[r0_0 + 9*x0] mask r0_mask, xmask other 0.000000e+00
-// KERNEL:        triton.load %in_ptr1[r0_0 + 9*x0] mask r0_mask, xmask other 0.000000e+00
-// KERNEL:        triton.reduce sum %{{.*}} mask r0_mask, xmask : f32 -> f32
+// KERNEL:        triton.load %in_ptr0[r0_0 + 9*x0] mask r0_mask other 0.000000e+00
+// KERNEL:        triton.load %in_ptr1[r0_0 + 9*x0] mask r0_mask other 0.000000e+00
+// KERNEL:        triton.reduce sum %{{.*}} mask r0_mask : f32 -> f32
 // KERNEL:        triton.store %out_ptr0[x0]
 // KERNEL:      triton.kernel @triton_poi_fused_sigmoid_1 pointwise
 // KERNEL:      triton.launch @triton_per_fused_add_sum_0(@x, @y, @buf0) xnumel 3 r0_numel 9
