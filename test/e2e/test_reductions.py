@@ -46,6 +46,9 @@ REDUCTIONS = [
     ("sum_channels_nchw", lambda x: x.sum((0, 2, 3)), [(8, 6, 30, 30)]),
     # split welford (pieces that tile the reduction), and one that cannot be split evenly
     ("var_mean_channels_split", lambda x: torch.var_mean(x, dim=(0, 2, 3)), [(16, 6, 40, 40)]),
+    # pieces of 7168 = 7 * 1024 rows: R0_BLOCK 1024 divides them, nothing is masked
+    ("var_mean_channels_split_unmasked", lambda x: torch.var_mean(x * 2 + 3, dim=(0, 2, 3)), [(16, 4, 56, 56)]),
+    ("sum_rows_of_1536_unmasked", lambda x: (x.sum(1), x.amax(1)), [(5, 1536)]),
     ("var_rows_split", lambda x: (x.var(1, correction=0), x.std(1)), [(3, 50000)]),
     ("var_mean_offset_split", lambda x: torch.var_mean(x * 0.1 + 1000.0, 1), [(2, 60000)]),
     ("var_mean_prime_rows", lambda x: torch.var_mean(x, 1), [(3, 50021)]),
