@@ -402,6 +402,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--tol", type=float, default=2e-2, help="relative error norm allowed (default 2e-2)")
     parser.add_argument("--json", type=Path, help="write the rows and the environment as JSON here")
     parser.add_argument("--markdown", type=Path, help="write the Markdown table here too")
+    parser.add_argument("--doc", type=Path,
+                        help="write the table, the command and the machine as a section of this document (docs/BENCHMARKS.md)")
     parser.add_argument("--warmup", type=int, default=100, help="do_bench warmup, ms (default 100)")
     parser.add_argument("--rep", type=int, default=1000, help="do_bench repetition time, ms (default 1000)")
     parser.add_argument("--skip", default="", help="backends not to run: inductor,mlc")
@@ -425,6 +427,20 @@ def _choose(parser: argparse.ArgumentParser, what: str, text: str, known: list[s
     return names
 
 
+MODELS_SECTION = """## Models: {models}
+
+`{command}`
+
+{device}, torch {torch}, triton {triton}, transformers {transformers}, {dtype}; {time}. Times:
+{timer} over {rep} ms of calls (L2 flushed), median and min-max. *compile s* is the first call's
+wall time (Dynamo, AOTAutograd, the backend, one run); *rel err* is the worst tensor's relative
+error norm against eager (logits; in training also the loss and every gradient), judged as
+`bench/models.py`'s docstring says.
+
+{table}
+"""
+
+
 def report(rows: Sequence[Row], env: dict[str, Any], args: argparse.Namespace) -> None:
     table = markdown(rows)
     print(table)
@@ -435,6 +451,10 @@ def report(rows: Sequence[Row], env: dict[str, Any], args: argparse.Namespace) -
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"environment": env, "rows": [asdict(r) for r in rows]}, indent=2) + "\n")
+    if args.doc:
+        models = ",".join(args.models)
+        run.write_section(args.doc, f"bench/models.py {models}", MODELS_SECTION.format(
+            **env, models=models, rep=args.rep, table=table))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -446,6 +466,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     device = torch.device("cuda" if CUDA else "cpu")
     env = run.environment(device, args)
+    env["command"] = "python3 bench/models.py " + " ".join(sys.argv[1:] if argv is None else argv)
     env.update(transformers=transformers.__version__, dtype=args.dtype, tol=args.tol,
                timer="triton.testing.do_bench samples" if CUDA else "wall-clock samples")
     print(f"# mlc model bench on {env['device']} (torch {env['torch']}, triton {env['triton']}, "

@@ -164,6 +164,37 @@ def cross_entropy_fn(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor
     return torch.nn.functional.cross_entropy(logits, target)
 
 
+def seed_toy_fn(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Seed 001's ToyModule: add, reshape, matmul, sum, sigmoid."""
+    z = x + y
+    u = torch.reshape(z, (z.shape[1], z.shape[0]))
+    return torch.sigmoid(torch.sum(torch.matmul(x, u), 1))
+
+
+def conv_bias_fn(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """Seed 002: conv2d with a bias over an unbatched image."""
+    return F.conv2d(x, w, b)
+
+
+def gelu_erf_fn(x: torch.Tensor) -> torch.Tensor:
+    """gelu written out with erf: a long elementwise chain."""
+    return 0.5 * x * (1.0 + torch.erf(x * 0.7071067811865476))
+
+
+def swiglu_fn(x: torch.Tensor) -> torch.Tensor:
+    a, b = x.chunk(2, dim=-1)
+    return F.silu(a) * b
+
+
+def attention_fn(x: torch.Tensor, w_qkv: torch.Tensor, w_out: torch.Tensor) -> torch.Tensor:
+    """A self-attention block written with matmuls and softmax (extern matmuls, fused rest)."""
+    batch, seq, dim = x.shape
+    heads = 12
+    q, k, v = (x @ w_qkv).view(batch, seq, 3, heads, dim // heads).permute(2, 0, 3, 1, 4)
+    scores = torch.softmax(q @ k.transpose(-1, -2) * (dim // heads) ** -0.5, dim=-1)
+    return (scores @ v).transpose(1, 2).reshape(batch, seq, dim) @ w_out
+
+
 def _randn(*shape: int, device: torch.device, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     return torch.randn(*shape, device=device, dtype=dtype)
 
@@ -276,7 +307,45 @@ def _fp16_chain(device: torch.device, quick: bool) -> Case:
     return Case(fp16_chain_fn, [x, y], f"[{n},{n}]", torch.float16)
 
 
+def _seed_toy(device: torch.device, quick: bool) -> Case:
+    n = 32 if quick else 512
+    x, y = _randn(n, n, device=device), _randn(n, n, device=device)
+    return Case(seed_toy_fn, [x, y], f"[{n},{n}] add, reshape, matmul, sum, sigmoid", torch.float32,
+                atol=1e-4, rtol=1e-4)
+
+
+def _conv_bias(device: torch.device, quick: bool) -> Case:
+    h, w = (12, 10) if quick else (90, 80)
+    x, weight, b = _randn(10, h, w, device=device), _randn(10, 10, 3, 3, device=device), _randn(10, device=device)
+    return Case(conv_bias_fn, [x, weight, b], f"conv2d [10,{h},{w}] * [10,10,3,3] + bias", torch.float32,
+                atol=1e-4, rtol=1e-4)
+
+
+def _gelu_erf(device: torch.device, quick: bool) -> Case:
+    rows, cols = _rows(quick, 16384, 1024)
+    return Case(gelu_erf_fn, [_randn(rows, cols, device=device)], f"[{rows},{cols}]", torch.float32)
+
+
+def _swiglu_bf16(device: torch.device, quick: bool) -> Case:
+    rows, cols = _rows(quick, 8192, 8192)
+    x = _randn(rows, cols, device=device, dtype=torch.bfloat16)
+    return Case(swiglu_fn, [x], f"silu(a) * b of [{rows},{cols}] halves", torch.bfloat16)
+
+
+def _attention(device: torch.device, quick: bool) -> Case:
+    batch, seq, dim = (2, 16, 96) if quick else (8, 512, 768)
+    x = _randn(batch, seq, dim, device=device)
+    w_qkv, w_out = _randn(dim, 3 * dim, device=device) * dim**-0.5, _randn(dim, dim, device=device) * dim**-0.5
+    return Case(attention_fn, [x, w_qkv, w_out], f"[{batch},{seq},{dim}], 12 heads", torch.float32,
+                atol=1e-4, rtol=1e-4)
+
+
 MODELS: dict[str, Callable[[torch.device, bool], Case]] = {
+    "seed_toy": _seed_toy,
+    "conv_bias": _conv_bias,
+    "gelu_erf": _gelu_erf,
+    "swiglu_bf16": _swiglu_bf16,
+    "attention": _attention,
     "pointwise_chain": _pointwise_chain,
     "mlp": _mlp,
     "bias_relu": _bias_relu,
@@ -319,6 +388,8 @@ class Row:
     eager_kernels: float | None = None
     inductor_kernels: float | None = None
     mlc_kernels: float | None = None
+    inductor_compile_s: float | None = None  # the first call: Dynamo, the compiler, autotuning, the run
+    mlc_compile_s: float | None = None
     correct: str = ""  # "yes", "mismatch: ...", or "failed: ..." (mlc against eager)
     inductor_correct: str = ""
     errors: dict[str, str] = field(default_factory=dict)  # backend -> one-line reason
@@ -372,6 +443,17 @@ def count_kernels(fn: Callable[[], Any], calls: int = 3) -> float | None:
         if e.device_type == DeviceType.CUDA and not e.name.startswith(("Memcpy", "Memset", "[memory]"))
     ]
     return len(kernels) / calls
+
+
+def copy_bandwidth(args: argparse.Namespace, megabytes: int = 256) -> float | None:
+    """GB/s of `y.copy_(x)` (read + write) for `megabytes`, timed as the models are: the
+    ceiling a memory-bound kernel is measured against ("% of copy")."""
+    if not CUDA:
+        return None
+    x = torch.empty(megabytes * 2**20 // 4, device="cuda")
+    y = torch.empty_like(x)
+    ms = statistics.median(time_ms(lambda: y.copy_(x), args.warmup, args.rep, args.cudagraph) for _ in range(3))
+    return 2 * x.numel() * 4 / (ms * 1e-3) / 1e9
 
 
 def nbytes(value: Any) -> int:
@@ -435,7 +517,12 @@ def bench_model(name: str, device: torch.device, args: argparse.Namespace, mlc_b
             continue
         try:
             compiled = compile_fn(case.fn)
+            start = time.perf_counter()
             out = compiled(*case.inputs)  # compiles on the first call
+            if CUDA:
+                torch.cuda.synchronize()
+            if backend != "eager":
+                setattr(row, f"{backend}_compile_s", time.perf_counter() - start)
             verdict = "yes" if backend == "eager" else check(out, expected, case)
             calls[backend] = lambda compiled=compiled: compiled(*case.inputs)  # type: ignore[misc]
             setattr(row, f"{backend}_kernels", count_kernels(calls[backend]) if args.kernels else None)
@@ -497,14 +584,24 @@ def _kernels(row: Row) -> str:
     return f"{_num(row.mlc_kernels, 0)} / {_num(row.inductor_kernels, 0)}"
 
 
-def markdown(rows: Sequence[Row]) -> str:
-    head = ["model", "shape", "dtype", "eager ms", "inductor ms", "mlc ms", "mlc/inductor",
-            "mlc GB/s", "inductor GB/s", "kernels mlc/ind", "correct"]
+def _percent(value: float | None, of: float | None) -> str:
+    return "-" if value is None or not of else f"{100 * value / of:.0f}%"
+
+
+def _compile(row: Row) -> str:
+    if row.mlc_compile_s is None and row.inductor_compile_s is None:
+        return "-"
+    return f"{_num(row.mlc_compile_s, 1)} / {_num(row.inductor_compile_s, 1)}"
+
+
+def markdown(rows: Sequence[Row], copy_gbps: float | None = None) -> str:
+    head = ["model", "shape", "dtype", "eager ms", "inductor ms", "mlc ms", "mlc/inductor", "mlc GB/s",
+            "inductor GB/s", "mlc % copy", "kernels mlc/ind", "compile s mlc/ind", "correct"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for r in rows:
         cells = [r.model, f"`{r.shape}`" if r.shape else "", r.dtype, _ms(r, "eager"), _ms(r, "inductor"),
                  _ms(r, "mlc"), _num(r.mlc_over_inductor, 2), _gbps(r.mlc_gbps), _gbps(r.inductor_gbps),
-                 _kernels(r), r.correct.replace("|", "\\|")]
+                 _percent(r.mlc_gbps, copy_gbps), _kernels(r), _compile(r), r.correct.replace("|", "\\|")]
         lines.append("| " + " | ".join(cells) + " |")
     notes = [f"- {r.model} {backend}: {error}" for r in rows for backend, error in r.errors.items()
              if error != "skipped" and not (backend == "mlc" and r.correct.startswith("failed"))]
@@ -512,6 +609,46 @@ def markdown(rows: Sequence[Row]) -> str:
     if notes:
         lines += ["", "Other failures:", *notes]
     return "\n".join(lines)
+
+
+WORKLOADS_SECTION = """## Workloads
+
+`{command}`
+
+{device}, torch {torch}, triton {triton}, Python {python}; {time}. Timer: {timer}, the median
+of {repeats} rounds that interleave the backends, the rounds' range in parentheses. Copy
+bandwidth in the same run (`y.copy_(x)` of 256 MB, read + write): {copy} GB/s.
+
+*mlc/inductor* below 1 is mlc faster; *GB/s* counts every input, parameter and output once (the
+least a kernel must move); *% copy* is mlc's GB/s against the copy bandwidth; *kernels* are GPU
+kernels per call (torch.profiler; cuBLAS and cuDNN kernels count); *compile s* is the first
+call's wall time (Dynamo, the compiler, Triton compilation, autotuning and one run); *correct*
+is mlc's output against eager. The seeds' graphs: `mlp` (seed 000), `seed_toy` (001),
+`conv_bias` (002).
+
+{table}
+"""
+
+DOC_TITLE = """# Benchmarks
+
+mlc against eager PyTorch and Inductor on one GPU, all three in one process. Each section is
+written by the command it shows (run on the GPU machine, set up as `bench/README.md` says) and
+replaced when that command runs again; do not edit it by hand.
+"""
+
+
+def write_section(path: Path, key: str, body: str) -> None:
+    """Put `body` into the document at `path` between the markers of `key`, replacing what was
+    there (the document is created with its title when missing)."""
+    begin, end = f"<!-- begin {key} -->", f"<!-- end {key} -->"
+    text = path.read_text() if path.exists() else DOC_TITLE
+    block = f"{begin}\n{body.rstrip()}\n{end}"
+    if begin in text and end in text:
+        text = text[: text.index(begin)] + block + text[text.index(end) + len(end):]
+    else:
+        text = text.rstrip() + "\n\n" + block + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
 
 
 def environment(device: torch.device, args: argparse.Namespace) -> dict[str, Any]:
@@ -540,6 +677,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="tiny shapes (a sanity check; what CPU runs use)")
     parser.add_argument("--json", type=Path, help="write the rows and the environment as JSON here")
     parser.add_argument("--markdown", type=Path, help="write the Markdown table here too")
+    parser.add_argument("--doc", type=Path,
+                        help="write the table, the command and the machine as a section of this document (docs/BENCHMARKS.md)")
     parser.add_argument("--warmup", type=int, default=25, help="do_bench warmup, ms (default 25)")
     parser.add_argument("--rep", type=int, default=100, help="do_bench repetition time, ms (default 100)")
     parser.add_argument("--repeats", type=int, default=5,
@@ -569,6 +708,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     device = torch.device("cuda" if CUDA else "cpu")
     env = environment(device, args)
+    env["copy_gbps"] = copy_bandwidth(args)
+    env["command"] = "python3 bench/run.py " + " ".join(sys.argv[1:] if argv is None else argv)
     print(f"# mlc bench on {env['device']} (torch {env['torch']}, triton {env['triton']}, {env['timer']})",
           flush=True)
     rows = []
@@ -580,8 +721,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             times = ", ".join(f"{b} {_ms(row, b)}" for b in ("eager", "inductor", "mlc"))
             print(f"{name} (ms): {times}; correct: {row.correct or '-'} ({time.perf_counter() - start:.1f} s)",
                   file=sys.stderr, flush=True)
-    table = markdown(rows)
+    table = markdown(rows, env["copy_gbps"])
     print(table)
+    if args.doc:
+        copy = env["copy_gbps"]
+        write_section(args.doc, "bench/run.py", WORKLOADS_SECTION.format(
+            **env, copy="-" if copy is None else f"{copy:.0f}", table=table))
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         args.markdown.write_text(f"mlc bench on {env['device']}, torch {env['torch']}, triton {env['triton']}\n\n"

@@ -25,8 +25,10 @@ def test_quick_pointwise_chain_on_cpu(tmp_path: Path) -> None:
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TRITON_INTERPRET="1")
     env.pop("MLC_FALLBACK", None)
     out_json, out_md = tmp_path / "bench.json", tmp_path / "bench.md"
+    out_doc = tmp_path / "BENCHMARKS.md"
+    out_doc.write_text("# Benchmarks\n\n<!-- begin bench/run.py -->\nstale\n<!-- end bench/run.py -->\n\nkept\n")
     cmd = [sys.executable, str(RUN), "--quick", "--models", "pointwise_chain", "--rep", "20",
-           "--json", str(out_json), "--markdown", str(out_md)]
+           "--json", str(out_json), "--markdown", str(out_md), "--doc", str(out_doc)]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr[-3000:]
 
@@ -36,6 +38,10 @@ def test_quick_pointwise_chain_on_cpu(tmp_path: Path) -> None:
         "model", "shape", "dtype", "eager ms", "inductor ms", "mlc ms", "mlc/inductor", "mlc GB/s"]
     assert any(ln.startswith("| pointwise_chain |") for ln in lines)
     assert header in out_md.read_text()
+    # --doc replaces its own section of the document and keeps the rest
+    doc = out_doc.read_text()
+    assert header in doc and "stale" not in doc and doc.endswith("kept\n") and doc.count("<!-- begin bench/run.py -->") == 1
+    assert "bench/run.py --quick --models pointwise_chain" in doc
 
     report = json.loads(out_json.read_text())
     assert report["environment"]["triton_interpret"] == "1"
@@ -44,6 +50,7 @@ def test_quick_pointwise_chain_on_cpu(tmp_path: Path) -> None:
     assert row["correct"] == "yes", row
     assert row["mlc_ms"] > 0 and row["eager_ms"] > 0 and row["bytes"] == 4 * (64 * 64 * 2 + 64 * 2)
     assert row["mlc_gbps"] == pytest.approx(row["bytes"] / (row["mlc_ms"] * 1e-3) / 1e9)
+    assert row["mlc_compile_s"] > 0
     # Inductor compiles on CPU too where a C++ compiler is present; otherwise a reason is given.
     assert row["inductor_ms"] is not None or row["errors"].get("inductor")
 
@@ -75,7 +82,7 @@ def test_failures_are_rows_not_crashes() -> None:
     row = json.loads(proc.stdout.splitlines()[0])
     assert row["correct"] == "failed: NotImplementedError: no rule for aten.frobnicate"
     assert row["mlc_ms"] is None and row["eager_ms"] > 0 and row["errors"]["inductor"] == "skipped"
-    assert "| failed | - | - | - | - | failed: NotImplementedError: no rule for aten.frobnicate |" in proc.stdout
+    assert "| failed | - | - | - | - | - | - | failed: NotImplementedError: no rule for aten.frobnicate |" in proc.stdout
 
     usage = subprocess.run([sys.executable, str(RUN), "--models", "nope"], cwd=ROOT, env=env,
                            capture_output=True, text=True, timeout=120)
