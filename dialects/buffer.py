@@ -90,6 +90,18 @@ def contiguous_strides(size: Sequence[sympy.Expr | int]) -> list[sympy.Expr]:
     return strides[::-1]
 
 
+def is_dense(size: Sequence[int], stride: Sequence[int]) -> bool:
+    """Strides of a permutation of a row-major layout (non-overlapping, no gaps): walked from
+    the smallest stride up, each dim's stride is the product of the sizes before it (size-1
+    dims are free)."""
+    expected = 1
+    for n, s in sorted((p for p in zip(size, stride) if p[0] != 1), key=lambda p: p[1]):
+        if s != expected:
+            return False
+        expected *= n
+    return True
+
+
 @irdl_attr_definition
 class LayoutAttr(ParametrizedAttribute):
     """`#buffer.layout<[8, 64], [64, 1], f32>` or `..., f32, offset 4>`: size, stride, dtype, offset."""

@@ -57,6 +57,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from mlc.dialects.buffer import is_dense
 from mlc.dialects.aten import AtenOp, CallOp, NoneArgAttr, TensorArgAttr, op_class
 from mlc.dialects.values import DTYPES, py_to_attr
 
@@ -127,6 +128,27 @@ def _describe(node: torch.fx.Node) -> str:
     return f"node '{node.name}' ({kind})"
 
 
+OUTPUT_STRIDES = "strides"  # on func.return: each result's strides as the FX graph promises them
+
+
+def _output_strides(node: torch.fx.Node) -> list[int]:
+    """The strides the graph promises for an output (its meta['val']) where they are those of
+    a dense, non-overlapping layout other than row-major (a transposed result, channels-last);
+    [] otherwise (row-major, expanded, symbolic or not a tensor), which realize reads as
+    "no preference"."""
+    value = node.meta.get("val")
+    if not isinstance(value, torch.Tensor) or value.dim() < 2:
+        return []
+    try:
+        strides = [int(s) for s in value.stride()]
+        sizes = [int(s) for s in value.shape]
+    except TypeError:
+        return []
+    if 0 in sizes or value.is_contiguous() or not is_dense(sizes, strides):
+        return []
+    return strides
+
+
 def _loc(name: str) -> NameLoc:
     return NameLoc(StringAttr(name), NoneAttr())  # loc("mul_2")
 
@@ -193,6 +215,10 @@ class _Importer:
                 )
         ret = ReturnOp(*results)
         ret.location = _loc("output")
+        outputs = _flatten(self.gm.graph.output_node().args[0])
+        strides = [_output_strides(n) for n in outputs if isinstance(n, torch.fx.Node)]
+        if any(strides):
+            ret.attributes[OUTPUT_STRIDES] = ArrayAttr([DenseArrayBase.from_list(i64, st) for st in strides])
         self.block.add_op(ret)
         ftype = FunctionType.from_lists(self.block.arg_types, [r.type for r in results])
         func = FuncOp(name, ftype, Region(self.block))

@@ -12,6 +12,7 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseArrayBase,
     DictionaryAttr,
     ModuleOp,
     NoneType,
@@ -27,7 +28,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from mlc.dialects import buffer, loops
 from mlc.dialects.aten import TensorArgAttr
-from mlc.dialects.buffer import LayoutAttr
+from mlc.dialects.buffer import LayoutAttr, is_dense
 from mlc.dialects.sym import expr_str, symbol
 from mlc.analysis.flat_index import affine_strides, simplify_index
 from mlc.passes.realization import RealizeOptions, ThresholdOptions, consumers, is_view, realize_reason
@@ -67,6 +68,29 @@ def _contiguous(typ: Attribute, op: Operation) -> LayoutAttr:
     if any(d < 0 for d in typ.get_shape()):
         raise _fail(op, f"dynamic shape {typ} is not supported")
     return LayoutAttr(list(typ.get_shape()), None, typ.element_type)
+
+
+def _output_strides(block: Block) -> dict[SSAValue, list[int]]:
+    """The strides the graph promises for returned values (the importer's `strides` on
+    func.return; an empty entry: row-major): a computed buffer that is returned is laid out
+    with them, so that it needs no copy into them after the call (Inductor's FixedLayout of
+    outputs). A value returned twice keeps its first."""
+    ret = block.last_op
+    attr = ret.attributes.get("strides") if isinstance(ret, func.ReturnOp) else None
+    if not isinstance(attr, ArrayAttr):
+        return {}
+    if len(attr.data) != len(ret.arguments):
+        raise _fail(ret, f"'strides' has {len(attr.data)} entries for {len(ret.arguments)} results")
+    out: dict[SSAValue, list[int]] = {}
+    for k, (value, strides) in enumerate(zip(ret.arguments, attr.data)):
+        values = [int(v) for v in strides.get_values()] if isinstance(strides, DenseArrayBase) else None
+        if values == []:
+            continue
+        shape = value.type.get_shape() if isinstance(value.type, TensorType) else None
+        if values is None or shape is None or len(values) != len(shape) or not is_dense(shape, values):
+            raise _fail(ret, f"'strides' of result {k} are not a dense layout of {value.type}: {strides}")
+        out.setdefault(value, values)
+    return out
 
 
 def _check_ranges(op: loops.LoopsBodyOp) -> None:
@@ -127,6 +151,7 @@ class _Realizer:
         self.names: dict[SSAValue, str] = {}  # what externs and outputs refer to (views too)
         self.nodes: list[Operation] = []
         self.counters = {"buf": 0, "view": 0}
+        self.output_strides = _output_strides(self.block)
 
     def fresh(self, prefix: str) -> str:
         """buf0, buf1, ... in program order, never reused; views count apart (view0, ...)."""
@@ -197,6 +222,8 @@ class _Realizer:
             if not result.uses:
                 continue  # an unread result: Inductor drops it as a dead buffer
             name, layout = self.fresh("buf"), _contiguous(result.type, op)
+            if (strides := self.output_strides.get(result)) is not None:
+                layout = LayoutAttr(layout.sizes, strides, layout.dtype)
             self.storage[result], self.names[result] = Storage(name, layout), name
             reduce = op.reduction_range_exprs if isinstance(op, loops.ReductionOp) else []
             body = Region(self.body(op, self.storage[result], k))

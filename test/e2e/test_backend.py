@@ -209,3 +209,33 @@ def test_constants_stay_real_when_compiled_under_fake_mode(monkeypatch):
     with FakeTensorMode(allow_non_fake_inputs=True):
         compiled = compile_graph(gm, [torch.zeros(2, device="meta")])
     assert compiled._constants and not any(isinstance(c, FakeTensor) for c in compiled._constants)
+
+
+@pytest.mark.parametrize("shape", [(48, 64), (1, 33), (130, 257)])
+def test_outputs_are_written_in_the_promised_layout(tmp_path, monkeypatch, make, shape):
+    """`x.t() + y` is column-major in eager, and channels-last stays channels-last: the kernel
+    writes the output in that layout (no copy after the call), forward and backward."""
+    monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
+    rows, cols = shape
+    x, y = make(cols, rows, grad=True), make(rows, cols, grad=True)
+    fn = lambda x, y: x.t() + y  # noqa: E731
+    out = torch.compile(fn, backend="mlc", fullgraph=True, dynamic=False)(x, y)
+    expected = fn(x, y)
+    assert out.stride() == expected.stride()
+    torch.testing.assert_close(out, expected)
+    grad = make(rows, cols)
+    out.backward(grad)
+    gx, gy = torch.autograd.grad(fn(x, y), (x, y), grad)
+    torch.testing.assert_close((x.grad, y.grad), (gx, gy))
+    forward = (_graph_dirs(tmp_path)[0] / "module.py").read_text()
+    if rows > 1:
+        assert f"empty_strided(({rows}, {cols}), (1, {rows})" in forward
+
+
+def test_channels_last_output_is_written_in_place(tmp_path, monkeypatch, make):
+    monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
+    x = make(2, 8, 5, 6).to(memory_format=torch.channels_last)
+    out = torch.compile(lambda x: torch.relu(x) * 2, backend="mlc", fullgraph=True, dynamic=False)(x)
+    assert out.stride() == x.stride()
+    torch.testing.assert_close(out, torch.relu(x) * 2)
+    assert "empty_strided((2, 8, 5, 6), (240, 1, 48, 8)" in (_graph_dirs(tmp_path)[0] / "module.py").read_text()
