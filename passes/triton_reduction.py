@@ -53,6 +53,7 @@ from xdsl.dialects.builtin import (
     Float16Type,
     FloatAttr,
     IntegerAttr,
+    StringAttr,
     f32,
     i64,
 )
@@ -142,6 +143,7 @@ class ReductionKernelBuilder(KernelBuilder):
     feeds: dict[SSAValue, set[str]] = field(default_factory=dict)
     reads_left: Counter = field(default_factory=Counter)  # loads of each buffer still to convert
     in_reduction: bool = False
+    rereads: dict[Operation, list[Operation]] = field(default_factory=dict)  # a load -> its runs, loop by loop
     # The XBLOCKs and R0_BLOCKs of the kernel's configs, once chosen: a mask is constant when
     # every block divides its size. Empty: decided by the Target's largest blocks.
     x_blocks: tuple[int, ...] = ()
@@ -376,6 +378,8 @@ class ReductionKernelBuilder(KernelBuilder):
             if op in emitted or any(o in mapping for o in op.operands):
                 copy = op.clone(value_mapper=mapping)
                 mapping.update(zip(op.results, copy.results))
+                if op in emitted and isinstance(op, triton.LoadOp):
+                    _read_again(op, copy, self.rereads)
                 op = copy
             else:
                 emitted.add(op)
@@ -408,6 +412,21 @@ class ReductionKernelBuilder(KernelBuilder):
                 stand_in.replace_all_uses_with(result)
             block.add_op(rloop)
         return triton.KernelOp(name, "reduction", self.numel, Region(block), self.rnumel, origins, configs)
+
+
+def _read_again(load: Operation, copy: Operation, rereads: dict[Operation, list[Operation]]) -> None:
+    """`copy` runs `load` again in a later loop: every earlier run keeps its lines in L2
+    (evict_last, as Inductor's first loop does), the last run has the policy the load was
+    given (what its last reader decided)."""
+    runs = rereads.setdefault(load, [load])
+    last = load.properties.get("eviction_policy") if len(runs) == 1 else runs[-1].properties.get("eviction_policy")
+    for run in runs:
+        run.properties["eviction_policy"] = StringAttr("evict_last")
+    if last is None:
+        copy.properties.pop("eviction_policy", None)
+    else:
+        copy.properties["eviction_policy"] = last
+    runs.append(copy)
 
 
 def constant_masks(

@@ -156,3 +156,36 @@ buffer.graph @default_hint {
   } attributes {hint = "default"}
   buffer.output @buf0
 }
+
+// -----
+
+// RMSNorm over rows of 4096 fused into one looped kernel: the first loop sums x^2, the second
+// reads x again to scale it. The first loop's read keeps x's lines in L2 (evict_last) for the
+// second, whose read is the last (evict_first), as Inductor's two loops do.
+// CHECK-LABEL: triton.kernel @triton_red_fused_mean_mul_0 reduction
+// CHECK:         triton.rloop
+// CHECK-NEXT:      triton.index r0_0 = r0_index
+// CHECK-NEXT:      %{{.*}} = triton.load %in_ptr0[r0_0 + 4096*x0] evict_last : f32
+// CHECK:         triton.rloop
+// CHECK-NEXT:      triton.index r0_0 = r0_index
+// CHECK-NEXT:      %{{.*}} = triton.load %in_ptr0[r0_0 + 4096*x0] evict_first : f32
+// CHECK:           triton.store %out_ptr0[r0_0 + 4096*x0]
+buffer.graph @rms_norm_two_loops {
+  buffer.input "x" #buffer.layout<[64, 4096], [4096, 1], f32>
+  buffer.fused {
+    buffer.computed "buf0" #buffer.layout<[64, 1], [1, 1], f32> ranges [64] reduce [4096] origins ["mean"] {
+      %0 = buffer.load @x[r0_0 + 4096*i0] : f32
+      %1 = arith.mulf %0, %0 : f32
+      %2 = buffer.reduce sum %1 : f32 -> f32
+      buffer.store @buf0[i0], %2 : f32
+    }
+    buffer.computed "buf1" #buffer.layout<[64, 4096], [4096, 1], f32> ranges [64, 4096] origins ["mul"] {
+      %3 = buffer.load @x[i1 + 4096*i0] : f32
+      %4 = buffer.load @buf0[i0] : f32
+      %5 = math.rsqrt %4 : f32
+      %6 = arith.mulf %3, %5 : f32
+      buffer.store @buf1[i1 + 4096*i0], %6 : f32
+    }
+  }
+  buffer.output @buf1
+}
