@@ -25,7 +25,7 @@ from mlc.dialects.sym import FloorDiv, ModularIndexing
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
 UNARY: dict[str, Callable] = {"math.erf": _erf, "math.sin": np.sin, "math.exp": np.exp, "math.tanh": np.tanh, "math.sqrt": np.sqrt,
-                              "math.absf": np.abs, "arith.negf": np.negative}
+                              "math.rsqrt": lambda v: 1 / np.sqrt(v), "math.absf": np.abs, "arith.negf": np.negative}
 BINARY: dict[str, Callable] = {
     "arith.addf": np.add, "arith.subf": np.subtract, "arith.mulf": np.multiply, "arith.divf": np.divide,
     "arith.maximumf": np.maximum, "arith.minimumf": np.minimum, "arith.addi": np.add, "arith.subi": np.subtract,
