@@ -355,9 +355,10 @@ def reduction_configs(
     num_dynamic: int = 0, target: Target = H100,
 ) -> list[triton.ConfigAttr]:
     """`_reduction_configs`: INNER -> contiguous (XBLOCK 2 up to 2048 elements else 1,
-    R0_BLOCK up to 2048, or the largest power of two >= 256 below it that divides r0_numel:
-    `dividing_r0_block`, more warps where its programs are few: `fill_sms`); OUTER -> `outer_config_opt`; OUTER_TINY -> tiny; DEFAULT -> all three
-    plus 64x64, 8x512 and 64x4 with 8 warps. Wide kernels (x >= 1024) with >= 10 loads and
+    R0_BLOCK up to 2048; more warps where its programs are few: `fill_sms`); OUTER ->
+    `outer_config_opt`; OUTER_TINY -> tiny; DEFAULT -> all three plus 64x64, 8x512 and 64x4
+    with 8 warps. Each R0_BLOCK shrinks to the largest power of two >= 256 below it that divides
+    r0_numel, where one does (`dividing_r0_block`). Wide kernels (x >= 1024) with >= 10 loads and
     reductions are register intensive: R0_BLOCK <= 1024, half the warps."""
     xh, rh = size_hint(xnumel), size_hint(rnumel)
     register_intensive = xh >= 1024 and num_loads + num_reductions >= 10
@@ -394,13 +395,14 @@ def fill_sms(config: triton.ConfigAttr, xnumel_hint: int, target: Target = H100)
     """More warps for a looped reduction with few programs (mlc's; Inductor sizes warps by the
     block alone): while the programs hold less than half the GPU's warp slots and each thread
     still gets at least 2 elements of an R0_BLOCK slice, double the warps, up to 16
-    (Inductor's largest for r0_numel <= 8192). A split's 512
-    pieces of 25,088 with R0_BLOCK 512 go from 4 warps to 8 (H100: 20.9 -> 19.9 us for
-    batch-norm statistics; 16 warps, 1 element each, measured 20.7)."""
+    (Inductor's largest for r0_numel <= 8192). A split's 512 pieces of 25,088 with R0_BLOCK
+    512 go from 4 warps to 8 (H100: 20.9 -> 19.9 us for batch-norm statistics; 16 warps, one
+    element each, measured 20.7)."""
     blocks = config.block_sizes
     programs = -(-xnumel_hint // blocks["XBLOCK"])
     warps, slots = config.num_warps.data, target.num_sms * target.threads_per_sm // 32
-    while programs * warps < slots // 2 and warps < MAX_FILL_WARPS and blocks["XBLOCK"] * blocks["R0_BLOCK"] >= 2 * 32 * 2 * warps:
+    elements = blocks["XBLOCK"] * blocks["R0_BLOCK"]
+    while programs * warps < slots // 2 and warps < MAX_FILL_WARPS and elements >= 2 * 32 * (2 * warps):
         warps *= 2
     return triton.ConfigAttr(blocks, warps, config.num_stages.data)
 

@@ -326,7 +326,9 @@ class RealizePass(ThresholdOptions, ModulePass):
 
     Inputs are named by their `loc`, name hint or position. Every loops op becomes a
     `buffer.computed "bufN"` (N in program order from 0, externs counted, never reused) with a
-    contiguous layout, its location and origins; loads read the producer at its layout's flat
+    contiguous layout (a returned one: the strides `func.return {strides = [...]}` promises
+    for it, where the importer recorded a transposed or channels-last output), its location
+    and origins; loads read the producer at its layout's flat
     index, and the yielded value is stored at this buffer's. A reduction gets one computed per
     read result (max.dim's max and argmax, var_mean's mean and var), each with the part of the
     body its value needs and `loops.reduce` as `buffer.reduce`, as Inductor gives each output of
@@ -341,7 +343,8 @@ class RealizePass(ThresholdOptions, ModulePass):
       reads-threshold=4, acc-reads-threshold=8, opcount-threshold=30   see `--inline`
       explain=false   add `realize_reason = "..."` to each computed and view: the rule that
                       stores it, as `realization.realize_reason` finds it on this pass's input
-    Fails when: a size is symbolic or dynamic, or a func holds an op that is not loops IR.
+    Fails when: a size is symbolic or dynamic, a func holds an op that is not loops IR, or
+    func.return's `strides` are not one dense layout per result.
     """
 
     name = "realize"

@@ -419,7 +419,7 @@ def _read_again(load: Operation, copy: Operation, rereads: dict[Operation, list[
     (evict_last, as Inductor's first loop does), the last run has the policy the load was
     given (what its last reader decided)."""
     runs = rereads.setdefault(load, [load])
-    last = load.properties.get("eviction_policy") if len(runs) == 1 else runs[-1].properties.get("eviction_policy")
+    last = runs[-1].properties.get("eviction_policy")  # the latest run holds the load's own policy
     for run in runs:
         run.properties["eviction_policy"] = StringAttr("evict_last")
     if last is None:
