@@ -17,6 +17,10 @@ mlc's IR has static shapes. When Dynamo sends a graph with symbolic sizes (after
 change, or with `dynamic=True`), the backend compiles it once per concrete signature at call
 time, binding the sizes (and numbers Dynamo wrapped in tensors) as constants.
 
+With `MLC_DUMP_DIR`, each graph's `timing.txt` gives the wall time of the import, of every pass
+(and its verification), of emitting and loading the Python, and of the first call (Triton's
+compilation and autotuning, then the run), as `mlc-opt --timing` prints them.
+
 A graph mlc cannot compile raises `MlcCompileError` naming the graph, the pass and the op; there
 is no silent eager fallback. `MLC_FALLBACK=1` opts into running such graphs eagerly, with a
 warning. Environment: `MLC_DUMP_DIR` (see `mlc.frontend.dump`), `MLC_PIPELINE` (a different
@@ -31,12 +35,16 @@ import copy
 import itertools
 import operator
 import os
+import time
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 import torch.fx
+
+if TYPE_CHECKING:
+    from mlc.passes.pipeline import Timing
 
 DEFAULT_PIPELINE = "fold-addmm,lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,convert-to-triton,online-softmax,cse"
 
@@ -214,8 +222,27 @@ class CompiledGraph:
         self._tokens = tokens  # effect-token inputs: AOTAutograd passes None, the IR has an empty tensor
         self._output_relayouts = output_relayouts or {}
         self._host_epilogue = host_epilogue  # numbers read out of the results (`.item()`)
+        self._first_call_timing: tuple[Timing, Any] | None = None  # set where the dump records it
+
+    def time_first_call(self, timing: Timing, dump: Any) -> None:
+        """Add the first call (Triton's compilation and autotuning, then the run) to `timing`
+        and rewrite the dump's timing.txt with it."""
+        self._first_call_timing = (timing, dump)
 
     def __call__(self, *args: Any) -> Any:
+        if self._first_call_timing is None:
+            return self._run(*args)
+        timing, dump = self._first_call_timing
+        self._first_call_timing = None
+        start = time.perf_counter()
+        outputs = self._run(*args)
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+        timing.add("first call (Triton compile, autotune, run)", time.perf_counter() - start)
+        dump.write("timing.txt", timing.report())
+        return outputs
+
+    def _run(self, *args: Any) -> Any:
         inputs = list(args)
         for i in self._tokens:
             inputs[i] = torch.empty(0, device=_device())
@@ -242,24 +269,30 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Co
     from mlc.codegen.emit_python import EmitError, emit_python
     from mlc.frontend.dump import graph_dump
     from mlc.frontend.importer import UnsupportedGraph, import_graph
+    from mlc.passes.pipeline import Timing
 
     graph_id = f"graph_{next(_graph_counter)}"
     host_scalars = _check_devices(graph_id, example_inputs)
+    timing = Timing()
+    start = time.perf_counter()
     try:
         gm, tokens = _effects_inlined(gm)
         gm, host_epilogue = _host_epilogue(gm)
         imported = import_graph(gm)
     except UnsupportedGraph as e:
         raise MlcCompileError(f"mlc: {graph_id}: cannot import the graph: {e}") from e
+    timing.add("import", time.perf_counter() - start)
 
     dump = graph_dump(graph_id)
     module = imported.module
     spec = pipeline_spec(dump is not None, os.environ.get("MLC_DEBUG", "0") not in ("", "0"))
-    run_pipeline(module, spec, graph_id, dump)
+    run_pipeline(module, spec, graph_id, dump, timing)
+    start = time.perf_counter()
     try:
         source = emit_python(module)
     except EmitError as e:
         raise MlcCompileError(f"mlc: {graph_id}: emit-python: {e}") from e
+    timing.add("emit-python", time.perf_counter() - start)
     if dump is not None:
         dump.write("module.py", source)
 
@@ -273,14 +306,22 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Co
         constants = [t.to(DEVICE) for t in imported.constants.values()]
     relayouts = _input_relayouts(module, example_inputs)
     output = gm.graph.output_node().args[0]
-    return CompiledGraph(
-        graph_id, source, load_call(source), constants, imported.output_spec, output, host_scalars, relayouts,
+    start = time.perf_counter()
+    call = load_call(source)
+    timing.add("load the module (@triton.jit)", time.perf_counter() - start)
+    compiled = CompiledGraph(
+        graph_id, source, call, constants, imported.output_spec, output, host_scalars, relayouts,
         tokens, _output_relayouts(module, output, imported.output_spec), host_epilogue,
     )
+    if dump is not None:
+        dump.write("timing.txt", timing.report())
+        compiled.time_first_call(timing, dump)
+    return compiled
 
 
-def run_pipeline(module: Any, spec: str, graph_id: str = "module", dump: Any = None) -> None:
-    """Run a pass pipeline over `module` in place, dumping after each pass when `dump` is set."""
+def run_pipeline(module: Any, spec: str, graph_id: str = "module", dump: Any = None, timing: Timing | None = None) -> None:
+    """Run a pass pipeline over `module` in place, dumping after each pass when `dump` is set
+    and timing each pass into `timing` when given."""
     from mlc.dialects.registry import make_context
     from mlc.passes import pipeline
 
@@ -292,7 +333,7 @@ def run_pipeline(module: Any, spec: str, graph_id: str = "module", dump: Any = N
         dump.after_pass(None, module)  # 00-aten.mlir: the imported module
     try:
         pipeline.run_pipeline(module, passes, make_context(), after_pass=dump.after_pass if dump else None,
-                              on_remark=dump.on_remark if dump else None)
+                              on_remark=dump.on_remark if dump else None, timing=timing)
     except pipeline.PassFailed as e:
         where = "left IR that does not verify" if e.in_verify else "failed"
         raise MlcCompileError(f"mlc: {graph_id}: pass '{e.pass_name}' {where}: {_message(e.cause)}") from e.cause

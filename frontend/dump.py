@@ -10,6 +10,9 @@
                                              score, merge and refusal (with its category), then
                                              the count of refusals per category
     <dir>/graph_0/module.py                  the emitted Python (kernels + call)
+    <dir>/graph_0/timing.txt                 wall time of the import, each pass and its
+                                             verification, emitting and loading the Python, and
+                                             the first call (Triton's compile and autotuning)
     <dir>/graph_1/...                        the next graph compiled (e.g. the backward)
 
 IR is printed with locations (`loc("mul_2")`), so every op can be traced to its FX node; any

@@ -11,6 +11,10 @@ to the running pipeline's `on_remark` as a `Remark` naming the pass and the op i
 mlc-opt prints them as `file:line:col: remark: ...`, the backend writes them to its dump.
 Outside a pipeline, or with no `on_remark`, remarks are dropped.
 
+With a `Timing`, each pass's wall time (its verification apart) is recorded in pipeline order,
+and `Timing.report()` prints them as MLIR's `-mlir-timing` does: one row per pass, its share of
+the total, the total last.
+
 A failure is a `PassFailed` that names the pass and says
 whether the pass itself raised (`in_verify=False`) or left IR that does not verify
 (`in_verify=True`); each driver turns it into its own kind of error (a diagnostic with
@@ -22,7 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -59,6 +64,30 @@ def _remarks_of(pass_name: str, on_remark: Callable[[Remark], None] | None) -> I
         _REMARKS.reset(token)
 
 
+@dataclass
+class Timing:
+    """Wall seconds per step, in order (MLIR's pass timing): a pass, its verification, or a
+    step of a driver (the backend adds emitting Python and the first call)."""
+
+    rows: list[tuple[str, float]] = field(default_factory=list)
+
+    def add(self, name: str, seconds: float) -> None:
+        self.rows.append((name, seconds))
+
+    @property
+    def total(self) -> float:
+        return sum(seconds for _, seconds in self.rows)
+
+    def report(self) -> str:
+        total = self.total
+        lines = ["===" + "-" * 70 + "===", "Execution time report".center(76).rstrip(), "===" + "-" * 70 + "===",
+                 f"  Total Execution Time: {total:.4f} seconds", "", "  ----Wall Time----  ----Name----"]
+        for name, seconds in [*self.rows, ("Total", total)]:
+            share = 100 * seconds / total if total > 0 else 0.0
+            lines.append(f"  {seconds:8.4f} ({share:5.1f}%)  {name}")
+        return "\n".join(lines) + "\n"
+
+
 class PassFailed(Exception):
     """`pass_name` raised `cause`, or (`in_verify`) its output failed to verify with `cause`."""
 
@@ -82,17 +111,24 @@ def run_pipeline(
     verify: Callable[[ModuleOp], None] = ModuleOp.verify,
     after_pass: Callable[[ModulePass, ModuleOp], None] | None = None,
     on_remark: Callable[[Remark], None] | None = None,
+    timing: Timing | None = None,
 ) -> None:
     """Apply `passes` to `module` in place, verifying after each (see the module docstring)."""
     for p in passes:
+        start = time.perf_counter()
         try:
             with _remarks_of(p.name, on_remark):
                 p.apply(ctx, module)
         except Exception as e:
             raise PassFailed(p.name, e) from e
+        applied = time.perf_counter()
         if after_pass is not None:
             after_pass(p, module)
+        dumped = time.perf_counter()
         try:
             verify(module)
         except Exception as e:
             raise PassFailed(p.name, e, in_verify=True) from e
+        if timing is not None:
+            timing.add(p.name, applied - start)
+            timing.add(f"{p.name} (verify)", time.perf_counter() - dumped)

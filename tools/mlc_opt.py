@@ -26,6 +26,7 @@ from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
+from mlc.passes.pipeline import Timing
 from mlc.tools.diagnostics import (
     CompileError,
     Diagnostic,
@@ -113,6 +114,9 @@ def build_arg_parser() -> argparse.ArgumentParser:
     ap.add_argument("--print-op-generic", action="store_true", help="print ops in generic form")
     ap.add_argument("--print-debuginfo", action="store_true", help="print op locations")
     ap.add_argument("--debug", action="store_true", help="show Python tracebacks of crashes")
+    ap.add_argument("--timing", action="store_true",
+                    help="print each pass's wall time (and its verification's) and the total to stderr "
+                         "(MLIR's -mlir-timing); with --split-input-file, summed over the chunks")
     return ap
 
 
@@ -129,7 +133,7 @@ def _print_module(module: ModuleOp, args: argparse.Namespace) -> str:
     return out.getvalue() + "\n"
 
 
-def _run_chunk(source: Source, passes: list[ModulePass], args: argparse.Namespace) -> str:
+def _run_chunk(source: Source, passes: list[ModulePass], args: argparse.Namespace, timing: Timing | None = None) -> str:
     """Parse, verify, run the passes over one chunk; returns the printed result."""
     from mlc.dialects.registry import make_context
     from mlc.passes.pipeline import PassFailed, Remark, run_pipeline
@@ -146,10 +150,18 @@ def _run_chunk(source: Source, passes: list[ModulePass], args: argparse.Namespac
     try:
         run_pipeline(module, passes, ctx, verify=lambda m: verify_with_positions(m, source),
                      after_pass=print_after if args.print_ir_after_all else None,
-                     on_remark=None if args.verify_diagnostics else print_remark)
+                     on_remark=None if args.verify_diagnostics else print_remark, timing=timing)
     except PassFailed as e:
         raise CompileError(_diagnostic(e, source, args.debug)) from None
     return _print_module(module, args)
+
+
+def _summed(timing: Timing) -> Timing:
+    """One row per name, in first-seen order: the chunks of --split-input-file added up."""
+    totals: dict[str, float] = {}
+    for name, seconds in timing.rows:
+        totals[name] = totals.get(name, 0.0) + seconds
+    return Timing(list(totals.items()))
 
 
 def _diagnostic(e: PassFailed, source: Source, debug: bool) -> Diagnostic:
@@ -213,10 +225,11 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 1
     chunks = _chunks(text) if args.split_input_file else [(0, text)]
     outputs, problems, failed = [], [], False
+    timing = Timing() if args.timing else None
     for _, chunk in chunks:
         source = Source(name, chunk)
         try:
-            outputs.append(_run_chunk(source, passes, args))
+            outputs.append(_run_chunk(source, passes, args, timing))
             diagnostics: list[Diagnostic] = []
         except CompileError as e:
             diagnostics = [e.diagnostic]
@@ -230,6 +243,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         for p in problems:
             sys.stderr.write(p + "\n")
         return 1 if problems else 0
+    if timing is not None:
+        sys.stderr.write(_summed(timing).report())
     result = f"{SPLIT_MARKER}\n".join(o for o in outputs if o) if args.split_input_file else "".join(outputs)
     if args.output == "-":
         sys.stdout.write(result)

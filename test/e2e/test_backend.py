@@ -20,7 +20,7 @@ from mlc.frontend.decompositions import decomposition_table
 # 00-aten.mlir, 01-fold-addmm.mlir, ..., 10-online-softmax.mlir, module.py, fusion.txt
 PASSES = DEFAULT_PIPELINE.split(",")
 PASS_FILES = sorted(
-    ["00-aten.mlir", "module.py", "fusion.txt"] + [f"{i:02d}-{name}.mlir" for i, name in enumerate(PASSES, start=1)]
+    ["00-aten.mlir", "module.py", "fusion.txt", "timing.txt"] + [f"{i:02d}-{name}.mlir" for i, name in enumerate(PASSES, start=1)]
 )
 TRITON_IR = f"{len(PASSES):02d}-{PASSES[-1]}.mlir"  # the last pass's: the IR the Python source comes from
 
@@ -49,6 +49,9 @@ def test_dump_forward_and_backward(tmp_path, monkeypatch, make):
     assert "def triton_poi_fused_gelu_0(" in fwd_source
     assert "launch(triton_poi_fused_gelu_0," in fwd_source  # launched by call(), not just defined
     assert "gelu_backward" in (backward / "module.py").read_text()
+    timing = (forward / "timing.txt").read_text()
+    for step in ("import", *PASSES, "emit-python", "first call (Triton compile, autotune, run)", "Total"):
+        assert f")  {step}\n" in timing, step
     aten_ir = (forward / "00-aten.mlir").read_text()
     assert 'loc("' in aten_ir and 'origin = "gelu"' in aten_ir
     assert "triton.kernel @triton_poi_fused_gelu_0" in (forward / TRITON_IR).read_text()
@@ -86,7 +89,8 @@ def test_deterministic(tmp_path, monkeypatch, make):
     assert sources[0] == sources[1]
     (a,), (b,) = _graph_dirs(tmp_path / "a"), _graph_dirs(tmp_path / "b")
     for name in PASS_FILES:
-        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+        if name != "timing.txt":  # wall times: the one file that differs from run to run
+            assert (a / name).read_bytes() == (b / name).read_bytes(), name
 
 
 def test_compile_fx_on_dynamo_graph(make):

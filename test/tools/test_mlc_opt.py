@@ -291,3 +291,17 @@ def test_remarks_reach_the_pipeline_that_asked() -> None:
     assert "refusals-offset-memory.mlir:25:3: remark: [fuse] refused buf0 + buf1: [different offset]" in err
     code, _, err = mlc_opt(str(path), "--split-input-file", "--fuse")
     assert code == 0 and err == ""  # nothing explained, nothing said
+
+
+def test_timing_reports_every_pass_and_sums_to_the_total(tmp_path: Path) -> None:
+    path = LIT / "passes" / "realize" / "output-strides.mlir"
+    code, out, err = mlc_opt(str(path), "--split-input-file", "-p", "realize,convert-to-triton", "--timing")
+    assert code == 0 and "triton.kernel" in out
+    rows = [line.split(")", 1) for line in err.splitlines() if line.strip().endswith(tuple(
+        ["realize", "realize (verify)", "convert-to-triton", "convert-to-triton (verify)", "Total"]))]
+    names = [name.strip() for _, name in rows]
+    assert names == ["realize", "realize (verify)", "convert-to-triton", "convert-to-triton (verify)", "Total"]
+    seconds = [float(head.split("(")[0]) for head, _ in rows]
+    assert abs(sum(seconds[:-1]) - seconds[-1]) < 5e-4  # rounding of the printed rows
+    total = float(next(line for line in err.splitlines() if "Total Execution Time" in line).split()[-2])
+    assert abs(total - seconds[-1]) < 1e-4

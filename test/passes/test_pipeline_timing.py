@@ -1,0 +1,23 @@
+"""passes/pipeline.py's Timing: one row per pass and per verification, in order, summing to the total."""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import ModuleOp
+
+from mlc.dialects.registry import make_context
+from mlc.passes.pipeline import Timing, load_pipeline, run_pipeline
+
+
+def test_run_pipeline_times_each_pass_and_its_verification() -> None:
+    timing = Timing()
+    run_pipeline(ModuleOp([]), load_pipeline("cse,deps"), make_context(), timing=timing)
+    assert [name for name, _ in timing.rows] == ["cse", "cse (verify)", "deps", "deps (verify)"]
+    assert all(seconds >= 0 for _, seconds in timing.rows)
+    assert timing.total == sum(seconds for _, seconds in timing.rows)
+
+
+def test_report_lists_rows_and_the_total() -> None:
+    report = Timing([("inline", 0.25), ("realize", 0.75)]).report()
+    assert "Total Execution Time: 1.0000 seconds" in report
+    assert "    0.2500 ( 25.0%)  inline" in report and "    1.0000 (100.0%)  Total" in report
+    assert Timing().report().endswith("    0.0000 (  0.0%)  Total\n")
