@@ -92,7 +92,10 @@ class CompileError(Exception):
 
 
 def parse_source(ctx: Context, source: Source) -> ModuleOp:
-    """Parse and verify `source`; failures raise CompileError with a position."""
+    """Parse and verify `source`; failures raise CompileError with a position. Text with no
+    ops (empty, or only comments) is an empty module, as in MLIR's tools."""
+    if not re.sub(r"//[^\n]*", "", source.text).strip():
+        return ModuleOp([])
     parser = SourceParser(ctx, source.text, source.name)
     try:
         module = parser.parse_module()

@@ -67,8 +67,12 @@ def run(argv: Sequence[str] | None = None) -> int:
     if args.output == "-":
         sys.stdout.write(result)
     else:
-        with open(args.output, "w", encoding="utf-8") as f:
-            f.write(result)
+        try:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(result)
+        except OSError as e:
+            sys.stderr.write(f"mlc-translate: error: cannot write {args.output}: {e.strerror}\n")
+            return 1
     return 0
 
 

@@ -56,8 +56,10 @@ def test_every_lit_input_round_trips(name: str, text: str) -> None:
 
 def test_truncated_input_is_a_clean_error() -> None:
     text = SAMPLE.read_text()
-    # Every cut point inside the IR (past the RUN/comment header) must give status 1 and a message.
-    start = text.index("buffer.graph")
+    # Every cut point inside the IR (past the RUN/comment header, which alone is an empty module)
+    # must give status 1 and a message.
+    start = next(i for i in range(len(text)) if text.startswith("buffer.graph", i) and
+                 not text[text.rfind("\n", 0, i) + 1 : i].lstrip().startswith("//")) + 1
     for cut in range(start, len(text) - 2, 7):
         code, _, err = mlc_opt(stdin=text[:cut])
         assert code == 1, f"cut at {cut} was accepted"
@@ -305,3 +307,14 @@ def test_timing_reports_every_pass_and_sums_to_the_total(tmp_path: Path) -> None
     assert abs(sum(seconds[:-1]) - seconds[-1]) < 5e-4  # rounding of the printed rows
     total = float(next(line for line in err.splitlines() if "Total Execution Time" in line).split()[-2])
     assert abs(total - seconds[-1]) < 1e-4
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "// a comment, no ops\n"])
+def test_an_input_without_ops_is_an_empty_module(text: str) -> None:
+    code, out, err = mlc_opt("-p", "lower-aten,inline,realize", stdin=text)
+    assert (code, err) == (0, "") and out == "builtin.module {\n}\n"
+
+
+def test_an_unwritable_output_is_a_clean_error() -> None:
+    code, out, err = mlc_opt(str(SAMPLE), "-o", "/nonexistent-dir/out.mlir")
+    assert code == 1 and err == "mlc-opt: error: cannot write /nonexistent-dir/out.mlir: No such file or directory\n"

@@ -86,3 +86,10 @@ SCRIPT = shutil.which("mlc-translate", path=str(Path(sys.executable).parent)) or
 def test_console_script():
     result = subprocess.run([SCRIPT, "--emit-python", str(GELU)], capture_output=True, text=True)
     assert result.returncode == 0 and "@triton.jit" in result.stdout
+
+
+def test_unwritable_output_and_empty_input_are_clean_errors() -> None:
+    code, out, err = translate("--emit-python", str(GELU), "-o", "/nonexistent-dir/module.py")
+    assert code == 1 and err == "mlc-translate: error: cannot write /nonexistent-dir/module.py: No such file or directory\n"
+    code, out, err = translate("--emit-python", stdin="")
+    assert code == 1 and "emit-python expects one triton.wrapper, found 0" in err and out == ""
