@@ -21,8 +21,9 @@ With `MLC_DUMP_DIR`, each graph's `timing.txt` gives the wall time of the import
 (and its verification), of emitting and loading the Python, and of the first call (Triton's
 compilation and autotuning, then the run), as `mlc-opt --timing` prints them.
 
-A graph mlc cannot compile raises `MlcCompileError` naming the graph, the pass and the op; there
-is no silent eager fallback. `MLC_FALLBACK=1` opts into running such graphs eagerly, with a
+A graph mlc cannot compile raises `MlcCompileError` naming the graph, the pass and the op; where
+a pass failed, the message also names a reproducer file (the pass's input IR) and the `mlc-opt`
+command that fails the same way on it. There is no silent eager fallback. `MLC_FALLBACK=1` opts into running such graphs eagerly, with a
 warning. Environment: `MLC_DUMP_DIR` (see `mlc.frontend.dump`), `MLC_PIPELINE` (a different
 pass pipeline, for experiments), `MLC_CACHE_DIR` (see `mlc.codegen.runtime`), `MLC_DEBUG=1`
 (kernels assert that positions loaded from memory, `x[idx]`, are in bounds: an out-of-range
@@ -286,7 +287,13 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Co
     dump = graph_dump(graph_id)
     module = imported.module
     spec = pipeline_spec(dump is not None, os.environ.get("MLC_DEBUG", "0") not in ("", "0"))
-    run_pipeline(module, spec, graph_id, dump, timing)
+    try:
+        run_pipeline(module, spec, graph_id, dump, timing)
+    except MlcCompileError as e:
+        failed = e.__dict__.get("failed_pass")
+        if failed is None:
+            raise
+        raise MlcCompileError(f"{e}\n{_reproducer(graph_id, gm, spec, failed, dump)}") from e.__cause__
     start = time.perf_counter()
     try:
         source = emit_python(module)
@@ -336,7 +343,41 @@ def run_pipeline(module: Any, spec: str, graph_id: str = "module", dump: Any = N
                               on_remark=dump.on_remark if dump else None, timing=timing)
     except pipeline.PassFailed as e:
         where = "left IR that does not verify" if e.in_verify else "failed"
-        raise MlcCompileError(f"mlc: {graph_id}: pass '{e.pass_name}' {where}: {_message(e.cause)}") from e.cause
+        error = MlcCompileError(f"mlc: {graph_id}: pass '{e.pass_name}' {where}: {_message(e.cause)}")
+        error.failed_pass = e.index  # type: ignore[attr-defined]  # for the crash reproducer
+        raise error from e.cause
+
+
+def _reproducer(graph_id: str, gm: torch.fx.GraphModule, spec: str, failed: int, dump: Any) -> str:
+    """Write the failing pass's input IR, with the mlc-opt command that runs the rest of the
+    pipeline on it, and say where (MLIR's local crash reproducer): the graph is imported again
+    and the passes before the failing one rerun, so nothing is kept while compiling succeeds.
+    The file goes to the graph's dump folder, else to `<tmp>/mlc-reproducers/`."""
+    import tempfile
+    from pathlib import Path
+
+    from mlc.dialects.registry import make_context
+    from mlc.frontend.dump import print_ir
+    from mlc.frontend.importer import import_graph
+    from mlc.passes import pipeline
+
+    passes = pipeline.load_pipeline(spec)
+    rest = ",".join(str(p.pipeline_pass_spec()) for p in passes[failed:])
+    try:
+        module = import_graph(gm).module
+        pipeline.run_pipeline(module, passes[:failed], make_context())
+    except Exception as e:  # noqa: BLE001 (the reproducer is a courtesy: never mask the error)
+        return f"  (no reproducer: rerunning the passes before it failed differently: {_message(e)})"
+    folder = dump.dir if dump is not None else Path(tempfile.gettempdir()) / "mlc-reproducers"
+    path = folder / ("reproducer.mlir" if dump is not None else f"{graph_id}-{os.getpid()}.mlir")
+    command = f"mlc-opt {path} -p '{rest}'"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"// mlc crash reproducer: the input of pass '{passes[failed].name}'; run\n//   {command}\n"
+                        + print_ir(module))
+    except OSError as e:
+        return f"  (no reproducer: cannot write {path}: {e.strerror})"
+    return f"  reproducer: {path}\n  reproduce with: {command}"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,6 +10,8 @@
                                              score, merge and refusal (with its category), then
                                              the count of refusals per category
     <dir>/graph_0/module.py                  the emitted Python (kernels + call)
+    <dir>/graph_0/reproducer.mlir           where a pass failed: its input IR (the error names it,
+                                             with the mlc-opt command that fails the same way)
     <dir>/graph_0/timing.txt                 wall time of the import, each pass and its
                                              verification, emitting and loading the Python, and
                                              the first call (Triton's compile and autotuning)

@@ -89,11 +89,12 @@ class Timing:
 
 
 class PassFailed(Exception):
-    """`pass_name` raised `cause`, or (`in_verify`) its output failed to verify with `cause`."""
+    """`pass_name` (the pipeline's pass number `index`, from 0) raised `cause`, or
+    (`in_verify`) its output failed to verify with `cause`."""
 
-    def __init__(self, pass_name: str, cause: BaseException, in_verify: bool = False):
+    def __init__(self, pass_name: str, cause: BaseException, in_verify: bool = False, index: int = 0):
         super().__init__(f"pass '{pass_name}' {'left IR that does not verify' if in_verify else 'failed'}: {cause}")
-        self.pass_name, self.cause, self.in_verify = pass_name, cause, in_verify
+        self.pass_name, self.cause, self.in_verify, self.index = pass_name, cause, in_verify, index
 
 
 def load_pipeline(*specs: str) -> list[ModulePass]:
@@ -114,13 +115,13 @@ def run_pipeline(
     timing: Timing | None = None,
 ) -> None:
     """Apply `passes` to `module` in place, verifying after each (see the module docstring)."""
-    for p in passes:
+    for index, p in enumerate(passes):
         start = time.perf_counter()
         try:
             with _remarks_of(p.name, on_remark):
                 p.apply(ctx, module)
         except Exception as e:
-            raise PassFailed(p.name, e) from e
+            raise PassFailed(p.name, e, index=index) from e
         applied = time.perf_counter()
         if after_pass is not None:
             after_pass(p, module)
@@ -128,7 +129,7 @@ def run_pipeline(
         try:
             verify(module)
         except Exception as e:
-            raise PassFailed(p.name, e, in_verify=True) from e
+            raise PassFailed(p.name, e, in_verify=True, index=index) from e
         if timing is not None:
             timing.add(p.name, applied - start)
             timing.add(f"{p.name} (verify)", time.perf_counter() - dumped)

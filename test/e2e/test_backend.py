@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import os
+import re
 import subprocess
 import sys
+import tempfile
+from contextlib import redirect_stderr
 from pathlib import Path
 
 import pytest
@@ -16,6 +20,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 import mlc
 from mlc.frontend.backend import DEFAULT_PIPELINE
 from mlc.frontend.decompositions import decomposition_table
+from mlc.tools.mlc_opt import run as mlc_opt
 
 # 00-aten.mlir, 01-fold-addmm.mlir, ..., 10-online-softmax.mlir, module.py, fusion.txt
 PASSES = DEFAULT_PIPELINE.split(",")
@@ -243,3 +248,25 @@ def test_channels_last_output_is_written_in_place(tmp_path, monkeypatch, make):
     assert out.stride() == x.stride()
     torch.testing.assert_close(out, torch.relu(x) * 2)
     assert "empty_strided((2, 8, 5, 6), (240, 1, 48, 8)" in (_graph_dirs(tmp_path)[0] / "module.py").read_text()
+
+
+@pytest.mark.parametrize("dump", [True, False])
+def test_a_failing_pass_leaves_a_reproducer(tmp_path, monkeypatch, make, dump):
+    """A pass that fails inside torch.compile writes its input IR and the one mlc-opt command
+    that fails the same way (here convert-to-triton, run without --realize before it)."""
+    monkeypatch.setenv("MLC_PIPELINE", "lower-aten,inline,convert-to-triton")
+    if dump:
+        monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
+    else:
+        monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with pytest.raises(Exception) as info:
+        torch.compile(lambda x: torch.sin(x) + 1, backend="mlc", fullgraph=True, dynamic=False)(make(4, 8))
+    message = str(_root(info.value))
+    assert "pass 'convert-to-triton' failed: convert-to-triton expects buffer IR" in message
+    path, spec = re.search(r"reproduce with: mlc-opt (\S+) -p '([^']*)'", message).groups()
+    assert spec == "convert-to-triton" and path.startswith(str(tmp_path))
+    assert path.endswith("reproducer.mlir") if dump else "mlc-reproducers" in path
+    err = io.StringIO()
+    with redirect_stderr(err):
+        assert mlc_opt([path, "-p", spec]) == 1
+    assert re.match(rf"{re.escape(path)}:\d+:\d+: error: convert-to-triton expects buffer IR", err.getvalue())
