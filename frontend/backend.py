@@ -23,8 +23,8 @@ compilation and autotuning, then the run), as `mlc-opt --timing` prints them.
 
 A graph mlc cannot compile raises `MlcCompileError` naming the graph, the pass and the op; where
 a pass failed, the message also names a reproducer file (the pass's input IR) and the `mlc-opt`
-command that fails the same way on it. There is no silent eager fallback. `MLC_FALLBACK=1` opts into running such graphs eagerly, with a
-warning. Environment: `MLC_DUMP_DIR` (see `mlc.frontend.dump`), `MLC_PIPELINE` (a different
+command that fails the same way on it. There is no silent eager fallback. `MLC_FALLBACK=1` opts
+into running such graphs eagerly, with a warning. Environment: `MLC_DUMP_DIR` (see `mlc.frontend.dump`), `MLC_PIPELINE` (a different
 pass pipeline, for experiments), `MLC_CACHE_DIR` (see `mlc.codegen.runtime`), `MLC_DEBUG=1`
 (kernels assert that positions loaded from memory, `x[idx]`, are in bounds: an out-of-range
 index raises "index out of bounds" instead of reading outside the tensor).
