@@ -64,7 +64,7 @@ class MlcCompileError(RuntimeError):
 
 
 # Graphs are numbered in compile order across the process, forward and backward separately;
-# the number names the graph in errors and in the dump (`graph_0`, `graph_1`, ...).
+# the number names the graph in errors and in the dump (`graph_0_forward`, `graph_1_backward`, ...).
 _graph_counter = itertools.count()
 
 
@@ -97,13 +97,16 @@ def mlc_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Call
     if _is_symbolic(example_inputs):
         return _Respecializing(gm)
 
-    def compile_boxed(graph: torch.fx.GraphModule, inputs: Sequence[Any]) -> Callable[..., Any]:
-        # AOTAutograd calls compiled graphs with one list of arguments (the boxed convention).
-        return make_boxed_func(_compile_or_fallback(graph, inputs))
+    def compiler(kind: str) -> Callable[[torch.fx.GraphModule, Sequence[Any]], Callable[..., Any]]:
+        def compile_boxed(graph: torch.fx.GraphModule, inputs: Sequence[Any]) -> Callable[..., Any]:
+            # AOTAutograd calls compiled graphs with one list of arguments (the boxed convention).
+            return make_boxed_func(_compile_or_fallback(graph, inputs, kind))
+
+        return compile_boxed
 
     backend = aot_autograd(
-        fw_compiler=compile_boxed,
-        bw_compiler=compile_boxed,
+        fw_compiler=compiler("forward"),
+        bw_compiler=compiler("backward"),
         decompositions=decomposition_table(),
     )
     return backend(gm, example_inputs)
@@ -182,9 +185,10 @@ def _is_symbolic(example_inputs: Sequence[Any]) -> bool:
     return False
 
 
-def _compile_or_fallback(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Callable[..., Any]:
+def _compile_or_fallback(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind: str = "forward"
+                         ) -> Callable[..., Any]:
     try:
-        return compile_graph(gm, example_inputs)
+        return compile_graph(gm, example_inputs, kind)
     except MlcCompileError as e:
         if os.environ.get("MLC_FALLBACK", "0") in ("", "0"):
             raise
@@ -265,8 +269,9 @@ class CompiledGraph:
         return f"<mlc CompiledGraph {self.graph_id}>"
 
 
-def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> CompiledGraph:
-    """Compile one aten graph; errors raise MlcCompileError."""
+def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind: str = "forward") -> CompiledGraph:
+    """Compile one aten graph; errors raise MlcCompileError. `kind` ("forward", "backward")
+    names its dump folder, `graph_N_<kind>`."""
     from mlc.codegen.emit_python import EmitError, emit_python
     from mlc.frontend.dump import graph_dump
     from mlc.frontend.importer import UnsupportedGraph, import_graph
@@ -284,7 +289,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Co
         raise MlcCompileError(f"mlc: {graph_id}: cannot import the graph: {e}") from e
     timing.add("import", time.perf_counter() - start)
 
-    dump = graph_dump(graph_id)
+    dump = graph_dump(graph_id, kind)
     module = imported.module
     spec = pipeline_spec(dump is not None, os.environ.get("MLC_DEBUG", "0") not in ("", "0"))
     try:

@@ -1,21 +1,22 @@
 """The debug dump: `MLC_DUMP_DIR=<dir>` writes every compiled graph's IR after each pass.
 
-    <dir>/graph_0/00-aten.mlir               the imported graph
-    <dir>/graph_0/01-lower-aten.mlir         after each pass, numbered in pipeline order
-    <dir>/graph_0/02-inline.mlir
-    <dir>/graph_0/03-realize.mlir
-    <dir>/graph_0/04-split-reductions.mlir
-    <dir>/graph_0/...                        reorder-loops, deps, fuse, convert-to-triton, ...
-    <dir>/graph_0/fusion.txt                 --fuse's remarks (explain): every candidate with its
-                                             score, merge and refusal (with its category), then
-                                             the count of refusals per category
-    <dir>/graph_0/module.py                  the emitted Python (kernels + call)
-    <dir>/graph_0/reproducer.mlir           where a pass failed: its input IR (the error names it,
-                                             with the mlc-opt command that fails the same way)
-    <dir>/graph_0/timing.txt                 wall time of the import, each pass and its
-                                             verification, emitting and loading the Python, and
-                                             the first call (Triton's compile and autotuning)
-    <dir>/graph_1/...                        the next graph compiled (e.g. the backward)
+    <dir>/graph_0_forward/00-aten.mlir            the imported graph
+    <dir>/graph_0_forward/01-lower-aten.mlir      after each pass, numbered in pipeline order
+    <dir>/graph_0_forward/02-inline.mlir
+    <dir>/graph_0_forward/03-realize.mlir
+    <dir>/graph_0_forward/04-split-reductions.mlir
+    <dir>/graph_0_forward/...                     reorder-loops, deps, fuse, convert-to-triton, ...
+    <dir>/graph_0_forward/fusion.txt              --fuse's remarks (explain): every candidate with its
+                                                  score, merge and refusal (with its category), then
+                                                  the count of refusals per category
+    <dir>/graph_0_forward/module.py               the emitted Python (kernels + call)
+    <dir>/graph_0_forward/reproducer.mlir         where a pass failed: its input IR (the error names it,
+                                                  with the mlc-opt command that fails the same way)
+    <dir>/graph_0_forward/timing.txt              wall time of the import, each pass and its
+                                                  verification, emitting and loading the Python, and
+                                                  the first call (Triton's compile and autotuning)
+    <dir>/graph_1_backward/...                    the next graph compiled (AOTAutograd's backward;
+                                                  a graph without gradients is a forward)
 
 IR is printed with locations (`loc("mul_2")`), so every op can be traced to its FX node; any
 dumped `.mlir` file is valid input to `mlc-opt` for re-running the rest of the pipeline.
@@ -71,7 +72,7 @@ class GraphDump:
         (self.dir / filename).write_text(text)
 
 
-def graph_dump(graph_id: str) -> GraphDump | None:
+def graph_dump(graph_id: str, kind: str = "forward") -> GraphDump | None:
     """The dump for `graph_id` when `MLC_DUMP_DIR` is set, else None."""
     root = os.environ.get("MLC_DUMP_DIR")
-    return GraphDump(Path(root), graph_id) if root else None
+    return GraphDump(Path(root), f"{graph_id}_{kind}") if root else None

@@ -45,7 +45,8 @@ def test_dump_forward_and_backward(tmp_path, monkeypatch, make):
     torch.testing.assert_close(x.grad, torch.func.grad(lambda t: F.gelu(t).sum())(x.detach()))
 
     forward, backward = _graph_dirs(tmp_path)
-    assert forward.name.startswith("graph_") and int(backward.name[6:]) == int(forward.name[6:]) + 1
+    assert forward.name.endswith("_forward") and backward.name.endswith("_backward")
+    assert int(backward.name.split("_")[1]) == int(forward.name.split("_")[1]) + 1
     for graph in (forward, backward):
         assert sorted(p.name for p in graph.iterdir()) == PASS_FILES
         source = (graph / "module.py").read_text()
