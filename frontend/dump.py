@@ -9,6 +9,8 @@
     <dir>/graph_0_forward/fusion.txt              --fuse's remarks (explain): every candidate with its
                                                   score, merge and refusal (with its category), then
                                                   the count of refusals per category
+    <dir>/graph_0_forward/fusion.dot              the fused graph as Graphviz dot (mlc-translate --emit-dot;
+                                                  fusion.svg too where the `dot` program exists)
     <dir>/graph_0_forward/module.py               the emitted Python (kernels + call)
     <dir>/graph_0_forward/reproducer.mlir         where a pass failed: its input IR (the error names it,
                                                   with the mlc-opt command that fails the same way)
@@ -26,6 +28,8 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 from typing import TYPE_CHECKING
@@ -67,6 +71,19 @@ class GraphDump:
         self.step += 1
         if name == "fuse":  # the backend runs it with explain=true when dumping
             self.write("fusion.txt", "".join(f"{line}\n" for line in self.remarks.get(name, [])))
+            self.write_picture(module)
+
+    def write_picture(self, module: ModuleOp) -> None:
+        """fusion.dot, the fused graph (`mlc.codegen.emit_dot`), and fusion.svg where Graphviz's
+        `dot` program is installed."""
+        from mlc.codegen.emit_dot import emit_dot
+
+        text = emit_dot(module)
+        self.write("fusion.dot", text)
+        program = shutil.which("dot")
+        if program is not None:
+            subprocess.run([program, "-Tsvg", "-o", str(self.dir / "fusion.svg")], input=text, text=True,
+                           capture_output=True, timeout=60, check=False)
 
     def write(self, filename: str, text: str) -> None:
         (self.dir / filename).write_text(text)

@@ -4,7 +4,8 @@
     mlc-opt graph.mlir -p 'lower-aten,inline,realize,convert-to-triton' | mlc-translate --emit-python
 
 `--emit-python` prints the Python module Inductor would write: `@triton.jit` kernels and
-`call(args)` (see `mlc.codegen.emit_python`). The input is read from FILE or stdin.
+`call(args)` (see `mlc.codegen.emit_python`). `--emit-dot` draws buffer IR (after `--fuse`:
+its kernels) as Graphviz dot (see `mlc.codegen.emit_dot`). The input is read from FILE or stdin.
 
 Errors (malformed IR, verifier failures, ops emit-python cannot print) are one line,
 `file:line:col: error: message`, followed by the source line and a caret; exit status 1. A
@@ -33,22 +34,29 @@ def build_arg_parser() -> argparse.ArgumentParser:
     target = ap.add_mutually_exclusive_group(required=True)
     target.add_argument("--emit-python", action="store_true",
                         help="triton dialect -> Python module (@triton.jit kernels + call(args))")
+    target.add_argument("--emit-dot", action="store_true",
+                        help="buffer dialect -> Graphviz dot: buffers, kernels (fused groups) as clusters, "
+                             "dependencies; refused fusions dashed where --fuse{explain=true} ran")
     ap.add_argument("--debug", action="store_true", help="show Python tracebacks of crashes")
     return ap
 
 
-def translate(source: Source, debug: bool = False) -> str:
-    """Parse, verify and emit one module; failures raise CompileError."""
+def translate(source: Source, debug: bool = False, target: str = "python") -> str:
+    """Parse, verify and emit one module as `target` ("python" or "dot"); failures raise
+    CompileError."""
+    from mlc.codegen.emit_dot import NoBufferGraph, emit_dot
     from mlc.codegen.emit_python import EmitError, emit_python
     from mlc.dialects.registry import make_context
 
     module = parse_source(make_context(), source)
     try:
-        return emit_python(module)
+        return emit_dot(module) if target == "dot" else emit_python(module)
     except EmitError as e:
         raise CompileError(source.at_op(e.op, str(e))) from None
+    except NoBufferGraph as e:
+        raise CompileError(Diagnostic(source.name, 0, 0, str(e))) from None
     except Exception as e:
-        raise CompileError(Diagnostic(source.name, 0, 0, internal_error("emit-python", e, debug))) from None
+        raise CompileError(Diagnostic(source.name, 0, 0, internal_error(f"emit-{target}", e, debug))) from None
 
 
 def run(argv: Sequence[str] | None = None) -> int:
@@ -60,7 +68,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"mlc-translate: error: cannot read {name}: {e}\n")
         return 1
     try:
-        result = translate(Source(name, text), args.debug)
+        result = translate(Source(name, text), args.debug, "dot" if args.emit_dot else "python")
     except CompileError as e:
         sys.stderr.write(e.diagnostic.format() + "\n")
         return 1

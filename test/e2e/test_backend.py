@@ -25,7 +25,7 @@ from mlc.tools.mlc_opt import run as mlc_opt
 # 00-aten.mlir, 01-fold-addmm.mlir, ..., 10-online-softmax.mlir, module.py, fusion.txt
 PASSES = DEFAULT_PIPELINE.split(",")
 PASS_FILES = sorted(
-    ["00-aten.mlir", "module.py", "fusion.txt", "timing.txt"] + [f"{i:02d}-{name}.mlir" for i, name in enumerate(PASSES, start=1)]
+    ["00-aten.mlir", "module.py", "fusion.txt", "fusion.dot", "timing.txt"] + [f"{i:02d}-{name}.mlir" for i, name in enumerate(PASSES, start=1)]
 )
 TRITON_IR = f"{len(PASSES):02d}-{PASSES[-1]}.mlir"  # the last pass's: the IR the Python source comes from
 
@@ -48,7 +48,8 @@ def test_dump_forward_and_backward(tmp_path, monkeypatch, make):
     assert forward.name.endswith("_forward") and backward.name.endswith("_backward")
     assert int(backward.name.split("_")[1]) == int(forward.name.split("_")[1]) + 1
     for graph in (forward, backward):
-        assert sorted(p.name for p in graph.iterdir()) == PASS_FILES
+        # fusion.svg as well where Graphviz's `dot` is installed
+        assert sorted(p.name for p in graph.iterdir() if p.name != "fusion.svg") == PASS_FILES
         source = (graph / "module.py").read_text()
         assert "@triton.jit" in source and "def call(args):" in source
     fwd_source = (forward / "module.py").read_text()
@@ -58,6 +59,7 @@ def test_dump_forward_and_backward(tmp_path, monkeypatch, make):
     timing = (forward / "timing.txt").read_text()
     for step in ("import", *PASSES, "emit-python", "first call (Triton compile, autotune, run)", "Total"):
         assert f")  {step}\n" in timing, step
+    assert (forward / "fusion.dot").read_text().startswith('digraph "forward" {')
     aten_ir = (forward / "00-aten.mlir").read_text()
     assert 'loc("' in aten_ir and 'origin = "gelu"' in aten_ir
     assert "triton.kernel @triton_poi_fused_gelu_0" in (forward / TRITON_IR).read_text()

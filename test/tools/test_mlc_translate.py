@@ -93,3 +93,10 @@ def test_unwritable_output_and_empty_input_are_clean_errors() -> None:
     assert code == 1 and err == "mlc-translate: error: cannot write /nonexistent-dir/module.py: No such file or directory\n"
     code, out, err = translate("--emit-python", stdin="")
     assert code == 1 and "emit-python expects one triton.wrapper, found 0" in err and out == ""
+
+
+def test_emit_dot_needs_buffer_ir() -> None:
+    code, out, err = translate("--emit-dot", str(GELU))
+    assert code == 1 and out == "" and "emit-dot expects buffer IR (a buffer.graph), found none" in err
+    code, _, err = translate("--emit-dot", "--emit-python", str(GELU))
+    assert code == 1 and "not allowed with argument" in err
