@@ -107,6 +107,7 @@ from mlc.dialects.sym import CeilDiv, FloorDiv, ModularIndexing, expr_str, symbo
 from mlc.analysis.flat_index import simplify_index
 from mlc.analysis.launch import H100, Target, pointwise_configs, pointwise_configs_2d
 from mlc.passes.stages import check_stage
+from mlc.passes.pipeline import option
 
 XINDEX = symbol("xindex")
 YINDEX = symbol("yindex")
@@ -537,11 +538,11 @@ class ConvertToTritonPass(ModulePass):
     name = "convert-to-triton"
     ACCEPTS: ClassVar[tuple[str, ...]] = ("buffer",)
 
-    autotune_pointwise: bool = True  # two configs for the runtime to benchmark; one when false
-    persistent_reduction_threshold: int = 1024  # the largest static r0_numel of a persistent kernel
-    num_sms: int = 132  # sets the Target's SM count (H100 SXM: 132), for the reduction hint
-    tile_2d: bool = True  # 2-D (y, x) tiles for pointwise kernels with a transposed access
-    check_indices: bool = False  # device asserts that loaded positions are in bounds (debug)
+    autotune_pointwise: bool = option(True, "two configs per pointwise kernel for the runtime to time; false: one")
+    persistent_reduction_threshold: int = option(1024, "the largest static r0_numel a persistent (one-block) reduction takes")
+    num_sms: int = option(132, "streaming multiprocessors (H100 SXM: 132) the launch heuristics size for")
+    tile_2d: bool = option(True, "2-D (y, x) tiles for pointwise kernels with a transposed access; false: all 1-D")
+    check_indices: bool = option(False, "positions loaded from memory assert their bounds on the device (MLC_DEBUG=1)")
 
     def __post_init__(self) -> None:
         if self.persistent_reduction_threshold < 0 or self.num_sms < 1:

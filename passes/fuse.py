@@ -60,7 +60,7 @@ from mlc.dialects import buffer
 from mlc.analysis.flat_index import simplify_index
 from mlc.dialects.loops import index_names, reduction_index_names
 from mlc.dialects.sym import ExprAttr, expr_str, symbol
-from mlc.passes.pipeline import remark
+from mlc.passes.pipeline import option, remark
 from mlc.passes.stages import check_stage
 
 PAIRS_PER_BUFFER = 64  # config.max_fusion_buffer_group_pairwise_attempts
@@ -275,10 +275,10 @@ class FusePass(ModulePass):
     name = "fuse"
     ACCEPTS: ClassVar[tuple[str, ...]] = ("buffer",)
 
-    explain: bool = False
-    max_fusion_size: int = MAX_FUSION_SIZE
-    max_distance: int = MAX_DISTANCE
-    max_rounds: int = 10
+    explain: bool = option(False, "write every candidate, score, merge and refusal into the graph's `fusion` attribute")
+    max_fusion_size: int = option(MAX_FUSION_SIZE, "the most nodes in one group")
+    max_distance: int = option(MAX_DISTANCE, "the most program positions between a horizontal pair")
+    max_rounds: int = option(10, "fusion rounds at most")
 
     def __post_init__(self) -> None:
         if self.max_fusion_size < 1 or self.max_distance < 0 or self.max_rounds < 0:

@@ -29,6 +29,7 @@ from mlc.dialects.loops import EXPLICIT_ROUNDING, IndexOp, LoadOp, LoopsBodyOp, 
 from mlc.dialects.sym import compact_indirect, rename_indirect, symbol
 from mlc.passes.realization import RealizeOptions, ThresholdOptions, consumers, should_inline
 from mlc.passes.stages import check_stage
+from mlc.passes.pipeline import option
 
 
 def _zero(typ: Attribute) -> arith.ConstantOp:
@@ -298,7 +299,7 @@ class InlinePass(ThresholdOptions, ModulePass):
 
     name = "inline"
     ACCEPTS: ClassVar[tuple[str, ...]] = ("loops",)
-    emulate_precision_casts: bool = False
+    emulate_precision_casts: bool = option(False, "keep f16/bf16 round trips eager makes (extf(truncf(x))) inside fused bodies")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_stage(self, op)

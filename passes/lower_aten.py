@@ -19,6 +19,7 @@ from mlc.passes.lowering import Lowered, LoweringOptions, lower_op
 from mlc.passes.lowering.extern import extern
 from mlc.passes.lowering.registry import make_call
 from mlc.passes.stages import check_stage
+from mlc.passes.pipeline import option
 
 
 @dataclass(frozen=True)
@@ -85,8 +86,8 @@ class LowerAtenPass(ModulePass):
     name = "lower-aten"
     ACCEPTS: ClassVar[tuple[str, ...]] = ("aten", "loops")  # loops: what it made already
 
-    fallback: tuple[str, ...] = ()
-    unroll_reductions_threshold: int = 8
+    fallback: tuple[str, ...] = option((), "overloads to leave as extern calls though a rule exists (fallback=gelu,cat)")
+    unroll_reductions_threshold: int = option(8, "reductions of fewer static elements become one pointwise combining them all")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_stage(self, op)

@@ -49,7 +49,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.dialects import triton as tt
-from mlc.passes.pipeline import remark
+from mlc.passes.pipeline import option, remark
 from mlc.passes.stages import check_stage
 
 _IGNORED_LOAD_PROPERTIES = ("other", "eviction_policy")  # what masked lanes read; a cache hint
@@ -177,8 +177,8 @@ class OnlineSoftmaxPass(ModulePass):
     name = "online-softmax"
     ACCEPTS: ClassVar[tuple[str, ...]] = ("triton",)
 
-    enabled: bool = True
-    explain: bool = False
+    enabled: bool = option(True, "false leaves softmax's max and sum loops apart")
+    explain: bool = option(False, "write online_softmax on each kernel with a merged pair")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_stage(self, op)

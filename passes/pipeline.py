@@ -28,11 +28,18 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
+
+
+def option(default: Any, help: str) -> Any:
+    """A pass option (a field of the pass's dataclass) with the sentence `mlc-opt --help`
+    prints after its default, as `mlir-opt --help` describes each pass option."""
+    return field(default=default, metadata={"help": help})
 
 
 @dataclass(frozen=True)

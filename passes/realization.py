@@ -41,6 +41,7 @@ from xdsl.ir import Block, Operation
 
 from mlc.dialects.loops import ExternOp, LoadOp, LoopsBodyOp, PointwiseOp, ReductionOp, ScatterOp, YieldOp
 from mlc.dialects.sym import symbol
+from mlc.passes.pipeline import option
 
 # Inductor's recursion guard in run_node: a pointwise this large is stored whatever its uses.
 MAX_INLINE_OPCOUNT = 100
@@ -65,9 +66,9 @@ class ThresholdOptions:
     """The thresholds as pass options: `--inline` and `--realize` inherit the same names and
     defaults, so one pipeline sets both alike (`inline{reads-threshold=1},realize{...}`)."""
 
-    reads_threshold: int = 4
-    acc_reads_threshold: int = 8
-    opcount_threshold: int = 30
+    reads_threshold: int = option(4, "a producer read by several consumers is stored when it reads more buffers than this")
+    acc_reads_threshold: int = option(8, "a producer is stored, even with one consumer, when it reads more buffers than this")
+    opcount_threshold: int = option(30, "a producer with more ops than this is stored when it is reused, not recomputed")
 
     def __post_init__(self) -> None:
         self.options  # validates the thresholds (ValueError)

@@ -33,6 +33,7 @@ from mlc.dialects.sym import expr_str, symbol
 from mlc.analysis.flat_index import affine_strides, simplify_index
 from mlc.passes.realization import RealizeOptions, ThresholdOptions, consumers, is_view, realize_reason
 from mlc.passes.stages import check_stage
+from mlc.passes.pipeline import option
 
 # What `explain` says of an op that no rule stores: only seen when --inline did not run.
 NOT_INLINED = "no rule realizes it: --inline would recompute it in its consumers"
@@ -349,7 +350,7 @@ class RealizePass(ThresholdOptions, ModulePass):
 
     name = "realize"
     ACCEPTS: ClassVar[tuple[str, ...]] = ("loops",)
-    explain: bool = False
+    explain: bool = option(False, "write realize_reason on each stored node: the rule that stores it")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_stage(self, op)

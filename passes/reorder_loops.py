@@ -58,6 +58,7 @@ from mlc.dialects import buffer
 from mlc.dialects.loops import index_names, reduction_index_names
 from mlc.dialects.sym import ExprAttr, expr_str, symbol
 from mlc.passes.stages import check_stage
+from mlc.passes.pipeline import option
 
 
 @dataclass(frozen=True)
@@ -195,7 +196,7 @@ class ReorderLoopsPass(ModulePass):
     name = "reorder-loops"
     ACCEPTS: ClassVar[tuple[str, ...]] = ("buffer",)
 
-    explain: bool = False
+    explain: bool = option(False, "write each node's new loops and what keeps neighbours apart into a `loops` attribute")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_stage(self, op)

@@ -94,6 +94,7 @@ from mlc.dialects.sym import FloorDiv, ModularIndexing, symbol
 from mlc.analysis.flat_index import loop_strides, order_by_strides, simplify_index
 from mlc.analysis.launch import HINT_ATTRIBUTE, Target, num_splits, product, second_step_hint
 from mlc.passes.stages import check_stage
+from mlc.passes.pipeline import option
 
 SPLITTABLE = ("sum", "prod", "max", "min", "any", "welford")
 
@@ -372,10 +373,10 @@ class SplitReductionsPass(ModulePass):
     name = "split-reductions"
     ACCEPTS: ClassVar[tuple[str, ...]] = ("buffer",)
 
-    num_sms: int = 132  # sets the Target's SM count
-    min_elements_per_thread: int = 32
-    max_elements_per_thread: int = 512
-    enabled: bool = True
+    num_sms: int = option(132, "streaming multiprocessors of the GPU the split sizes are for (H100 SXM: 132)")
+    min_elements_per_thread: int = option(32, "the least work per thread worth a piece")
+    max_elements_per_thread: int = option(512, "the most work per thread before more pieces pay off")
+    enabled: bool = option(True, "false leaves every reduction whole")
 
     def __post_init__(self) -> None:
         if self.num_sms < 1:

@@ -73,7 +73,8 @@ def _pass_help() -> str:
         cls = load()
         lines.append(f"  --{name:<20} {pass_summary(cls)}")
         for f in fields(cls):
-            lines.append(f"      {f.name.replace('_', '-')}={_option_text(f.default)}")
+            option = f"{f.name.replace('_', '-')}={_option_text(f.default)}"
+            lines.append(f"      {option:<38} {f.metadata.get('help', '')}".rstrip())
     return "\n".join(lines)
 
 

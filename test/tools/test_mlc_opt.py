@@ -318,3 +318,18 @@ def test_an_input_without_ops_is_an_empty_module(text: str) -> None:
 def test_an_unwritable_output_is_a_clean_error() -> None:
     code, out, err = mlc_opt(str(SAMPLE), "-o", "/nonexistent-dir/out.mlir")
     assert code == 1 and err == "mlc-opt: error: cannot write /nonexistent-dir/out.mlir: No such file or directory\n"
+
+
+def test_help_says_what_every_pass_option_means() -> None:
+    from dataclasses import fields
+
+    from mlc.passes.registry import PASSES
+    from mlc.tools.mlc_opt import build_arg_parser
+
+    text = build_arg_parser().format_help()
+    for name, load in PASSES.items():
+        for f in fields(load()):
+            assert f.metadata.get("help"), f"{name}: option {f.name} has no help"
+            option = f.name.replace("_", "-")
+            assert any(line.strip().startswith(f"{option}=") and f.metadata["help"] in line
+                       for line in text.splitlines()), option
