@@ -356,8 +356,8 @@ def captured_graphs() -> Iterator[list[Any]]:
     graphs: list[Any] = []
     original = backend.compile_graph
 
-    def compile_graph(gm: Any, example_inputs: Any) -> Any:
-        graphs.append(original(gm, example_inputs))
+    def compile_graph(gm: Any, example_inputs: Any, *args: Any) -> Any:
+        graphs.append(original(gm, example_inputs, *args))
         return graphs[-1]
 
     fallback = os.environ.pop("MLC_FALLBACK", None)  # a graph run eagerly would count no kernels
