@@ -5,7 +5,8 @@
 
 One node per buffer: inputs as ellipses, computed and scatter nodes as boxes with their origins,
 sizes (`reduce` sizes for reductions) and dtype, externs as 3-D boxes with their overload, views
-dashed. The members of a `buffer.fused` group are drawn inside one cluster: one kernel. An edge
+dashed. Each kernel is a cluster, `kernel N` in program order: a `buffer.fused` group with all
+its members, or a computed or scatter node alone (as --convert-to-triton makes them). An edge
 runs from the node that writes a buffer to each node that reads it, labelled with the kind of
 the dependency (`memory`, `star` for a whole-buffer read, `weak` for an ordering only). Where
 the graph carries `--fuse{explain=true}`'s remarks, each refused candidate pair is a dashed red
@@ -45,16 +46,17 @@ def graph_dot(graph: buffer.GraphOp) -> str:
              '  node [shape=box, fontname="monospace", fontsize=10];', '  edge [fontname="monospace", fontsize=9];']
     writer: dict[str, str] = {}  # buffer name -> the dot node that writes it
     edges: list[str] = []
-    for k, node in enumerate(graph.nodes()):
-        if isinstance(node, buffer.FusedOp):
-            members = node.members()
-            lines.append(f"  subgraph {_q(f'cluster_{k}')} {{")
-            lines.append(f"    label={_q('kernel: ' + ' + '.join(n for m in members for n in m.defined_names()))};")
+    kernels = 0
+    for node in graph.nodes():
+        members = node.members() if isinstance(node, buffer.FusedOp) else [node]
+        if isinstance(node, (buffer.FusedOp, buffer.BodyNode)):  # one kernel: one cluster
+            lines.append(f"  subgraph {_q(f'cluster_{kernels}')} {{")
+            lines.append(f"    label={_q(f'kernel {kernels}: ' + ' + '.join(n for m in members for n in m.defined_names()))};")
             lines.append('    style="rounded,filled"; fillcolor="#f2f2f2";')
             lines += [f"  {line}" for m in members for line in _node_lines(m)]
             lines.append("  }")
+            kernels += 1
         else:
-            members = [node]
             lines += _node_lines(node)
         for m in members:
             edges += _edges(m, writer)

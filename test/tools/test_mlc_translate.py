@@ -100,3 +100,31 @@ def test_emit_dot_needs_buffer_ir() -> None:
     assert code == 1 and out == "" and "emit-dot expects buffer IR (a buffer.graph), found none" in err
     code, _, err = translate("--emit-dot", "--emit-python", str(GELU))
     assert code == 1 and "not allowed with argument" in err
+
+
+def _mlc_opt(passes: str, text: str) -> str:
+    from mlc.tools.mlc_opt import run as mlc_opt
+
+    out, old_stdin = io.StringIO(), sys.stdin
+    sys.stdin = io.StringIO(text)
+    try:
+        with redirect_stdout(out), redirect_stderr(io.StringIO()):
+            assert mlc_opt(["-p", passes]) == 0
+    finally:
+        sys.stdin = old_stdin
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("passes", ["deps", "deps,fuse{explain=true}"])
+def test_emit_dot_draws_one_cluster_per_kernel(passes: str) -> None:
+    """As many clusters as --convert-to-triton makes kernels (two unfused, one fused), and
+    Graphviz reads the picture where `dot` is installed."""
+    text = (Path(__file__).resolve().parents[1] / "lit" / "codegen" / "emit-dot" / "fused.mlir").read_text()
+    graph = _mlc_opt(passes, text)
+    code, dot, err = translate("--emit-dot", stdin=graph)
+    assert code == 0, err
+    kernels = _mlc_opt("convert-to-triton", graph).count("triton.kernel @")
+    assert dot.count('subgraph "cluster_') == kernels == (1 if "fuse" in passes else 2)
+    if shutil.which("dot"):
+        svg = subprocess.run(["dot", "-Tsvg"], input=dot, text=True, capture_output=True, timeout=60)
+        assert svg.returncode == 0 and "<svg" in svg.stdout, svg.stderr

@@ -1,13 +1,18 @@
 // RUN: mlc-translate --emit-dot %s | filecheck %s
 // RUN: mlc-opt %s -p deps,fuse{explain=true} | mlc-translate --emit-dot | filecheck %s --check-prefix=FUSED
 
-// A buffer graph as Graphviz dot: inputs as ellipses, computed nodes as boxes (origins, sizes,
-// dtype), an extern as a 3-D box, edges from writer to reader labelled with the dependency's
-// kind (an extern reads whole buffers: star), the output last.
+// A buffer graph as Graphviz dot: inputs as ellipses, each kernel a cluster holding its
+// computed nodes as boxes (origins, sizes, dtype), an extern as a 3-D box, edges from writer to
+// reader labelled with the dependency's kind (an extern reads whole buffers: star), the output
+// last.
 // CHECK:       digraph "rms" {
 // CHECK:         "x" [shape=ellipse, label="x\n[64, 4096] f32"];
-// CHECK:         "buf0" [label="buf0\nmean\n[64] reduce [4096] f32"];
-// CHECK:         "buf1" [label="buf1\nmul\n[64, 4096] f32"];
+// CHECK:         subgraph "cluster_0" {
+// CHECK-NEXT:      label="kernel 0: buf0";
+// CHECK:           "buf0" [label="buf0\nmean\n[64] reduce [4096] f32"];
+// CHECK:         subgraph "cluster_1" {
+// CHECK-NEXT:      label="kernel 1: buf1";
+// CHECK:           "buf1" [label="buf1\nmul\n[64, 4096] f32"];
 // CHECK:         "buf2" [shape=box3d, label="buf2\nextern mm.default"];
 // CHECK:         "output" [shape=doubleoctagon, label="output: buf2"];
 // CHECK:         "x" -> "buf0" [label="memory"];
@@ -20,8 +25,9 @@
 
 // After --fuse{explain=true}: the reduction and its consumer are one kernel (a cluster), and
 // the refused pair with the extern is a dashed edge labelled with the refusal's category.
-// FUSED:       subgraph "cluster_2" {
-// FUSED-NEXT:    label="kernel: buf0 + buf1";
+// FUSED:       subgraph "cluster_0" {
+// FUSED-NEXT:    label="kernel 0: buf0 + buf1";
+// FUSED-NOT:   cluster_1
 // FUSED:         "buf1" -> "buf2" [style=dashed, color=red, fontcolor=red, constraint=false, dir=none, label="extern", tooltip="buf2 is a buffer.extern, not a kernel"];
 buffer.graph @rms {
   buffer.input "x" #buffer.layout<[64, 4096], [4096, 1], f32>
