@@ -11,11 +11,36 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+
+
+WIDTH = 110  # the demo's lines; the IR itself is in the files (mlc-opt prints it whole)
+DUMP = re.compile(r"^// -----// IR Dump After (\S+) //----- //$", re.M)
+
+
+def shorten(text: str) -> str:
+    """Lines cut at WIDTH characters, marked with ` ...`."""
+    return "\n".join(line if len(line) <= WIDTH else line[: WIDTH - 4] + " ..." for line in text.splitlines())
+
+
+def after_each_pass(dumps: str, before: str) -> str:
+    """`--print-ir-after-all`'s dumps, each pass's IR shortened, or one line where the pass left
+    the IR as it was."""
+    parts = DUMP.split(dumps)
+    out, previous = [], before.strip()
+    for name, ir in zip(parts[1::2], parts[2::2]):
+        ir = ir.strip()
+        if ir == previous:
+            out.append(f"// -----// after {name}: unchanged //----- //")
+        else:
+            out.append(f"// -----// IR after {name} //----- //\n{shorten(ir)}")
+        previous = ir
+    return "\n\n".join(out)
 
 
 def banner(text: str) -> None:
@@ -28,19 +53,20 @@ def main() -> int:
     pipeline = ",".join(PASSES)
     example = HERE / "mlp_gelu.mlir"
     banner(f"aten IR: {example.relative_to(Path.cwd()) if example.is_relative_to(Path.cwd()) else example}")
-    print(example.read_text(), flush=True)
-    banner(f"mlc-opt -p '{pipeline}' --print-ir-after-all")
+    print(shorten(example.read_text()), flush=True)
+    banner(f"mlc-opt -p '{pipeline}' --print-ir-after-all  (lines cut at {WIDTH} characters)")
     lowered = subprocess.run(
         ["mlc-opt", str(example), "-p", pipeline, "--print-ir-after-all"],
         capture_output=True, text=True,
     )
-    print(lowered.stderr, flush=True)  # the IR after each pass goes to stderr, as in mlir-opt
     if lowered.returncode != 0:
+        print(lowered.stderr, flush=True)
         return lowered.returncode
+    print(after_each_pass(lowered.stderr, example.read_text()), flush=True)  # stderr, as in mlir-opt
     banner("mlc-translate --emit-python")
     emitted = subprocess.run(["mlc-translate", "--emit-python"], input=lowered.stdout,
                              capture_output=True, text=True)
-    print(emitted.stdout or emitted.stderr, flush=True)
+    print(shorten(emitted.stdout) if emitted.returncode == 0 else emitted.stderr, flush=True)
     if emitted.returncode != 0:
         return emitted.returncode
 
