@@ -129,6 +129,21 @@ def _message(e: BaseException) -> str:
     return text.removeprefix("Operation does not verify: ")
 
 
+def write_output(tool: str, path: str, text: str) -> bool:
+    """Write a tool's result to `path` (`-`: stdout); False, with a one-line error, when the
+    file cannot be written."""
+    if path == "-":
+        sys.stdout.write(text)
+        return True
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        sys.stderr.write(f"{tool}: error: cannot write {path}: {e.strerror}\n")
+        return False
+    return True
+
+
 def tool_main(tool: str, run: Callable[[], int]) -> NoReturn:
     """A console script's entry: `run()`'s status, and never a traceback without --debug."""
     try:

@@ -37,6 +37,7 @@ from mlc.tools.diagnostics import (
     tool_main,
     parse_source,
     verify_with_positions,
+    write_output,
 )
 
 SPLIT_MARKER = "// -----"
@@ -247,15 +248,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     if timing is not None:
         sys.stderr.write(_summed(timing).report())
     result = f"{SPLIT_MARKER}\n".join(o for o in outputs if o) if args.split_input_file else "".join(outputs)
-    if args.output == "-":
-        sys.stdout.write(result)
-    else:
-        try:
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(result)
-        except OSError as e:
-            sys.stderr.write(f"mlc-opt: error: cannot write {args.output}: {e.strerror}\n")
-            return 1
+    if not write_output("mlc-opt", args.output, result):
+        return 1
     return 1 if failed else 0
 
 

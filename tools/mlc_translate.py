@@ -18,7 +18,15 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from mlc.tools.diagnostics import CompileError, Diagnostic, Source, internal_error, parse_source, tool_main
+from mlc.tools.diagnostics import (
+    CompileError,
+    Diagnostic,
+    Source,
+    internal_error,
+    parse_source,
+    tool_main,
+    write_output,
+)
 
 
 class _ArgumentParser(argparse.ArgumentParser):
@@ -72,16 +80,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     except CompileError as e:
         sys.stderr.write(e.diagnostic.format() + "\n")
         return 1
-    if args.output == "-":
-        sys.stdout.write(result)
-    else:
-        try:
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(result)
-        except OSError as e:
-            sys.stderr.write(f"mlc-translate: error: cannot write {args.output}: {e.strerror}\n")
-            return 1
-    return 0
+    return 0 if write_output("mlc-translate", args.output, result) else 1
 
 
 def main() -> None:
