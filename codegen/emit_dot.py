@@ -79,9 +79,9 @@ def _node_lines(node: buffer.BufferNode) -> list[str]:
         label = f"{name} = view of {node.referenced_names()[0]}\n{_layout(node.layout)}"
         return [f"  {_q(name)} [style=dashed, label={_q(label)}];"]
     if isinstance(node, buffer.ExternOp):
-        names = node.defined_names()
-        label = f"{', '.join(names) or 'extern'}\nextern {node.overload.data}"
-        return [f"  {_q(name)} [shape=box3d, label={_q(label)}];" for name in names[:1] or ["extern"]]
+        names = node.defined_names() or ["extern"]
+        label = f"{', '.join(names)}\nextern {node.overload.data}"
+        return [f"  {_q(names[0])} [shape=box3d, label={_q(label)}];"]
     if isinstance(node, buffer.BodyNode):
         name = node.buffer.data
         sizes = ", ".join(expr_str(r) for r in node.range_exprs)

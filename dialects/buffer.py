@@ -90,6 +90,9 @@ def contiguous_strides(size: Sequence[sympy.Expr | int]) -> list[sympy.Expr]:
     return strides[::-1]
 
 
+OUTPUT_STRIDES = "strides"  # on func.return: each result's promised strides (array<i64>; empty: row-major)
+
+
 def is_dense(size: Sequence[int], stride: Sequence[int]) -> bool:
     """Strides of a permutation of a row-major layout (non-overlapping, no gaps): walked from
     the smallest stride up, each dim's stride is the product of the sizes before it (size-1

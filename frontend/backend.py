@@ -63,6 +63,14 @@ class MlcCompileError(RuntimeError):
     """A graph mlc cannot compile; the message names the graph, the stage and the node or op."""
 
 
+class MlcPassError(MlcCompileError):
+    """A pass of the pipeline failed: `index` is its position, for the crash reproducer."""
+
+    def __init__(self, message: str, index: int):
+        super().__init__(message)
+        self.index = index
+
+
 # Graphs are numbered in compile order across the process, forward and backward separately;
 # the number names the graph in errors and in the dump (`graph_0_forward`, `graph_1_backward`, ...).
 _graph_counter = itertools.count()
@@ -227,27 +235,25 @@ class CompiledGraph:
         self._tokens = tokens  # effect-token inputs: AOTAutograd passes None, the IR has an empty tensor
         self._output_relayouts = output_relayouts or {}
         self._host_epilogue = host_epilogue  # numbers read out of the results (`.item()`)
-        self._first_call_timing: tuple[Timing, Any] | None = None  # set where the dump records it
 
     def time_first_call(self, timing: Timing, dump: Any) -> None:
-        """Add the first call (Triton's compilation and autotuning, then the run) to `timing`
-        and rewrite the dump's timing.txt with it."""
-        self._first_call_timing = (timing, dump)
+        """Add the first call of the module (Triton's compilation and autotuning, then the run)
+        to `timing` and rewrite the dump's timing.txt with it; later calls go straight through."""
+        call = self._call
+
+        def first(args: list[Any]) -> Sequence[Any]:
+            self._call = call
+            start = time.perf_counter()
+            outputs = call(args)
+            if torch.cuda.is_available():
+                torch.cuda.synchronize()
+            timing.add("first call (Triton compile, autotune, run)", time.perf_counter() - start)
+            dump.write("timing.txt", timing.report())
+            return outputs
+
+        self._call = first
 
     def __call__(self, *args: Any) -> Any:
-        if self._first_call_timing is None:
-            return self._run(*args)
-        timing, dump = self._first_call_timing
-        self._first_call_timing = None
-        start = time.perf_counter()
-        outputs = self._run(*args)
-        if torch.cuda.is_available():
-            torch.cuda.synchronize()
-        timing.add("first call (Triton compile, autotune, run)", time.perf_counter() - start)
-        dump.write("timing.txt", timing.report())
-        return outputs
-
-    def _run(self, *args: Any) -> Any:
         inputs = list(args)
         for i in self._tokens:
             inputs[i] = torch.empty(0, device=_device())
@@ -294,11 +300,8 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     spec = pipeline_spec(dump is not None, os.environ.get("MLC_DEBUG", "0") not in ("", "0"))
     try:
         run_pipeline(module, spec, graph_id, dump, timing)
-    except MlcCompileError as e:
-        failed = e.__dict__.get("failed_pass")
-        if failed is None:
-            raise
-        raise MlcCompileError(f"{e}\n{_reproducer(graph_id, gm, spec, failed, dump)}") from e.__cause__
+    except MlcPassError as e:
+        raise MlcCompileError(f"{e}\n{_reproducer(graph_id, gm, spec, e.index, dump)}") from e.__cause__
     start = time.perf_counter()
     try:
         source = emit_python(module)
@@ -348,9 +351,7 @@ def run_pipeline(module: Any, spec: str, graph_id: str = "module", dump: Any = N
                               on_remark=dump.on_remark if dump else None, timing=timing)
     except pipeline.PassFailed as e:
         where = "left IR that does not verify" if e.in_verify else "failed"
-        error = MlcCompileError(f"mlc: {graph_id}: pass '{e.pass_name}' {where}: {_message(e.cause)}")
-        error.failed_pass = e.index  # type: ignore[attr-defined]  # for the crash reproducer
-        raise error from e.cause
+        raise MlcPassError(f"mlc: {graph_id}: pass '{e.pass_name}' {where}: {_message(e.cause)}", e.index) from e.cause
 
 
 def _reproducer(graph_id: str, gm: torch.fx.GraphModule, spec: str, failed: int, dump: Any) -> str:

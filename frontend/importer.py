@@ -57,7 +57,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from mlc.dialects.buffer import is_dense
+from mlc.dialects.buffer import OUTPUT_STRIDES, is_dense
 from mlc.dialects.aten import AtenOp, CallOp, NoneArgAttr, TensorArgAttr, op_class
 from mlc.dialects.values import DTYPES, py_to_attr
 
@@ -126,9 +126,6 @@ def _describe(node: torch.fx.Node) -> str:
     else:
         kind = node.op  # placeholder, get_attr, output
     return f"node '{node.name}' ({kind})"
-
-
-OUTPUT_STRIDES = "strides"  # on func.return: each result's strides as the FX graph promises them
 
 
 def _output_strides(node: torch.fx.Node) -> list[int]:

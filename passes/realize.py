@@ -28,7 +28,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from mlc.dialects import buffer, loops
 from mlc.dialects.aten import TensorArgAttr
-from mlc.dialects.buffer import LayoutAttr, is_dense
+from mlc.dialects.buffer import OUTPUT_STRIDES, LayoutAttr, is_dense
 from mlc.dialects.sym import expr_str, symbol
 from mlc.analysis.flat_index import affine_strides, simplify_index
 from mlc.passes.realization import RealizeOptions, ThresholdOptions, consumers, is_view, realize_reason
@@ -77,7 +77,7 @@ def _output_strides(block: Block) -> dict[SSAValue, list[int]]:
     with them, so that it needs no copy into them after the call (Inductor's FixedLayout of
     outputs). A value returned twice keeps its first."""
     ret = block.last_op
-    attr = ret.attributes.get("strides") if isinstance(ret, func.ReturnOp) else None
+    attr = ret.attributes.get(OUTPUT_STRIDES) if isinstance(ret, func.ReturnOp) else None
     if not isinstance(attr, ArrayAttr):
         return {}
     if len(attr.data) != len(ret.arguments):

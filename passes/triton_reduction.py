@@ -157,21 +157,11 @@ class ReductionKernelBuilder(KernelBuilder):
     def r_names(self) -> set[str]:
         return {name for name, _ in self.r_vars.values()}
 
-    @property
-    def r_mask_constant(self) -> bool:
-        return constant_masks(self.numel, self.rnumel, self.persistent, self.x_blocks, self.r_blocks, self.target)[1]
-
-    @property
-    def x_mask_constant(self) -> bool:
-        return constant_masks(self.numel, self.rnumel, self.persistent, self.x_blocks, self.r_blocks, self.target)[0]
-
     def masks_for(self, uses_x: bool, uses_r: bool) -> list[str]:
-        masks = []
-        if uses_r and not self.r_mask_constant:
-            masks.append("r0_mask")
-        if uses_x and not self.x_mask_constant:
-            masks.append("xmask")
-        return masks
+        x_constant, r_constant = constant_masks(
+            self.numel, self.rnumel, self.persistent, self.x_blocks, self.r_blocks, self.target
+        )
+        return [*(["r0_mask"] if uses_r and not r_constant else []), *(["xmask"] if uses_x and not x_constant else [])]
 
     def _flat_form(self, index: sympy.Expr) -> sympy.Expr:
         defs = {symbol(name): expr for name, expr in [*self.index_vars.values(), *self.r_vars.values()]}
