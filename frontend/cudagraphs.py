@@ -1,0 +1,139 @@
+"""Run a compiled graph's call from CUDA graphs: all its kernels for one host launch.
+
+A compiled call launches one kernel per fused group, plus externs; below ~0.2 ms of GPU work
+the host's launches (and Dynamo's guards around them), not the kernels, set the time. With
+`MLC_CUDAGRAPHS=1` (what Inductor does only under `mode="reduce-overhead"`) a call is
+recorded into a CUDA graph once and replayed afterwards:
+
+    call 1        run normally: Triton compiles and autotunes here, which a capture cannot
+    call 2, ...   replay a recording made for the same input addresses whose previous outputs
+                  nobody holds; else record one (at most `MAX_RECORDINGS`); else run normally
+
+Why a replay never computes a wrong number:
+- Inputs are read in place. A recording reads the addresses its capture saw, so it is replayed
+  only for a call whose inputs sit at exactly those addresses (the graph's guards already fix
+  their sizes and strides). No input is copied, and a kernel that updates an input in place
+  updates the caller's tensor.
+- Outputs live in the recording's private memory pool, and a replay writes them again. A
+  recording is replayed only when none of its previous outputs is referenced outside this
+  module: neither the tensor object (Python's reference count) nor any view of its memory (the
+  storage's use count). A caller who keeps outputs (a training step's activations until the
+  backward, a loss until the next step) makes the next call use a second recording, and past
+  `MAX_RECORDINGS` the normal path, which allocates fresh outputs.
+- A call that cannot be captured (work on the host, a kernel compiled for the first time,
+  an input not on the GPU) fails its capture; the graph then runs normally for good, and
+  `reason` says why.
+
+`Recorder` is the only part that touches CUDA graphs, so the policy above is tested on any
+machine with a stand-in that imitates a replay writing into the same outputs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+MAX_RECORDINGS = 2  # per compiled graph: a second one for outputs kept across one call (training)
+
+Call = Callable[[list[Any]], Sequence[Any]]
+
+
+def enabled() -> bool:
+    """`MLC_CUDAGRAPHS=1` asks for CUDA graphs; they need a GPU."""
+    return os.environ.get("MLC_CUDAGRAPHS", "0") not in ("", "0") and torch.cuda.is_available()
+
+
+class Recorder:
+    """Captures `call(args)` into a CUDA graph with its own memory pool."""
+
+    def record(self, call: Call, args: list[Any]) -> tuple[Callable[[], None], list[Any]]:
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, pool=torch.cuda.graph_pool_handle()):
+            outputs = list(call(list(args)))
+        return graph.replay, outputs
+
+
+@dataclass
+class Recording:
+    """One captured call: the input addresses it reads, its outputs, how to run it again."""
+
+    key: tuple
+    replay: Callable[[], None]
+    outputs: list[Any]
+    baseline: list[tuple[int, int, int]] = field(default_factory=list)  # `_holders` when nobody else holds them
+
+    def is_free(self) -> bool:
+        """No output of the last replay is referenced outside this recording."""
+        return _holders(self.outputs) == self.baseline
+
+
+class CudaGraphCall:
+    """`call` (an emitted module's `call(args)`) replayed from CUDA graphs, as described above."""
+
+    def __init__(self, call: Call, recorder: Recorder | None = None, max_recordings: int = MAX_RECORDINGS,
+                 device_type: str = "cuda"):
+        self.call = call
+        self.device_type = device_type
+        self.recorder = recorder or Recorder()
+        self.max_recordings = max_recordings
+        self.recordings: list[Recording] = []
+        self.warm = False
+        self.reason: str | None = None  # why this graph runs normally for good
+
+    def __call__(self, args: list[Any]) -> Sequence[Any]:
+        if self.reason is not None or not self.warm:
+            self.warm = True
+            return self.call(args)
+        key = _addresses(args, self.device_type)
+        if key is None:
+            return self.call(args)
+        recording = next((r for r in self.recordings if r.key == key and r.is_free()), None)
+        if recording is None:
+            if len(self.recordings) >= self.max_recordings:
+                return self.call(args)
+            recording = self._record(key, args)
+            if recording is None:
+                return self.call(args)
+        recording.replay()
+        return list(recording.outputs)
+
+    def _record(self, key: tuple, args: list[Any]) -> Recording | None:
+        try:
+            replay, outputs = self.recorder.record(self.call, args)
+        except Exception as e:  # a call that cannot be captured runs normally from now on
+            self.reason = f"not captured: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            return None
+        recording = Recording(key, replay, outputs)
+        recording.baseline = _holders(outputs)
+        self.recordings.append(recording)
+        return recording
+
+
+def _addresses(args: Sequence[Any], device_type: str) -> tuple | None:
+    """What a recording is keyed by: each input's address on the GPU (a number as itself);
+    None when an input is elsewhere, where no recording can read it."""
+    key: list[Any] = []
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            if a.device.type != device_type and a.numel() > 0:
+                return None
+            key.append((a.data_ptr(), a.dtype))
+        else:
+            key.append(a)
+    return tuple(key)
+
+
+def _holders(outputs: list[Any]) -> list[tuple[int, int, int]]:
+    """References to each output: to the Python object, to the tensor from C++ (autograd), and
+    to its memory (views, saved tensors). Counted the same way each time, so that a count equal
+    to the one taken right after recording means nobody else holds it."""
+    return [
+        (sys.getrefcount(t), t._use_count(), torch._C._storage_Use_Count(t.untyped_storage()._cdata))
+        if isinstance(t, torch.Tensor) else (0, 0, 0)
+        for t in outputs
+    ]

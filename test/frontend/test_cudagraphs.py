@@ -1,0 +1,130 @@
+"""The CUDA-graph policy of `mlc.frontend.cudagraphs`: when a call is recorded, replayed, or run
+normally. On CPU a stand-in recorder imitates a replay by writing the call's new results into
+the recorded outputs in place, as a CUDA graph writes its static memory: a replay over an output
+someone still holds would show up as that output changing. On a GPU the real recorder runs the
+same checks through `torch.compile`."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from mlc.frontend.cudagraphs import CudaGraphCall
+
+
+class InPlaceRecorder:
+    """Records by running the call; a replay reruns it on the recorded inputs and copies the
+    results into the recorded outputs (the same tensor objects every time)."""
+
+    def __init__(self, fail: bool = False):
+        self.fail = fail
+        self.records = 0
+        self.replays = 0
+
+    def record(self, call, args):
+        if self.fail:
+            raise RuntimeError("operation not permitted when stream is capturing")
+        self.records += 1
+        outputs = list(call(list(args)))
+
+        def replay():
+            self.replays += 1
+            for out, new in zip(outputs, call(list(args))):
+                out.copy_(new)
+
+        return replay, outputs
+
+
+def double_and_sum(args):
+    (x,) = args
+    return [x * 2, x.sum().reshape(1)]
+
+
+def graphed(recorder, max_recordings=2):
+    return CudaGraphCall(double_and_sum, recorder, max_recordings=max_recordings, device_type="cpu")
+
+
+def test_first_call_runs_normally_then_records_once_and_replays():
+    rec = InPlaceRecorder()
+    g = graphed(rec)
+    x = torch.arange(4.0)
+    for i in range(5):
+        out = g([x])
+        torch.testing.assert_close(out[0], x * 2)
+        del out
+    assert (rec.records, rec.replays) == (1, 4)  # a recording is replayed at once for its call
+
+
+def test_held_outputs_are_never_overwritten():
+    rec = InPlaceRecorder()
+    g = graphed(rec)
+    x = torch.arange(4.0)
+    g([x])  # warm-up
+    kept = []
+    for i in range(4):
+        x.add_(1)  # in place: the same address, new values
+        kept.append((g([x])[0], x * 2))
+    for out, expected in kept:
+        torch.testing.assert_close(out, expected)
+    # two recordings (the first call's outputs were held by then), then the normal path
+    assert rec.records == 2
+
+
+def test_a_view_of_an_output_keeps_it_busy():
+    rec = InPlaceRecorder()
+    g = graphed(rec, max_recordings=1)
+    x = torch.arange(4.0)
+    g([x])
+    first = g([x])[0][1:]  # only a view survives
+    x.add_(10)
+    second = g([x])
+    torch.testing.assert_close(first, torch.arange(4.0)[1:] * 2)
+    torch.testing.assert_close(second[0], x * 2)
+    assert rec.replays == 1  # the second call's; the third found the recording busy and ran normally
+
+
+def test_inputs_elsewhere_get_their_own_recording():
+    rec = InPlaceRecorder()
+    g = graphed(rec)
+    a, b = torch.arange(4.0), torch.arange(4.0) + 100
+    g([a])
+    for _ in range(3):
+        torch.testing.assert_close(g([a])[0], a * 2)
+        torch.testing.assert_close(g([b])[0], b * 2)
+    assert (rec.records, rec.replays) == (2, 6)
+
+
+def test_a_capture_that_fails_runs_normally_for_good():
+    rec = InPlaceRecorder(fail=True)
+    g = graphed(rec)
+    x = torch.arange(4.0)
+    for _ in range(3):
+        torch.testing.assert_close(g([x])[0], x * 2)
+    assert g.reason is not None and "capturing" in g.reason
+    assert rec.records == 0
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
+def test_training_steps_from_cuda_graphs_match_eager(monkeypatch):
+    monkeypatch.setenv("MLC_CUDAGRAPHS", "1")
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.GELU(), torch.nn.Linear(128, 64)).cuda()
+    reference = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.GELU(), torch.nn.Linear(128, 64)).cuda()
+    reference.load_state_dict(model.state_dict())
+    compiled = torch.compile(model, backend="mlc")
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    ref_opt = torch.optim.SGD(reference.parameters(), lr=0.1)
+    x = torch.randn(32, 64, device="cuda")
+    losses = []
+    for step in range(6):
+        for m, o in ((compiled, opt), (reference, ref_opt)):
+            o.zero_grad()
+            loss = m(x).square().mean()
+            # two forwards before one backward: the first's activations are held meanwhile
+            loss2 = m(x + 1).square().mean()
+            (loss + loss2).backward()
+            o.step()
+            losses.append(loss.detach().clone())
+        torch.testing.assert_close(losses[-2], losses[-1], rtol=1e-4, atol=1e-5)
+    for p, q in zip(model.parameters(), reference.parameters()):
+        torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-5)
