@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import copy
 import importlib.util
+import os
 import json
 import math
 import statistics
@@ -270,10 +271,13 @@ class Row:
     errors: dict[str, str] = field(default_factory=dict)  # backend -> one-line reason
 
 
-def compilers(mlc_backend: Callable[..., Any]) -> dict[str, Callable[[nn.Module], Callable[..., Any]]]:
+def compilers(mlc_backend: Callable[..., Any], reduce_overhead: bool = False
+              ) -> dict[str, Callable[[nn.Module], Callable[..., Any]]]:
+    """As `bench/run.py`'s: `reduce_overhead`, both compilers replay CUDA graphs."""
+    mode = "reduce-overhead" if reduce_overhead else None
     return {
         "eager": lambda m: m,
-        "inductor": lambda m: torch.compile(m, fullgraph=True, dynamic=False),
+        "inductor": lambda m: torch.compile(m, fullgraph=True, dynamic=False, mode=mode),
         "mlc": lambda m: torch.compile(m, backend=mlc_backend, fullgraph=True, dynamic=False),
     }
 
@@ -305,7 +309,7 @@ def bench_row(workload: Workload, name: str, mode: str, args: argparse.Namespace
     """Eager (the reference), then Inductor, then mlc, each on a fresh copy of the model."""
     row = Row(model=name, mode=mode, shape=workload.shape, dtype=args.dtype)
     expected: dict[str, torch.Tensor] | None = None
-    for backend, compile_fn in compilers(mlc_backend).items():
+    for backend, compile_fn in compilers(mlc_backend, args.reduce_overhead).items():
         if backend in args.skip or (backend != "eager" and expected is None):
             row.errors[backend] = "skipped" if backend in args.skip else "no eager reference"
             continue
@@ -406,6 +410,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="write the table, the command and the machine as a section of this document (docs/BENCHMARKS.md)")
     parser.add_argument("--warmup", type=int, default=100, help="do_bench warmup, ms (default 100)")
     parser.add_argument("--rep", type=int, default=1000, help="do_bench repetition time, ms (default 1000)")
+    parser.add_argument("--reduce-overhead", action="store_true",
+                        help="both compilers replay CUDA graphs: Inductor's mode=reduce-overhead, mlc's MLC_CUDAGRAPHS=1")
     parser.add_argument("--skip", default="", help="backends not to run: inductor,mlc")
     parser.add_argument("--verbose", action="store_true", help="print tracebacks of failures")
     args = parser.parse_args(argv)
@@ -427,7 +433,7 @@ def _choose(parser: argparse.ArgumentParser, what: str, text: str, known: list[s
     return names
 
 
-MODELS_SECTION = """## Models: {models}
+MODELS_SECTION = """## Models: {models}{graphs}
 
 `{command}`
 
@@ -453,12 +459,16 @@ def report(rows: Sequence[Row], env: dict[str, Any], args: argparse.Namespace) -
         args.json.write_text(json.dumps({"environment": env, "rows": [asdict(r) for r in rows]}, indent=2) + "\n")
     if args.doc:
         models = ",".join(args.models)
-        run.write_section(args.doc, f"bench/models.py {models}", MODELS_SECTION.format(
-            **env, models=models, rep=args.rep, table=table))
+        key = f"bench/models.py {models}" + (" --reduce-overhead" if args.reduce_overhead else "")
+        run.write_section(args.doc, key, MODELS_SECTION.format(
+            **env, models=models, rep=args.rep, table=table,
+            graphs=", CUDA graphs (Inductor's reduce-overhead, mlc's MLC_CUDAGRAPHS=1)" if args.reduce_overhead else ""))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.reduce_overhead:
+        os.environ["MLC_CUDAGRAPHS"] = "1"
     run.import_mlc()
     from mlc.frontend.backend import mlc_backend
 

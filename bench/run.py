@@ -477,10 +477,14 @@ def check(actual: Any, expected: Any, case: Case) -> str:
     return "yes"
 
 
-def compilers(mlc_backend: Callable[..., Any]) -> dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]]:
+def compilers(mlc_backend: Callable[..., Any], reduce_overhead: bool = False
+              ) -> dict[str, Callable[[Callable[..., Any]], Callable[..., Any]]]:
+    """The three ways a workload runs; `reduce_overhead`: both compilers replay CUDA graphs
+    (Inductor's `mode="reduce-overhead"`, mlc's `MLC_CUDAGRAPHS=1`, set by `main`)."""
+    mode = "reduce-overhead" if reduce_overhead else None
     return {
         "eager": lambda fn: fn,
-        "inductor": lambda fn: torch.compile(fn, fullgraph=True, dynamic=False),
+        "inductor": lambda fn: torch.compile(fn, fullgraph=True, dynamic=False, mode=mode),
         "mlc": lambda fn: torch.compile(fn, backend=mlc_backend, fullgraph=True, dynamic=False),
     }
 
@@ -511,7 +515,7 @@ def bench_model(name: str, device: torch.device, args: argparse.Namespace, mlc_b
     row.bytes = nbytes(case.inputs) + case.extra_bytes + nbytes(expected)
 
     calls: dict[str, Callable[[], Any]] = {}
-    for backend, compile_fn in compilers(mlc_backend).items():
+    for backend, compile_fn in compilers(mlc_backend, args.reduce_overhead).items():
         if backend in args.skip:
             row.errors[backend] = "skipped"
             continue
@@ -626,7 +630,9 @@ call's wall time (Dynamo, the compiler, Triton compilation, autotuning and one r
 is mlc's output against eager. The seeds' graphs: `mlp` (seed 000), `seed_toy` (001),
 `conv_bias` (002). Whole calls include the host's work per call (Dynamo's guards, the wrapper,
 launches): below ~0.2 ms it, not the kernels, sets the time, and it varies from round to round.
-With `--cudagraph` the calls' kernels are replayed from a CUDA graph: the kernels alone.
+With `--cudagraph` the calls' kernels are replayed from a CUDA graph: the kernels alone. With
+`--reduce-overhead` whole calls are timed, but both compilers replay their own CUDA graphs
+(Inductor's `mode="reduce-overhead"`, mlc's `MLC_CUDAGRAPHS=1`); eager launches as usual.
 
 {table}
 """
@@ -687,6 +693,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="timing rounds, the backends interleaved; the row reports their median and range (default 5)")
     parser.add_argument("--cudagraph", action="store_true",
                         help="time the kernels replayed from a CUDA graph (do_bench_cudagraph): no host overhead")
+    parser.add_argument("--reduce-overhead", action="store_true",
+                        help="both compilers replay CUDA graphs: Inductor's mode=reduce-overhead, mlc's MLC_CUDAGRAPHS=1")
     parser.add_argument("--skip", default="", help="backends not to run: eager,inductor,mlc")
     parser.add_argument("--no-kernels", dest="kernels", action="store_false",
                         help="do not count kernels per call (torch.profiler; CUDA only)")
@@ -705,6 +713,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.reduce_overhead:
+        os.environ["MLC_CUDAGRAPHS"] = "1"
     import_mlc()
     from mlc.frontend.backend import mlc_backend
 
@@ -728,7 +738,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.doc:
         copy = env["copy_gbps"]
         # One section per timer: a call as the user makes it, and its kernels alone.
-        key, title = ("bench/run.py --cudagraph", "kernels alone") if args.cudagraph else ("bench/run.py", "whole calls")
+        key, title = (("bench/run.py --cudagraph", "kernels alone") if args.cudagraph
+                      else ("bench/run.py --reduce-overhead", "whole calls from CUDA graphs") if args.reduce_overhead
+                      else ("bench/run.py", "whole calls"))
         write_section(args.doc, key, WORKLOADS_SECTION.format(
             **env, title=title, copy="-" if copy is None else f"{copy:.0f}", table=table))
     if args.markdown:

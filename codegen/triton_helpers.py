@@ -186,14 +186,16 @@ def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: 
     tiled kernel, given `ynumel`: over (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK))).
 
     With several configs on a GPU, the first launch times each one (Inductor's CachingAutotuner:
-    every listed config is benchmarked, the fastest kept), replayed from a CUDA graph so that
+    every listed config is benchmarked, the fastest kept, and remembered on disk for the next
+    process, `_kept_tuned`), replayed from a CUDA graph so that
     a short kernel's time is not the host's launch overhead; such kernels only write fresh
     outputs, so running them repeatedly is harmless (a kernel that adds into memory, a scatter's,
     is given one config by --convert-to-triton: it is never re-run). Under the interpreter, or
     with one config, the first config (the heuristics' preferred one) is used: timing
     interpreted kernels means nothing.
 
-    On a GPU the first launch goes through Triton's `kernel[grid](...)`, which compiles; later
+    On a GPU the first launch goes through Triton's `kernel[grid](...)`, which compiles (or
+    finds the binary in Triton's own on-disk cache, `~/.triton/cache`, in a later process); later
     ones call the compiled binary's launcher directly, as Inductor's launchers do, skipping
     Triton's per-call argument binding (most of a launch's host time, and a training step
     launches hundreds of kernels). A binary is specialized on its arguments (the dtypes and
@@ -215,7 +217,8 @@ def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: 
         return
     config = state.tuned.get((xnumel, ynumel))
     if config is None:
-        config = state.tuned[(xnumel, ynumel)] = configs[0] if len(configs) == 1 else _tuned(kernel, configs, xnumel, args, ynumel)
+        config = configs[0] if len(configs) == 1 else _kept_tuned(kernel, configs, xnumel, args, ynumel)
+        state.tuned[(xnumel, ynumel)] = config
     grid = _grid(config, xnumel, ynumel)
     compiled = kernel[grid](*args, **config)
     constexprs = tuple(config[name] for name in kernel.arg_names[len(args):])
@@ -261,6 +264,36 @@ class _Binary:
         metadata = k.launch_metadata(self.grid, stream, *full)  # None unless a launch hook is set
         k.run(*self.grid, stream, k.function, k.packed_metadata, metadata,
               hooks.launch_enter_hook, hooks.launch_exit_hook, *full)
+
+
+def _kept_tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> dict:
+    """`_tuned`'s choice, kept across processes in `<cache>/autotune/<key>.json` (the key: a hash
+    of the kernel's `cache_key`, which covers its source and the jit functions it calls, the
+    configs, the sizes, triton's version and the device), so that a second process launching
+    the same kernel does not time it again. A file that is unreadable, or names a config not
+    among `configs`, is ignored and rewritten; `MLC_CACHE=0` tunes every time."""
+    import hashlib
+    import json
+
+    from mlc.codegen import runtime
+
+    if not runtime.cache_enabled():
+        return _tuned(kernel, configs, xnumel, args, ynumel)
+    fields = [kernel.cache_key, list(configs), xnumel, ynumel, triton.__version__, runtime.device_description()]
+    key = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
+    path = runtime.cache_dir("autotune") / f"{key}.json"
+    try:
+        kept = json.loads(path.read_text()).get("config")
+    except (OSError, ValueError, AttributeError):
+        kept = None
+    if kept in configs:
+        return next(c for c in configs if c == kept)
+    config = _tuned(kernel, configs, xnumel, args, ynumel)
+    try:
+        runtime.write_atomic(path, json.dumps({"config": config}))
+    except OSError:
+        pass  # a read-only cache: the next process tunes again
+    return config
 
 
 def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> dict:

@@ -10,8 +10,11 @@ and hands each to `compile_graph`, which runs
     import_graph → fold-addmm,lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,
                    convert-to-triton → emit_python → load_call
 
-and wraps the result so it takes the graph's inputs and returns the graph's outputs
-(constants appended as trailing arguments, None outputs restored from `output_spec`).
+(the passes and emit_python skipped where the compile cache, `mlc.frontend.compile_cache`,
+holds the graph: keyed by its imported IR, the pipeline, the versions and the device, and kept
+across processes), and wraps the result so it takes the graph's inputs and returns the
+graph's outputs (constants appended as trailing arguments, None outputs restored from
+`output_spec`).
 
 mlc's IR has static shapes. When Dynamo sends a graph with symbolic sizes (after a shape
 change, or with `dynamic=True`), the backend compiles it once per concrete signature at call
@@ -19,15 +22,18 @@ time, binding the sizes (and numbers Dynamo wrapped in tensors) as constants.
 
 With `MLC_DUMP_DIR`, each graph's `timing.txt` gives the wall time of the import, of every pass
 (and its verification), of emitting and loading the Python, and of the first call (Triton's
-compilation and autotuning, then the run), as `mlc-opt --timing` prints them.
+compilation and autotuning, then the run), as `mlc-opt --timing` prints them, and a row saying
+whether the compile cache held the graph (a dumped graph is always compiled, to dump its passes).
 
 A graph mlc cannot compile raises `MlcCompileError` naming the graph, the pass and the op; where
 a pass failed, the message also names a reproducer file (the pass's input IR) and the `mlc-opt`
 command that fails the same way on it. There is no silent eager fallback. `MLC_FALLBACK=1` opts
-into running such graphs eagerly, with a warning. Environment: `MLC_DUMP_DIR` (see `mlc.frontend.dump`), `MLC_PIPELINE` (a different
-pass pipeline, for experiments), `MLC_CACHE_DIR` (see `mlc.codegen.runtime`), `MLC_DEBUG=1`
-(kernels assert that positions loaded from memory, `x[idx]`, are in bounds: an out-of-range
-index raises "index out of bounds" instead of reading outside the tensor).
+into running such graphs eagerly, with a warning. Environment: `MLC_DUMP_DIR` (see
+`mlc.frontend.dump`), `MLC_PIPELINE` (a different pass pipeline, for experiments),
+`MLC_CACHE_DIR` (where the cache lives: compiled graphs, emitted modules, autotuned configs;
+see `mlc.codegen.runtime`), `MLC_CACHE=0` (no compile cache: every graph is compiled),
+`MLC_DEBUG=1` (kernels assert that positions loaded from memory, `x[idx]`, are in bounds: an
+out-of-range index raises "index out of bounds" instead of reading outside the tensor).
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ import torch
 import torch.fx
 
 if TYPE_CHECKING:
+    from mlc.frontend.compile_cache import Entry, Layout
     from mlc.passes.pipeline import Timing
 
 DEFAULT_PIPELINE = "fold-addmm,lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,convert-to-triton,online-softmax,cse"
@@ -278,7 +285,7 @@ class CompiledGraph:
 def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind: str = "forward") -> CompiledGraph:
     """Compile one aten graph; errors raise MlcCompileError. `kind` ("forward", "backward")
     names its dump folder, `graph_N_<kind>`."""
-    from mlc.codegen.emit_python import EmitError, emit_python
+    from mlc.frontend import cudagraphs
     from mlc.frontend.dump import graph_dump
     from mlc.frontend.importer import UnsupportedGraph, import_graph
     from mlc.passes.pipeline import Timing
@@ -296,8 +303,71 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     timing.add("import", time.perf_counter() - start)
 
     dump = graph_dump(graph_id, kind)
-    module = imported.module
     spec = pipeline_spec(dump is not None, os.environ.get("MLC_DEBUG", "0") not in ("", "0"))
+    entry = _cached_or_compiled(gm, imported.module, spec, graph_id, dump, timing)
+
+    from mlc.codegen.runtime import DEVICE, load_call
+
+    # AOTAutograd may call the compiler with its FakeTensorMode still active (torch 2.11 does):
+    # a constant moved to the device there would be a FakeTensor, failing at the first call.
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
+
+    with unset_fake_temporarily():
+        constants = [t.to(DEVICE) for t in imported.constants.values()]
+    relayouts = _input_relayouts(entry.input_layouts, example_inputs)
+    output = gm.graph.output_node().args[0]
+    start = time.perf_counter()
+    call = load_call(entry.source)
+    timing.add("load the module (@triton.jit)", time.perf_counter() - start)
+    if cudagraphs.enabled():
+        call = cudagraphs.CudaGraphCall(call)
+    compiled = CompiledGraph(
+        graph_id, entry.source, call, constants, imported.output_spec, output, host_scalars, relayouts,
+        tokens, _output_relayouts(entry.output_layouts, output, imported.output_spec), host_epilogue,
+    )
+    if dump is not None:
+        dump.write("timing.txt", timing.report())
+        compiled.time_first_call(timing, dump)
+    return compiled
+
+
+def _cached_or_compiled(gm: torch.fx.GraphModule, module: Any, spec: str, graph_id: str, dump: Any,
+                        timing: Timing) -> Entry:
+    """The compile cache's entry for the imported `module` (`mlc.frontend.compile_cache`), else
+    the pipeline and emit-python run on it, and the result stored.
+
+    With `MLC_DUMP_DIR` the pipeline always runs, so that the dump shows every pass; the row
+    `compile cache: <status> <key>` of timing.txt says what the cache held: `hit` (an entry
+    equal to this compile), `miss` (none, or a damaged one: now stored), `stale` (an entry
+    that differs: replaced) or `off` (`MLC_CACHE=0`)."""
+    from mlc.frontend import compile_cache
+    from mlc.frontend.dump import print_ir
+
+    if not compile_cache.enabled():
+        if dump is not None:
+            timing.add("compile cache: off", 0.0)
+        return _compiled(gm, module, spec, graph_id, dump, timing)
+    start = time.perf_counter()
+    key = compile_cache.graph_key(print_ir(module), spec)
+    cached = compile_cache.load(key)
+    seconds = time.perf_counter() - start
+    if cached is not None and dump is None:
+        timing.add(f"compile cache: hit {key}", seconds)
+        return cached
+    entry = _compiled(gm, module, spec, graph_id, dump, timing)
+    start = time.perf_counter()
+    if entry != cached:
+        compile_cache.store(key, entry)
+    status = "miss" if cached is None else "hit" if entry == cached else "stale"
+    timing.add(f"compile cache: {status} {key}", seconds + time.perf_counter() - start)
+    return entry
+
+
+def _compiled(gm: torch.fx.GraphModule, module: Any, spec: str, graph_id: str, dump: Any, timing: Timing) -> Entry:
+    """Run the pipeline and emit-python on `module` (in place): the compile cache's Entry."""
+    from mlc.codegen.emit_python import EmitError, emit_python
+    from mlc.frontend.compile_cache import Entry
+
     try:
         run_pipeline(module, spec, graph_id, dump, timing)
     except MlcPassError as e:
@@ -310,28 +380,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     timing.add("emit-python", time.perf_counter() - start)
     if dump is not None:
         dump.write("module.py", source)
-
-    from mlc.codegen.runtime import DEVICE, load_call
-
-    # AOTAutograd may call the compiler with its FakeTensorMode still active (torch 2.11 does):
-    # a constant moved to the device there would be a FakeTensor, failing at the first call.
-    from torch._subclasses.fake_tensor import unset_fake_temporarily
-
-    with unset_fake_temporarily():
-        constants = [t.to(DEVICE) for t in imported.constants.values()]
-    relayouts = _input_relayouts(module, example_inputs)
-    output = gm.graph.output_node().args[0]
-    start = time.perf_counter()
-    call = load_call(source)
-    timing.add("load the module (@triton.jit)", time.perf_counter() - start)
-    compiled = CompiledGraph(
-        graph_id, source, call, constants, imported.output_spec, output, host_scalars, relayouts,
-        tokens, _output_relayouts(module, output, imported.output_spec), host_epilogue,
-    )
-    if dump is not None:
-        dump.write("timing.txt", timing.report())
-        compiled.time_first_call(timing, dump)
-    return compiled
+    return Entry(source, _input_layouts(module), _output_layouts(module))
 
 
 def run_pipeline(module: Any, spec: str, graph_id: str = "module", dump: Any = None, timing: Timing | None = None) -> None:
@@ -383,7 +432,8 @@ def _reproducer(graph_id: str, gm: torch.fx.GraphModule, spec: str, failed: int,
                         + print_ir(module))
     except OSError as e:
         return f"  (no reproducer: cannot write {path}: {e.strerror})"
-    return f"  reproducer: {path}\n  reproduce with: {command}"
+    reduced = path.with_suffix(".reduced.mlir")
+    return f"  reproducer: {path}\n  reproduce with: {command}\n  shrink with: mlc-reduce {path} -p '{rest}' -o {reduced}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -421,42 +471,52 @@ def _check_devices(graph_id: str, example_inputs: Sequence[Any]) -> list[int]:
     return host_scalars
 
 
-def _input_relayouts(module: Any, example_inputs: Sequence[Any]) -> dict[int, tuple[tuple[int, ...], tuple[int, ...]]]:
-    """Inputs whose strides differ from the layout the IR assumed for them (it assumes the
-    contiguous layout today), with that layout: such inputs are copied into it on each call,
-    since the kernels index them with the IR's strides."""
-    from mlc.dialects.triton import InputOp, WrapperOp
+def _layout(attr: Any) -> Layout | None:
+    """A layout attribute's (sizes, strides), or None where they are symbolic."""
+    try:
+        return tuple(int(e) for e in attr.sizes), tuple(int(e) for e in attr.strides)
+    except TypeError:
+        return None
 
-    wrapper = next((op for op in module.body.block.ops if isinstance(op, WrapperOp)), None)
+
+def _wrapper(module: Any) -> Any:
+    from mlc.dialects.triton import WrapperOp
+
+    return next((op for op in module.body.block.ops if isinstance(op, WrapperOp)), None)
+
+
+def _input_layouts(module: Any) -> list[Layout | None]:
+    """The layout the compiled module assumed for each input (the contiguous one today)."""
+    from mlc.dialects.triton import InputOp
+
+    wrapper = _wrapper(module)
     if wrapper is None:
-        return {}
-    layouts = [op.layout for op in wrapper.body.block.ops if isinstance(op, InputOp)]
+        return []
+    return [_layout(op.layout) for op in wrapper.body.block.ops if isinstance(op, InputOp)]
+
+
+def _input_relayouts(layouts: Sequence[Layout | None], example_inputs: Sequence[Any]) -> dict[int, Layout]:
+    """Inputs whose strides differ from the layout the IR assumed for them, with that layout:
+    such inputs are copied into it on each call, since the kernels index them with the IR's
+    strides. Symbolic layouts are left to the emitted assert_size_stride, at run time."""
     fixes = {}
     for i, (x, layout) in enumerate(zip(example_inputs, layouts)):
-        if not isinstance(x, torch.Tensor):
+        if not isinstance(x, torch.Tensor) or layout is None:
             continue
-        try:
-            size = tuple(int(e) for e in layout.sizes)
-            stride = tuple(int(e) for e in layout.strides)
-        except TypeError:  # symbolic sizes: the emitted assert_size_stride checks at run time
-            continue
+        size, stride = layout
         if tuple(x.shape) == size and all(n == 1 or a == b for n, a, b in zip(size, x.stride(), stride)):
             continue
-        fixes[i] = (size, stride)
+        fixes[i] = layout
     return fixes
 
 
-def _output_relayouts(module: Any, structure: Any, output_spec: Sequence[int | None]
-                      ) -> dict[int, tuple[tuple[int, ...], tuple[int, ...]]]:
-    """Results whose layout is not the strides the FX graph promises for that output (its
-    `meta["val"]`), with those strides: copied into them on each call. AOTAutograd hands a
-    forward's outputs to the backward as inputs of exactly those strides, and a returned view
-    (a transposed mm result) or a computed buffer may be laid out otherwise."""
-    from mlc.dialects.triton import ReturnOp, WrapperOp
+def _output_layouts(module: Any) -> list[Layout | None]:
+    """The layout of each result the compiled module returns (None: unknown or symbolic)."""
+    from mlc.dialects.triton import ReturnOp
 
-    wrapper = next((op for op in module.body.block.ops if isinstance(op, WrapperOp)), None)
+    wrapper = _wrapper(module)
     if wrapper is None:
-        return {}
+        return []
     layouts: dict[str, Any] = {}
     returned: list[str] = []
     for op in wrapper.body.block.ops:
@@ -465,15 +525,23 @@ def _output_relayouts(module: Any, structure: Any, output_spec: Sequence[int | N
         for name in op.defined_names():
             if (layout := op.layout_of(name)) is not None:
                 layouts[name] = layout
+    return [_layout(layouts[name]) if name in layouts else None for name in returned]
+
+
+def _output_relayouts(layouts: Sequence[Layout | None], structure: Any, output_spec: Sequence[int | None]
+                      ) -> dict[int, Layout]:
+    """Results whose layout is not the strides the FX graph promises for that output (its
+    `meta["val"]`), with those strides: copied into them on each call. AOTAutograd hands a
+    forward's outputs to the backward as inputs of exactly those strides, and a returned view
+    (a transposed mm result) or a computed buffer may be laid out otherwise."""
     nodes = _rebuild_leaves(structure)
     fixes = {}
     for node, i in zip(nodes, output_spec):
         value = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
-        if i is None or not isinstance(value, torch.Tensor) or returned[i] not in layouts:
+        if i is None or not isinstance(value, torch.Tensor) or i >= len(layouts) or layouts[i] is None:
             continue
-        layout = layouts[returned[i]]
+        size, stride = layouts[i]
         try:
-            size, stride = tuple(int(e) for e in layout.sizes), tuple(int(e) for e in layout.strides)
             expected = tuple(int(e) for e in value.stride())
         except TypeError:  # symbolic sizes
             continue

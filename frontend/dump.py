@@ -16,7 +16,11 @@
                                                   with the mlc-opt command that fails the same way)
     <dir>/graph_0_forward/timing.txt              wall time of the import, each pass and its
                                                   verification, emitting and loading the Python, and
-                                                  the first call (Triton's compile and autotuning)
+                                                  the first call (Triton's compile and autotuning);
+                                                  its `compile cache: hit|miss|stale <key>` row says
+                                                  whether the compile cache held the graph (a dumped
+                                                  graph is compiled all the same, so that every pass
+                                                  is dumped)
     <dir>/graph_1_backward/...                    the next graph compiled (AOTAutograd's backward;
                                                   a graph without gradients is a forward)
 

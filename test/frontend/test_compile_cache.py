@@ -1,0 +1,256 @@
+"""The compile cache across processes (`mlc.frontend.compile_cache`): a second process compiling
+the same graph skips the pipeline; a damaged entry is compiled again, never trusted; the key
+changes with the graph and the pipeline; the dump says hit or miss; autotuned configs are kept."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import torch
+
+if not torch.cuda.is_available():
+    os.environ["TRITON_INTERPRET"] = "1"  # before anything imports triton
+
+import pytest  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from torch.fx.experimental.proxy_tensor import make_fx  # noqa: E402
+
+from mlc.frontend import compile_cache  # noqa: E402
+from mlc.frontend.backend import compile_graph, pipeline_spec  # noqa: E402
+from mlc.frontend.decompositions import decomposition_table  # noqa: E402
+from mlc.frontend.dump import print_ir  # noqa: E402
+from mlc.frontend.importer import import_graph  # noqa: E402
+
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+
+# Compiles a forward and a backward graph (a transposed input: the entry's input layouts are
+# used), checks them against eager and prints how often the pipeline and emit-python ran.
+SCRIPT = """
+import torch
+import mlc.codegen.emit_python as emit
+import mlc.frontend.backend as backend
+
+counts = {"pipeline": 0, "emit": 0}
+
+def counted(name, fn):
+    def wrapper(*args, **kwargs):
+        counts[name] += 1
+        return fn(*args, **kwargs)
+    return wrapper
+
+backend.run_pipeline = counted("pipeline", backend.run_pipeline)
+emit.emit_python = counted("emit", emit.emit_python)
+
+def fn(x, w):
+    return (torch.relu(x * w) + x.sum(0)).softmax(-1)
+
+torch.manual_seed(0)
+x = torch.randn(16, 12).t().requires_grad_()
+w = torch.randn(16, requires_grad=True)
+out = torch.compile(fn, backend="mlc", fullgraph=True, dynamic=False)(x, w)
+out.pow(2).sum().backward()
+ex, ew = x.detach().clone().requires_grad_(), w.detach().clone().requires_grad_()
+expected = fn(ex, ew)
+expected.pow(2).sum().backward()
+torch.testing.assert_close(out, expected)
+torch.testing.assert_close((x.grad, w.grad), (ex.grad, ew.grad))
+print("pipeline", counts["pipeline"], "emit", counts["emit"])
+"""
+
+
+def _compile_in_new_process(cache: Path) -> tuple[int, int]:
+    """Run SCRIPT in a fresh interpreter on `cache`; (pipeline runs, emit-python runs)."""
+    env = {**os.environ, "MLC_CACHE_DIR": str(cache), "TRITON_INTERPRET": "1", "CUDA_VISIBLE_DEVICES": ""}
+    for name in ("MLC_DUMP_DIR", "MLC_CACHE", "MLC_PIPELINE", "MLC_DEBUG"):
+        env.pop(name, None)
+    proc = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    _, pipeline, _, emitted = proc.stdout.split()[-4:]
+    return int(pipeline), int(emitted)
+
+
+def _entries(cache: Path) -> list[Path]:
+    return sorted((cache / "graphs").glob("*.json"))
+
+
+@pytest.fixture(scope="module")
+def warm_cache(tmp_path_factory) -> Path:
+    """A cache filled by one process: the forward's and the backward's entries."""
+    cache = tmp_path_factory.mktemp("warm") / "cache"
+    assert _compile_in_new_process(cache) == (2, 2)
+    assert len(_entries(cache)) == 2
+    return cache
+
+
+def _copy(cache: Path, to: Path) -> Path:
+    import shutil
+
+    shutil.copytree(cache, to)
+    return to
+
+
+def test_second_process_skips_the_pipeline(warm_cache, tmp_path):
+    """The first process compiled both graphs; a second one, on the same cache, runs neither
+    the pipeline nor emit-python, and its results (and gradients) are eager's."""
+    cache = _copy(warm_cache, tmp_path / "cache")
+    before = {p.name: p.read_bytes() for p in _entries(cache)}
+    assert _compile_in_new_process(cache) == (0, 0)
+    assert {p.name: p.read_bytes() for p in _entries(cache)} == before  # hits write nothing
+
+
+def _truncated(text: bytes) -> bytes:
+    return text[: len(text) // 2]
+
+
+def _not_utf8(text: bytes) -> bytes:
+    return b"\xff" + text
+
+
+def _wrong_checksum(text: bytes) -> bytes:
+    """The payload changed under its checksum: a source that would exit if it were run."""
+    data = json.loads(text)
+    data["payload"]["source"] = "raise SystemExit(7)\n"
+    return json.dumps(data).encode()
+
+
+def _other_format(text: bytes) -> bytes:
+    return json.dumps({**json.loads(text), "format": 0}).encode()
+
+
+def _bad_payload(text: bytes) -> bytes:
+    """A payload of the wrong shape, with a checksum that matches it."""
+    data = json.loads(text)
+    data["payload"]["input_layouts"] = [["16", "1"]]
+    data["checksum"] = compile_cache._checksum(data["payload"])
+    return json.dumps(data).encode()
+
+
+@pytest.mark.parametrize("damage", [_truncated, _not_utf8, _wrong_checksum, _other_format, _bad_payload])
+def test_damaged_entry_is_compiled_again(warm_cache, tmp_path, monkeypatch, damage):
+    """A damaged entry is a miss: the next process compiles the graph again (correctly) and
+    overwrites the entry with a good one."""
+    cache = _copy(warm_cache, tmp_path / "cache")
+    monkeypatch.setenv("MLC_CACHE_DIR", str(cache))
+    damaged, intact = _entries(cache)
+    good = damaged.read_bytes()
+    damaged.write_bytes(damage(good))
+    assert compile_cache.load(damaged.stem) is None
+    assert compile_cache.load(intact.stem) is not None
+
+    assert _compile_in_new_process(cache) == (1, 1)  # the damaged graph only
+    assert damaged.read_bytes() == good
+    assert compile_cache.load(damaged.stem) is not None
+    assert not list((cache / "graphs").glob("*.tmp"))  # written through a rename, nothing left over
+
+
+def _imported_ir(fn, *args) -> str:
+    return print_ir(import_graph(make_fx(fn, decomposition_table=decomposition_table())(*args)).module)
+
+
+def test_key_follows_graph_pipeline_and_environment(monkeypatch):
+    """Same graph and pipeline: same key. Another graph, shape, pipeline option, MLC_PIPELINE or
+    environment (versions, compiler source, device): another key."""
+    x = torch.randn(8, 32)
+    gelu = _imported_ir(F.gelu, x)
+    assert gelu == _imported_ir(F.gelu, x)
+    spec = pipeline_spec(False, False)
+    key = compile_cache.graph_key(gelu, spec)
+    assert key == compile_cache.graph_key(gelu, spec)
+    others = {
+        compile_cache.graph_key(_imported_ir(torch.sigmoid, x), spec),
+        compile_cache.graph_key(_imported_ir(F.gelu, torch.randn(8, 16)), spec),
+        compile_cache.graph_key(gelu, pipeline_spec(False, True)),  # MLC_DEBUG=1
+        compile_cache.graph_key(gelu, pipeline_spec(True, False)),  # the dump's explained fusion
+    }
+    monkeypatch.setenv("MLC_PIPELINE", "lower-aten,inline,realize,fuse,convert-to-triton")
+    others.add(compile_cache.graph_key(gelu, pipeline_spec(False, False)))
+    environment = compile_cache._environment()
+    assert environment["device"] and len(environment["mlc_source"]) == 64
+    for field in environment:
+        monkeypatch.setattr(compile_cache, "_environment", lambda f=field: {**environment, f: "other"})
+        others.add(compile_cache.graph_key(gelu, spec))
+    assert key not in others and len(others) == 5 + len(environment)
+
+
+def _gelu_graph():
+    x = torch.randn(8, 32, device=DEVICE)
+    return make_fx(F.gelu, decomposition_table=decomposition_table())(x), x
+
+
+def test_dump_says_hit_or_miss(tmp_path, monkeypatch):
+    """With MLC_DUMP_DIR every pass runs (the dump is complete) and timing.txt says whether the
+    cache held the graph: a miss, then a hit under the same key."""
+    monkeypatch.setenv("MLC_CACHE_DIR", str(tmp_path / "cache"))
+    rows = []
+    for run in ("a", "b"):
+        monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path / run))
+        gm, x = _gelu_graph()
+        torch.testing.assert_close(compile_graph(gm, [x])(x), F.gelu(x))
+        (graph,) = (tmp_path / run).iterdir()
+        assert (graph / "00-aten.mlir").exists() and (graph / "module.py").exists()
+        assert len(list(graph.glob("*.mlir"))) == len(pipeline_spec(True, False).split(",")) + 1
+        rows.append([line.split()[-2:] for line in (graph / "timing.txt").read_text().splitlines()
+                     if "compile cache:" in line])
+    (miss,), (hit,) = rows
+    assert miss[0] == "miss" and hit == ["hit", miss[1]]
+    assert compile_cache.load(miss[1]) is not None
+
+
+def test_hit_in_process_and_cache_off(tmp_path, monkeypatch):
+    """Without a dump a hit skips the pipeline; MLC_CACHE=0 compiles every time, stores nothing."""
+    from mlc.frontend import backend
+
+    monkeypatch.setenv("MLC_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("MLC_DUMP_DIR", raising=False)
+    runs = []
+    original = backend.run_pipeline
+
+    def counted(*args, **kwargs):
+        runs.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(backend, "run_pipeline", counted)
+    for cached in ("1", "1", "0"):
+        monkeypatch.setenv("MLC_CACHE", cached)
+        gm, x = _gelu_graph()
+        torch.testing.assert_close(compile_graph(gm, [x])(x), F.gelu(x))
+    assert len(runs) == 2  # the first compile and the one with the cache off
+    assert len(_entries(tmp_path / "cache")) == 1
+
+
+def test_autotuned_config_is_kept(tmp_path, monkeypatch):
+    """The autotuner's choice is written once and read back by the next launch of the same
+    kernel and sizes (another process: nothing in memory); a damaged file, or one naming a
+    config that is not offered, tunes again."""
+    from mlc.codegen import triton_helpers
+
+    monkeypatch.setenv("MLC_CACHE_DIR", str(tmp_path))
+    tunings = []
+
+    def tuned(kernel, configs, xnumel, args, ynumel=None):
+        tunings.append(xnumel)
+        return configs[-1]
+
+    monkeypatch.setattr(triton_helpers, "_tuned", tuned)
+    kernel = SimpleNamespace(cache_key="0123")
+    configs = (dict(XBLOCK=8, num_warps=2), dict(XBLOCK=64, num_warps=4))
+    assert triton_helpers._kept_tuned(kernel, configs, 100, ()) == configs[1]
+    (kept,) = (tmp_path / "autotune").iterdir()
+    assert json.loads(kept.read_text()) == {"config": configs[1]}
+    assert triton_helpers._kept_tuned(kernel, configs, 100, ()) == configs[1]
+    assert tunings == [100]
+    triton_helpers._kept_tuned(kernel, configs, 200, ())  # other sizes: tuned
+    triton_helpers._kept_tuned(SimpleNamespace(cache_key="4567"), configs, 100, ())  # another kernel
+    triton_helpers._kept_tuned(kernel, configs[:1] + (dict(XBLOCK=32, num_warps=4),), 100, ())  # other configs
+    assert tunings == [100, 200, 100, 100]
+    assert len(list((tmp_path / "autotune").iterdir())) == 4
+    for damage in ("{", json.dumps({"config": dict(XBLOCK=512, num_warps=8)}), "[]"):
+        kept.write_text(damage)
+        assert triton_helpers._kept_tuned(kernel, configs, 100, ()) == configs[1]
+        assert json.loads(kept.read_text()) == {"config": configs[1]}
+    assert tunings == [100, 200, 100, 100, 100, 100, 100]
