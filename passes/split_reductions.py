@@ -38,7 +38,9 @@ narrows the result before its epilogue. The partial buffer takes the next free `
 How many pieces (`analysis/launch.py: num_splits`, Inductor's `Reduction.num_splits` and
 `InductorChoices.reduction_split_factor`): the reduction hint decides between the inner rule
 (no split when numel >= 2 * num-sms or rnumel <= 8192; else each of a block's 256 threads
-handles min..max elements, a divisor of rnumel preferred when one is close) and the outer one
+handles min..max elements, a divisor of rnumel preferred when one is close; mlc, unlike
+Inductor, keeps the reduction whole from numel >= num-sms when a node reading its result reads
+the reduced rows again, `rows_read_again`: a softmax then stays one kernel) and the outer one
 (4 values per thread, 128 outputs per block); a DEFAULT hint (rnumel <= 32, or at least
 64 * num-sms outputs, or no read that varies along the reduction) never splits.
 
@@ -106,6 +108,18 @@ def _split_candidate(node: buffer.ComputedOp) -> buffer.ReduceOp | None:
         return None
     sizes = [*node.range_exprs, *node.reduction_range_exprs]
     return reduces[0] if all(s.is_Integer for s in sizes) else None
+
+
+def rows_read_again(node: buffer.ComputedOp, graph: buffer.GraphOp) -> bool:
+    """Whether a node that reads the reduction's result also reads what the reduction read (a
+    softmax's sum of exp(x - max) reads x and the max): `num_splits` keeps such rows whole."""
+    name, read = node.buffer.data, set(node.referenced_names())
+    for consumer in graph.nodes():
+        if consumer is not node and isinstance(consumer, buffer.BodyNode):
+            reads = set(consumer.referenced_names())
+            if name in reads and reads & read:
+                return True
+    return False
 
 
 def _next_free(names: set[str]) -> str:
@@ -398,7 +412,8 @@ class SplitReductionsPass(ModulePass):
             for node in [n for n in graph.nodes() if isinstance(n, buffer.ComputedOp) and n.is_reduction]:
                 if (reduce := _split_candidate(node)) is None:
                     continue
-                hint, split = num_splits(node, target, self.min_elements_per_thread, self.max_elements_per_thread)
+                hint, split = num_splits(node, target, self.min_elements_per_thread, self.max_elements_per_thread,
+                                         rows_read_again(node, graph))
                 if split <= 1:
                     continue
                 if reduce.kind == "welford" and int(product(node.reduction_range_exprs)) % split:
