@@ -104,6 +104,7 @@ class _KernelEmitter:
             raise EmitError(f"triton.kernel @{kernel.sym_name.data}: {self.kind} kernels are not supported by emit-python yet", kernel)
         self.shape = "[YBLOCK, XBLOCK]" if kernel.is_tiled else _BLOCK_SHAPE[self.kind]
         self.names: dict[SSAValue, str] = {}
+        self.widen = ".to(tl.int64)" if kernel.index_bits == 64 else ""  # program ids and aranges
         self.lines: list[str] = []
         self.count = 0
         for arg, name in zip(kernel.body.block.args, kernel.arg_names):
@@ -122,16 +123,16 @@ class _KernelEmitter:
         head += [_jit(k), f"def {k.sym_name.data}({', '.join(params)}):"]
         if k.is_tiled:
             head += [
-                "    yoffset = tl.program_id(1) * YBLOCK",
+                f"    yoffset = tl.program_id(1){self.widen} * YBLOCK",
                 "    yindex = yoffset + tl.arange(0, YBLOCK)[:, None]",
                 "    ymask = yindex < ynumel",
-                "    xoffset = tl.program_id(0) * XBLOCK",
+                f"    xoffset = tl.program_id(0){self.widen} * XBLOCK",
                 "    xindex = xoffset + tl.arange(0, XBLOCK)[None, :]",
                 "    xmask = xindex < xnumel",
             ]
         else:
             head += [
-                "    xoffset = tl.program_id(0) * XBLOCK",
+                f"    xoffset = tl.program_id(0){self.widen} * XBLOCK",
                 "    xindex = xoffset + tl.arange(0, XBLOCK)[:]",
                 "    xmask = xindex < xnumel",
             ]
@@ -455,18 +456,18 @@ class _ReductionKernelEmitter(_KernelEmitter):
         if persistent:
             head.append(f"    R0_BLOCK: tl.constexpr = {next_power_of_2(int(k.r0_numel.expr))}")
         head += [
-            "    xoffset = tl.program_id(0) * XBLOCK",
+            f"    xoffset = tl.program_id(0){self.widen} * XBLOCK",
             "    xindex = xoffset + tl.arange(0, XBLOCK)[:, None]",
             "    xmask = xindex < xnumel",
         ]
         if persistent:
             head += [
-                "    r0_index = tl.arange(0, R0_BLOCK)[None, :]",
+                f"    r0_index = tl.arange(0, R0_BLOCK)[None, :]{self.widen}",
                 "    r0_offset = 0",
                 "    r0_mask = r0_index < r0_numel",
             ]
         else:
-            head.append("    r0_base = tl.arange(0, R0_BLOCK)[None, :]")
+            head.append(f"    r0_base = tl.arange(0, R0_BLOCK)[None, :]{self.widen}")
         for op in k.body.block.ops:
             self.op(op)
         return "\n".join(head + ["    " + line for line in self.lines]) + "\n"

@@ -105,7 +105,7 @@ from xdsl.utils.exceptions import PassFailedException
 from mlc.dialects import buffer, loops, triton
 from mlc.dialects.sym import CeilDiv, FloorDiv, ModularIndexing, expr_str, symbol
 from mlc.analysis.flat_index import simplify_index
-from mlc.analysis.launch import H100, Target, pointwise_configs, pointwise_configs_2d
+from mlc.analysis.launch import H100, Target, index_bits, pointwise_configs, pointwise_configs_2d
 from mlc.passes.stages import check_stage
 from mlc.passes.pipeline import option
 
@@ -642,6 +642,10 @@ class ConvertToTritonPass(ModulePass):
                 configs = pointwise_configs(builder.numel, self.autotune_pointwise and not scatters, target)
             kernel, args, numel = builder.build("", origins, configs), builder.launch_args(), builder.numel
             ynumel = builder.ynumel
+        touched = {n for m in members for n in (*m.referenced_names(), *m.defined_names())}
+        storages = [layouts[r] for r in sorted({roots.get(n, n) for n in touched}) if r in layouts]
+        if index_bits(numel * (rnumel or 1) * (ynumel or 1), storages) == 64:
+            kernel.attributes[triton.INDEX_BITS] = IntegerAttr(64, 64)
         key = kernel_key(kernel)
         if key not in kernels:
             kernel.properties["sym_name"] = StringAttr(f"{kernel_base_name(kernel.kernel_kind, origins)}_{len(kernels)}")

@@ -106,7 +106,7 @@ from mlc.dialects.triton.core import (
     ConfigAttr,
     PtrType,
 )
-from mlc.dialects.triton.kernel import IndexOp, KernelBodyOp, KernelOp, RLoopOp, YieldOp
+from mlc.dialects.triton.kernel import INDEX_BITS, IndexOp, KernelBodyOp, KernelOp, RLoopOp, YieldOp
 from mlc.dialects.triton.reductions import AccumulateOp, ReduceOp, reduction_identity
 from mlc.dialects.triton.wrapper import (
     AllocOp,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import sympy
-from xdsl.dialects.builtin import ArrayAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -47,12 +47,17 @@ from mlc.dialects.triton.core import (
 # Kernels
 
 
+INDEX_BITS = "index_bits"  # kernel attribute: `index_bits = 64` when int32 positions would wrap
+
+
 @irdl_op_definition
 class KernelOp(IRDLOperation):
     """A `@triton.jit` kernel: name, kind, pointer arguments, numels, origins, launch configs.
 
     The body is one block of tile ops (no terminator); the block arguments are the pointers,
-    named as the kernel's Python parameters (`%in_ptr0`, `%out_ptr0`)."""
+    named as the kernel's Python parameters (`%in_ptr0`, `%out_ptr0`). Its index arithmetic is
+    32-bit unless the attribute `index_bits = 64` says otherwise (`analysis/launch.py:
+    index_bits` decides: a kernel over 2^31 elements or touching a buffer that large)."""
 
     name = "triton.kernel"
     sym_name = prop_def(StringAttr)
@@ -104,6 +109,11 @@ class KernelOp(IRDLOperation):
         return list(self.configs.data) if self.configs is not None else []  # type: ignore[arg-type]
 
     @property
+    def index_bits(self) -> int:
+        attr = self.attributes.get(INDEX_BITS)
+        return attr.value.data if isinstance(attr, IntegerAttr) else 32
+
+    @property
     def is_tiled(self) -> bool:
         """A 2-D tiled pointwise kernel (`ynumel` set): grid (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK))."""
         return self.ynumel is not None
@@ -133,6 +143,8 @@ class KernelOp(IRDLOperation):
                 raise VerifyException(
                     f"triton.kernel: a {kind} kernel's configs set {' and '.join(blocks)}, got {c}"
                 )
+        if INDEX_BITS in self.attributes and self.index_bits not in (32, 64):
+            raise VerifyException(f"triton.kernel: {INDEX_BITS} is 32 or 64, got {self.attributes[INDEX_BITS]}")
         if kind == "persistent_reduction" and not (self.r0_numel is not None and self.r0_numel.expr.is_Integer):
             raise VerifyException(
                 "triton.kernel: a persistent_reduction needs a static r0_numel (R0_BLOCK is its next power of two)"

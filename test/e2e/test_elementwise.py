@@ -152,3 +152,17 @@ def test_like_factories(check, make):
 def test_masked_fill(check, make):
     x = make(8, 64)
     check(lambda x: x.masked_fill(x < 0, -1.0) + x.masked_fill(x > 1, float("-inf")).exp(), x)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="2^31 elements: too slow for Triton's interpreter")
+def test_positions_past_int32(device):
+    """2^31 + 64 bytes: positions past int32 (the kernels index in 64 bits, `index_bits = 64`);
+    with 32-bit positions the tail would wrap around to the start of the tensor."""
+    n = 2**31 + 64
+    x = torch.randint(0, 100, (n,), dtype=torch.uint8, device=device)
+    x[-64:] = torch.arange(64, dtype=torch.uint8, device=device) + 100
+    fn = torch.compile(lambda t: (t * 2 + 1, t.sum(dtype=torch.int64)), backend="mlc")
+    doubled, total = fn(x)
+    assert torch.equal(doubled[-64:], x[-64:] * 2 + 1)
+    assert torch.equal(doubled, x * 2 + 1)
+    assert total.item() == x.sum(dtype=torch.int64).item()
