@@ -7,7 +7,7 @@
 Dynamo graph into aten graphs -- one forward, and one backward when something requires grad --
 and hands each to `compile_graph`, which runs
 
-    import_graph → fold-addmm,lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,
+    import_graph → fold-addmm,pad-mm,lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,
                    convert-to-triton → emit_python → load_call
 
 (the passes and emit_python skipped where the compile cache, `mlc.frontend.compile_cache`,
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from mlc.frontend.compile_cache import Entry, Layout
     from mlc.passes.pipeline import Timing
 
-DEFAULT_PIPELINE = "fold-addmm,lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,convert-to-triton,online-softmax,cse"
+DEFAULT_PIPELINE = "fold-addmm,pad-mm,lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,convert-to-triton,online-softmax,cse"
 
 
 def pipeline_spec(explain_fusion: bool, debug: bool) -> str:
@@ -320,7 +320,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     call = load_call(entry.source)
     timing.add("load the module (@triton.jit)", time.perf_counter() - start)
     if cudagraphs.enabled():
-        call = cudagraphs.CudaGraphCall(call)
+        call = cudagraphs.CudaGraphCall(call, name=graph_id)
     compiled = CompiledGraph(
         graph_id, entry.source, call, constants, imported.output_spec, output, host_scalars, relayouts,
         tokens, _output_relayouts(entry.output_layouts, output, imported.output_spec), host_epilogue,

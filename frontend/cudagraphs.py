@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import os
 import sys
+import warnings
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,6 +60,12 @@ class Recorder:
         return graph.replay, outputs
 
 
+@dataclass(frozen=True)
+class _How:
+    kind: str
+    recording: Recording | None = None
+
+
 @dataclass
 class Recording:
     """One captured call: the input addresses it reads, its outputs, how to run it again."""
@@ -76,37 +84,50 @@ class CudaGraphCall:
     """`call` (an emitted module's `call(args)`) replayed from CUDA graphs, as described above."""
 
     def __init__(self, call: Call, recorder: Recorder | None = None, max_recordings: int = MAX_RECORDINGS,
-                 device_type: str = "cuda"):
+                 device_type: str = "cuda", name: str = "graph"):
         self.call = call
         self.device_type = device_type
         self.recorder = recorder or Recorder()
         self.max_recordings = max_recordings
+        self.name = name
         self.recordings: list[Recording] = []
-        self.warm = False
         self.reason: str | None = None  # why this graph runs normally for good
+        # How each call ran: "first", "replayed", "recorded", and the normal path's causes
+        # "elsewhere" (an input off the GPU), "busy" (every recording for these inputs held).
+        self.calls: Counter[str] = Counter()
 
     def __call__(self, args: list[Any]) -> Sequence[Any]:
-        if self.reason is not None or not self.warm:
-            self.warm = True
+        how = self._how(args)
+        self.calls[how.kind] += 1
+        if how.recording is None:
             return self.call(args)
+        how.recording.replay()
+        return list(how.recording.outputs)
+
+    def _how(self, args: list[Any]) -> _How:
+        """Which recording serves this call (None: run normally), and why."""
+        if not self.calls:
+            return _How("first")
+        if self.reason is not None:
+            return _How("not captured")
         key = _addresses(args, self.device_type)
         if key is None:
-            return self.call(args)
+            return _How("elsewhere")
         recording = next((r for r in self.recordings if r.key == key and r.is_free()), None)
-        if recording is None:
-            if len(self.recordings) >= self.max_recordings:
-                return self.call(args)
-            recording = self._record(key, args)
-            if recording is None:
-                return self.call(args)
-        recording.replay()
-        return list(recording.outputs)
+        if recording is not None:
+            return _How("replayed", recording)
+        if len(self.recordings) >= self.max_recordings:
+            return _How("busy")
+        recording = self._record(key, args)
+        return _How("recorded", recording) if recording is not None else _How("not captured")
 
     def _record(self, key: tuple, args: list[Any]) -> Recording | None:
         try:
             replay, outputs = self.recorder.record(self.call, args)
         except Exception as e:  # a call that cannot be captured runs normally from now on
-            self.reason = f"not captured: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            self.reason = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            warnings.warn(f"mlc: {self.name}: MLC_CUDAGRAPHS: the call cannot be captured, it runs normally: "
+                          f"{self.reason}", stacklevel=3)
             return None
         recording = Recording(key, replay, outputs)
         recording.baseline = _holders(outputs)

@@ -13,6 +13,10 @@ the order they are tried (Inductor's GPU defaults):
   read by an extern kernel          extern inputs are tensors ("read by extern 'mm.default'")
   -- a pointwise with no loads (full, arange) or that is a single load (a view) is never
      realized by the rules below: consumers recompute it for free --
+  viewed by an extern kernel        a view of it (a transpose) is an extern's input: stored in
+                                    its own order, the extern reads the view (Inductor's
+                                    ReinterpretView), instead of a copy in the view's order
+                                    ("viewed by extern 'mm.default'")
   body too large                    ops > max(100, opcount-threshold) ("body has 120 > 100 ops")
   reused and large                  > 1 consumer, ops > opcount-threshold (30)
   reused and read-heavy             > 1 consumer, reads > reads-threshold (4)
@@ -169,6 +173,9 @@ def realize_reason(op: Operation, uses: Sequence[Operation], options: RealizeOpt
         return f"read by extern '{externs[0].overload.data}'"
     if not isinstance(op, PointwiseOp) or is_free_to_recompute(op):
         return None
+    viewers = [w.operation for u in uses if is_view(u) for w in u.results[0].uses if isinstance(w.operation, ExternOp)]
+    if viewers:
+        return f"viewed by extern '{viewers[0].overload.data}'"
     count = count_ops(op)
     ops_limit = max(MAX_INLINE_OPCOUNT, options.opcount_threshold)
     if count.num_ops > ops_limit:

@@ -14,6 +14,7 @@ from xdsl.passes import ModulePass, PassPipeline
 # name -> "module:Class", in pipeline order (the order `--help` lists them).
 _BUILTIN: dict[str, str] = {
     "fold-addmm": "mlc.passes.fold_addmm:FoldAddmmPass",
+    "pad-mm": "mlc.passes.pad_mm:PadMmPass",
     "lower-aten": "mlc.passes.lower_aten:LowerAtenPass",
     "inline": "mlc.passes.inline:InlinePass",
     "realize": "mlc.passes.realize:RealizePass",

@@ -53,6 +53,7 @@ def test_first_call_runs_normally_then_records_once_and_replays():
         torch.testing.assert_close(out[0], x * 2)
         del out
     assert (rec.records, rec.replays) == (1, 4)  # a recording is replayed at once for its call
+    assert g.calls == {"first": 1, "recorded": 1, "replayed": 3}
 
 
 def test_held_outputs_are_never_overwritten():
@@ -68,6 +69,7 @@ def test_held_outputs_are_never_overwritten():
         torch.testing.assert_close(out, expected)
     # two recordings (the first call's outputs were held by then), then the normal path
     assert rec.records == 2
+    assert g.calls == {"first": 1, "recorded": 2, "busy": 2}
 
 
 def test_a_view_of_an_output_keeps_it_busy():
@@ -98,9 +100,11 @@ def test_a_capture_that_fails_runs_normally_for_good():
     rec = InPlaceRecorder(fail=True)
     g = graphed(rec)
     x = torch.arange(4.0)
-    for _ in range(3):
-        torch.testing.assert_close(g([x])[0], x * 2)
+    with pytest.warns(UserWarning, match="cannot be captured"):
+        for _ in range(3):
+            torch.testing.assert_close(g([x])[0], x * 2)
     assert g.reason is not None and "capturing" in g.reason
+    assert g.calls == {"first": 1, "not captured": 2}
     assert rec.records == 0
 
 

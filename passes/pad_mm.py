@@ -1,0 +1,185 @@
+"""Pad matmul sizes that keep cuBLAS off its fast kernels (Inductor's `fx_passes/pad_mm.py`).
+
+cuBLAS runs its fast kernels only when every operand's rows start at 16-byte boundaries. An
+mm whose K or N (or M) is not a multiple of 8 halves or 4 floats gets an `align1` kernel, several
+times slower: GPT-2's LM head, [2048, 768] @ [768, 50257] in bf16 on the H100, takes 1.67 ms,
+against 0.23 ms padded to 50264 plus 0.05 ms to pad the weight. So such an mm becomes a
+`constant_pad_nd` of each operand, an mm of the padded sizes and a slice of its result
+(Inductor's `mm_replace`); the zeros add nothing to the products, and the slice is a view:
+
+Before:
+    %0 = aten.mm %x, %w : (tensor<2048x768xbf16>, tensor<768x50257xbf16>) -> tensor<2048x50257xbf16>
+After:
+    %0 = aten.constant_pad_nd %w {pad = array<i64: 0, 7, 0, 0>, value = 0.000000e+00 : f64}
+           : (tensor<768x50257xbf16>) -> tensor<768x50264xbf16>
+    %1 = aten.mm %x, %0 : (tensor<2048x768xbf16>, tensor<768x50264xbf16>) -> tensor<2048x50264xbf16>
+    %2 = aten.slice.Tensor %1 {dim = 1 : i64, start = 0 : i64, end = 50257 : i64, step = 1 : i64}
+           : (tensor<2048x50264xbf16>) -> tensor<2048x50257xbf16>
+
+Which mms are padded (Inductor's `should_pad_common`, `get_padded_length` and
+`is_mm_compute_bound`; Inductor then times both forms on the GPU, mlc decides from the sizes):
+  - the operands are f16/bf16 (padded to multiples of 8) or f32 (of 4) and share the dtype;
+  - a size that is already a multiple, or is 1, stays;
+  - the mm is compute bound: M*N*K / (M*K + K*N + M*N) flops per element moved reaches
+    `min-intensity`, half the H100's machine balance for its dtype (Inductor's factor), so that
+    the copies padding makes cost little next to the mm they speed up.
+
+Options:
+  min-intensity-16bit=148   bf16/f16: 989 TFLOP/s / 3.35 TB/s / 2
+  min-intensity-f32=10      f32 (no TF32): 67 TFLOP/s / 3.35 TB/s / 2
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    DenseArrayBase,
+    Float16Type,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    ModuleOp,
+    TensorType,
+    f64,
+    i64,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from mlc.dialects.aten import OPS, AtenOp
+from mlc.passes.pipeline import option
+from mlc.passes.stages import check_stage
+
+_PAD, _MM, _SLICE, _PERMUTE = OPS["constant_pad_nd"], OPS["mm"], OPS["slice.Tensor"], OPS["permute"]
+
+
+def alignment(dtype: Attribute) -> int:
+    """Elements per 16 bytes for the dtypes cuBLAS's fast kernels take (0: never padded)."""
+    if isinstance(dtype, (Float16Type, BFloat16Type)):
+        return 8
+    return 4 if isinstance(dtype, Float32Type) else 0
+
+
+def padding(size: int, align: int) -> int:
+    """Elements to add to `size` to reach a multiple of `align` (0 for 1: it squeezes away)."""
+    return 0 if align == 0 or size == 1 or size % align == 0 else align - size % align
+
+
+def intensity(m: int, k: int, n: int) -> float:
+    """Flops of an [m, k] @ [k, n] product per element it reads or writes."""
+    moved = m * k + k * n + m * n
+    return m * n * k / moved if moved else 0.0
+
+
+@dataclass(frozen=True)
+class PaddedMm:
+    """How one mm is padded: the elements added to M, K and N."""
+
+    m: int
+    k: int
+    n: int
+
+
+def plan(mm: AtenOp, min_intensity_16bit: float, min_intensity_f32: float) -> PaddedMm | None:
+    """The padding `mm` gets, or None when it is left alone."""
+    a, b = (t.type for t in mm.tensors)
+    assert isinstance(a, TensorType) and isinstance(b, TensorType)
+    (m, k), (_, n) = a.get_shape(), b.get_shape()
+    if min(m, k, n) < 0 or a.element_type != b.element_type:
+        return None
+    align = alignment(a.element_type)
+    pads = PaddedMm(padding(m, align), padding(k, align), padding(n, align))
+    if pads == PaddedMm(0, 0, 0):
+        return None
+    threshold = min_intensity_f32 if isinstance(a.element_type, Float32Type) else min_intensity_16bit
+    return pads if intensity(m, k, n) >= threshold else None
+
+
+def _transposed_source(value: SSAValue) -> SSAValue | None:
+    """The [C, R] tensor whose transpose `value` is (`t`, `permute [1, 0]`, `transpose 0 1`)."""
+    op = value.owner
+    if not isinstance(op, AtenOp) or len(op.tensors) != 1:
+        return None
+    swaps = op.name == "aten.t" or (op.name == "aten.permute" and list(op.arg("dims")) == [1, 0]) or (
+        op.name == "aten.transpose.int" and {op.arg("dim0") % 2, op.arg("dim1") % 2} == {0, 1})
+    source = op.tensors[0]
+    return source if swaps and isinstance(source.type, TensorType) and len(source.type.get_shape()) == 2 else None
+
+
+def _padded(value: SSAValue, rows: int, cols: int, at: InsertPoint) -> SSAValue:
+    """`value` ([R, C]) with `rows` zero rows and `cols` zero columns added at the ends. The
+    transpose of a tensor (an `nn.Linear` weight) is padded as that tensor and transposed
+    again: a copy that keeps the order of memory, which cuBLAS reads transposed as it is, where
+    padding the transposed view would write a transposed copy (4x slower for GPT-2's LM head)."""
+    if rows == 0 and cols == 0:
+        return value
+    if (source := _transposed_source(value)) is not None:
+        padded = _padded(source, cols, rows, at)
+        r, c = padded.type.get_shape()  # type: ignore[attr-defined]
+        back = _PERMUTE([padded], {"dims": DenseArrayBase.from_list(i64, [1, 0])},
+                        [TensorType(padded.type.element_type, [c, r])])  # type: ignore[attr-defined]
+        Rewriter.insert_op(back, at)
+        return back.outputs[0]
+    t = value.type
+    assert isinstance(t, TensorType)
+    r, c = t.get_shape()
+    args = {"pad": DenseArrayBase.from_list(i64, [0, cols, 0, rows]), "value": FloatAttr(0.0, f64)}
+    pad = _PAD([value], args, [TensorType(t.element_type, [r + rows, c + cols])])
+    Rewriter.insert_op(pad, at)
+    return pad.outputs[0]
+
+
+def _sliced(value: SSAValue, dim: int, end: int, at: InsertPoint) -> SSAValue:
+    t = value.type
+    assert isinstance(t, TensorType)
+    shape = list(t.get_shape())
+    shape[dim] = end
+    args = {"dim": IntegerAttr(dim, i64), "start": IntegerAttr(0, i64), "end": IntegerAttr(end, i64),
+            "step": IntegerAttr(1, i64)}
+    op = _SLICE([value], args, [TensorType(t.element_type, shape)])
+    Rewriter.insert_op(op, at)
+    return op.outputs[0]
+
+
+def pad(mm: AtenOp, pads: PaddedMm) -> None:
+    """Replace `mm` by the padded mm and the slices of its result."""
+    a, b = mm.tensors
+    before = InsertPoint.before(mm)
+    a = _padded(a, pads.m, pads.k, before)
+    b = _padded(b, pads.k, pads.n, before)
+    result = mm.outputs[0].type
+    assert isinstance(result, TensorType)
+    (m, n) = result.get_shape()
+    padded = _MM([a, b], {}, [TensorType(result.element_type, [m + pads.m, n + pads.n])])
+    padded.attributes |= mm.attributes  # the importer's `origin` tag
+    padded.location = mm.location
+    Rewriter.insert_op(padded, before)
+    out = padded.outputs[0]
+    if pads.m:
+        out = _sliced(out, 0, m, before)
+    if pads.n:
+        out = _sliced(out, 1, n, before)
+    mm.outputs[0].replace_all_uses_with(out)
+    Rewriter.erase_op(mm)
+
+
+@dataclass(frozen=True)
+class PadMmPass(ModulePass):
+    """Pad mm sizes that keep cuBLAS off its 16-byte-aligned kernels (Inductor's pad_mm)."""
+
+    name = "pad-mm"
+    ACCEPTS: ClassVar[tuple[str, ...]] = ("aten",)
+
+    min_intensity_16bit: int = option(148, "bf16/f16 mms are padded from this many flops per element moved")
+    min_intensity_f32: int = option(10, "f32 mms are padded from this many flops per element moved")
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        check_stage(self, op)
+        for mm in [o for o in op.walk() if isinstance(o, AtenOp) and o.name == "aten.mm"]:
+            if (pads := plan(mm, self.min_intensity_16bit, self.min_intensity_f32)) is not None:
+                pad(mm, pads)
