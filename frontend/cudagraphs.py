@@ -92,8 +92,9 @@ class CudaGraphCall:
         self.name = name
         self.recordings: list[Recording] = []
         self.reason: str | None = None  # why this graph runs normally for good
-        # How each call ran: "first", "replayed", "recorded", and the normal path's causes
-        # "elsewhere" (an input off the GPU), "busy" (every recording for these inputs held).
+        # How each call ran: "first", "replayed", "recorded", and the normal path's causes:
+        # "elsewhere" (an input off the GPU), "busy" (no free recording for these input
+        # addresses, and no room for another), "not captured" (see `reason`).
         self.calls: Counter[str] = Counter()
 
     def __call__(self, args: list[Any]) -> Sequence[Any]:
