@@ -5,7 +5,8 @@ mm whose K or N (or M) is not a multiple of 8 halves or 4 floats gets an `align1
 times slower: GPT-2's LM head, [2048, 768] @ [768, 50257] in bf16 on the H100, takes 1.67 ms,
 against 0.23 ms padded to 50264 plus 0.05 ms to pad the weight. So such an mm becomes a
 `constant_pad_nd` of each operand, an mm of the padded sizes and a slice of its result
-(Inductor's `mm_replace`); the zeros add nothing to the products, and the slice is a view:
+(Inductor's `mm_replace`; an addmm's added input is padded along the dims it spans, as in
+`pad_addmm`); the zeros add nothing to the products, and the slice is a view:
 
 Before:
     %0 = aten.mm %x, %w : (tensor<2048x768xbf16>, tensor<768x50257xbf16>) -> tensor<2048x50257xbf16>
@@ -55,7 +56,7 @@ from mlc.dialects.aten import OPS, AtenOp
 from mlc.passes.pipeline import option
 from mlc.passes.stages import check_stage
 
-_PAD, _MM, _SLICE, _PERMUTE = OPS["constant_pad_nd"], OPS["mm"], OPS["slice.Tensor"], OPS["permute"]
+_PAD, _SLICE, _PERMUTE = OPS["constant_pad_nd"], OPS["slice.Tensor"], OPS["permute"]
 
 
 def alignment(dtype: Attribute) -> int:
@@ -85,12 +86,18 @@ class PaddedMm:
     n: int
 
 
+def _matrices(op: AtenOp) -> tuple[SSAValue, SSAValue]:
+    """The two matrices of an mm or an addmm (whose first operand is the added input)."""
+    a, b = op.tensors[-2:]
+    return a, b
+
+
 def plan(mm: AtenOp, min_intensity_16bit: float, min_intensity_f32: float) -> PaddedMm | None:
-    """The padding `mm` gets, or None when it is left alone."""
-    a, b = (t.type for t in mm.tensors)
+    """The padding `mm` (an mm or addmm) gets, or None when it is left alone."""
+    a, b = (t.type for t in _matrices(mm))
     assert isinstance(a, TensorType) and isinstance(b, TensorType)
     (m, k), (_, n) = a.get_shape(), b.get_shape()
-    if min(m, k, n) < 0 or a.element_type != b.element_type:
+    if min(m, k, n) < 0 or len({t.type.element_type for t in mm.tensors}) != 1:  # type: ignore[attr-defined]
         return None
     align = alignment(a.element_type)
     pads = PaddedMm(padding(m, align), padding(k, align), padding(n, align))
@@ -146,16 +153,37 @@ def _sliced(value: SSAValue, dim: int, end: int, at: InsertPoint) -> SSAValue:
     return op.outputs[0]
 
 
+def _padded_bias(value: SSAValue, pads: PaddedMm, m: int, n: int, at: InsertPoint) -> SSAValue:
+    """An addmm's input ([N], [1, N], [M, 1] or [M, N]) padded along the dims it spans."""
+    t = value.type
+    assert isinstance(t, TensorType)
+    shape = list(t.get_shape())
+    if len(shape) == 1:
+        shape = [1, *shape]
+    rows = pads.m if shape[0] == m and m != 1 else 0
+    cols = pads.n if shape[1] == n and n != 1 else 0
+    if len(t.get_shape()) == 1:
+        if cols == 0:
+            return value
+        args = {"pad": DenseArrayBase.from_list(i64, [0, cols]), "value": FloatAttr(0.0, f64)}
+        op = _PAD([value], args, [TensorType(t.element_type, [shape[1] + cols])])
+        Rewriter.insert_op(op, at)
+        return op.outputs[0]
+    return _padded(value, rows, cols, at)
+
+
 def pad(mm: AtenOp, pads: PaddedMm) -> None:
-    """Replace `mm` by the padded mm and the slices of its result."""
-    a, b = mm.tensors
+    """Replace `mm` (an mm or addmm) by the padded one and the slices of its result."""
+    a, b = _matrices(mm)
     before = InsertPoint.before(mm)
-    a = _padded(a, pads.m, pads.k, before)
-    b = _padded(b, pads.k, pads.n, before)
     result = mm.outputs[0].type
     assert isinstance(result, TensorType)
     (m, n) = result.get_shape()
-    padded = _MM([a, b], {}, [TensorType(result.element_type, [m + pads.m, n + pads.n])])
+    operands = [_padded(a, pads.m, pads.k, before), _padded(b, pads.k, pads.n, before)]
+    if mm.name == "aten.addmm":
+        operands.insert(0, _padded_bias(mm.tensors[0], pads, m, n, before))
+    padded = type(mm)(operands, dict(mm.args.data) if mm.args is not None else {},
+                      [TensorType(result.element_type, [m + pads.m, n + pads.n])])
     padded.attributes |= mm.attributes  # the importer's `origin` tag
     padded.location = mm.location
     Rewriter.insert_op(padded, before)
@@ -170,7 +198,7 @@ def pad(mm: AtenOp, pads: PaddedMm) -> None:
 
 @dataclass(frozen=True)
 class PadMmPass(ModulePass):
-    """Pad mm sizes that keep cuBLAS off its 16-byte-aligned kernels (Inductor's pad_mm)."""
+    """Pad mm and addmm sizes that keep cuBLAS off its 16-byte-aligned kernels (Inductor's pad_mm)."""
 
     name = "pad-mm"
     ACCEPTS: ClassVar[tuple[str, ...]] = ("aten",)
@@ -180,6 +208,6 @@ class PadMmPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_stage(self, op)
-        for mm in [o for o in op.walk() if isinstance(o, AtenOp) and o.name == "aten.mm"]:
+        for mm in [o for o in op.walk() if isinstance(o, AtenOp) and o.name in ("aten.mm", "aten.addmm")]:
             if (pads := plan(mm, self.min_intensity_16bit, self.min_intensity_f32)) is not None:
                 pad(mm, pads)

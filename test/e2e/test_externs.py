@@ -129,12 +129,13 @@ def test_a_number_computed_with_is_a_clear_error(compile, make):
         compile(data_dependent)(make(8))
 
 
-def test_mm_with_unaligned_sizes_is_padded(check_grad, make, monkeypatch, tmp_path):
+@pytest.mark.parametrize("bias", [False, True], ids=["mm", "addmm"])
+def test_mm_with_unaligned_sizes_is_padded(check_grad, make, monkeypatch, tmp_path, bias):
     """pad-mm: [250, 512] @ [512, 1023] in f32 (M and N not multiples of 4, compute bound): the
-    operands are padded to 252 and 1024 for cuBLAS, the result sliced back; forward and
-    backward (whose mms pad K as well) match eager."""
+    operands (and an addmm's bias) are padded to 252 and 1024 for cuBLAS, the result sliced
+    back; forward and backward (whose mms pad K as well) match eager."""
     monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
-    x, w = make(250, 512, grad=True), make(512, 1023, grad=True)
-    check_grad(lambda x, w: torch.tanh(x @ w), x, w, atol=1e-4, rtol=1e-4)
+    x, w, b = make(250, 512, grad=True), make(1023, 512, grad=True), make(1023, grad=bias)
+    check_grad(lambda x, w, b: torch.tanh(F.linear(x, w, b if bias else None)), x, w, b, atol=1e-4, rtol=1e-4)
     padded = [p for p in tmp_path.glob("graph_*/*-pad-mm.mlir") if "aten.constant_pad_nd" in p.read_text()]
     assert len(padded) == 2, sorted(str(p) for p in tmp_path.glob("graph_*/*-pad-mm.mlir"))  # forward and backward

@@ -77,3 +77,17 @@ func.func @tied_lm_head(%x: tensor<2048x768xbf16>, %w: tensor<50257x768xbf16>) -
   %0 = aten.mm %x, %t : (tensor<2048x768xbf16>, tensor<768x50257xbf16>) -> tensor<2048x50257xbf16>
   func.return %0 : tensor<2048x50257xbf16>
 }
+
+// -----
+
+// An addmm (a Linear with its bias, after --fold-addmm) is padded the same way; the bias [N]
+// gets the zero columns N does, beta and alpha stay.
+// CHECK-LABEL: func.func @linear_with_bias
+// CHECK-NEXT:    %[[W:.*]] = aten.constant_pad_nd %w {pad = array<i64: 0, 7, 0, 0>, {{.*}}} : (tensor<768x50257xbf16>) -> tensor<768x50264xbf16>
+// CHECK-NEXT:    %[[B:.*]] = aten.constant_pad_nd %b {pad = array<i64: 0, 7>, {{.*}}} : (tensor<50257xbf16>) -> tensor<50264xbf16>
+// CHECK-NEXT:    %[[MM:.*]] = aten.addmm %[[B]], %x, %[[W]] {alpha = 2 : i64, beta = 1 : i64} : (tensor<50264xbf16>, tensor<2048x768xbf16>, tensor<768x50264xbf16>) -> tensor<2048x50264xbf16>
+// CHECK-NEXT:    aten.slice.Tensor %[[MM]] {dim = 1 : i64, start = 0 : i64, end = 50257 : i64, step = 1 : i64}
+func.func @linear_with_bias(%b: tensor<50257xbf16>, %x: tensor<2048x768xbf16>, %w: tensor<768x50257xbf16>) -> tensor<2048x50257xbf16> {
+  %0 = aten.addmm %b, %x, %w {alpha = 2 : i64, beta = 1 : i64} : (tensor<50257xbf16>, tensor<2048x768xbf16>, tensor<768x50257xbf16>) -> tensor<2048x50257xbf16>
+  func.return %0 : tensor<2048x50257xbf16>
+}
