@@ -752,7 +752,7 @@ class Generator:
                 return None
             return self.emit(op, [x, self.new_input((rng.choice((1, 4)), k), torch.int64, 0, shape[0] - 1)])
         if op == "index_put":
-            dim = 0
+            dim, k = 0, min(k, 2 * shape[0])  # k rows of the values: at most twice x's, as elsewhere
             i = self.new_input((k,), torch.int64, -shape[0], shape[0] - 1)
             return self.emit(op, [x, i, self.new_input([k] + shape[1:], v.dtype)])
         if op == "index_add":
