@@ -7,6 +7,7 @@ import io
 import os
 import re
 import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
@@ -27,8 +28,9 @@ ENV = {**os.environ, "TRITON_INTERPRET": "1"}
 
 
 def tool(name: str, *argv: str | Path) -> subprocess.CompletedProcess[str]:
-    """The installed console script (`mlc-reduce`, `mlc-opt`)."""
-    return subprocess.run([name, *map(str, argv)], capture_output=True, text=True, env=ENV, timeout=300)
+    """A console script (`mlc-reduce`, `mlc-opt`), run as its module (`python -m mlc.tools.mlc_reduce`)."""
+    command = [sys.executable, "-m", f"mlc.tools.{name.replace('-', '_')}", *map(str, argv)]
+    return subprocess.run(command, capture_output=True, text=True, env=ENV, timeout=300)
 
 
 def ops(text: str) -> list[str]:

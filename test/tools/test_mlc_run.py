@@ -1,4 +1,4 @@
-"""mlc-run as a user meets it: the installed command, under Triton's interpreter.
+"""mlc-run as a user meets it: the command (run as its module), under Triton's interpreter.
 
 Aten IR from the lit tests runs and `--check`s against eager; the same graph compiled by hand
 to buffer and triton IR (with `mlc-opt`) checks against it through `--reference` and prints the
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,16 +24,15 @@ TO_BUFFER = "fold-addmm,lower-aten,inline,realize"
 TO_TRITON = "fold-addmm,lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,convert-to-triton"
 
 
-def _tool(name: str) -> str:
-    found = shutil.which(name) or str(Path(sys.executable).parent / name)
-    if not Path(found).exists():
-        pytest.skip(f"{name} is not installed")
-    return found
+def _command(name: str) -> list[str]:
+    """A console script run as its module (`mlc-run` -> `python -m mlc.tools.mlc_run`), so the
+    tests need no installed scripts."""
+    return [sys.executable, "-m", f"mlc.tools.{name.replace('-', '_')}"]
 
 
 def tool(name: str, *argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, TRITON_INTERPRET="1", CUDA_VISIBLE_DEVICES="")
-    return subprocess.run([_tool(name), *argv], input=stdin, capture_output=True, text=True, env=env, timeout=600)
+    return subprocess.run([*_command(name), *argv], input=stdin, capture_output=True, text=True, env=env, timeout=600)
 
 
 def outputs(stdout: str) -> list[str]:
