@@ -39,7 +39,7 @@ import argparse
 import sys
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -269,6 +269,31 @@ class _Slot:
     index: int
 
 
+def torch_value(attr: Attribute, tensors: Iterator[Any]) -> Any:
+    """An extern call's argument attribute as the Python value torch takes: each tensor mark
+    takes the next of `tensors`, dtypes become torch dtypes, layouts and memory formats (which
+    travel as their names) torch's objects."""
+    import torch
+
+    from mlc.dialects.aten import NoneArgAttr, TensorArgAttr
+    from mlc.dialects.values import DTYPE_NAMES, attr_to_py
+
+    if isinstance(attr, TensorArgAttr):
+        return next(tensors)
+    if isinstance(attr, NoneArgAttr):
+        return None
+    if isinstance(attr, ArrayAttr):
+        return [torch_value(a, tensors) for a in attr.data]
+    if isinstance(attr, DictionaryAttr):
+        return {k: torch_value(v, tensors) for k, v in attr.data.items()}
+    if attr in DTYPE_NAMES:
+        return getattr(torch, DTYPE_NAMES[attr])
+    value = attr_to_py(attr)
+    if isinstance(value, str) and (value == "strided" or value.endswith("_format")):
+        return getattr(torch, value)
+    return value
+
+
 class AtenProgram:
     """The first func.func of aten IR as a list of torch.ops.aten calls (made once, run often).
 
@@ -297,9 +322,9 @@ class AtenProgram:
             ext.drop_all_references()  # a detached helper: it leaves no uses in the IR
             packet, overload = ext.overload.data.split(".")
             fn = getattr(getattr(torch.ops.aten, packet), overload)
-            slots = iter(range(len(op.operands)))
-            args = self._py(ext.args, slots)
-            kwargs = self._py(ext.kwargs, slots) if ext.kwargs is not None else {}
+            slots = iter([_Slot(k) for k in range(len(op.operands))])
+            args = torch_value(ext.args, slots)
+            kwargs = torch_value(ext.kwargs, slots) if ext.kwargs is not None else {}
             if "device" in kwargs:
                 kwargs["device"] = self.device
             self.steps.append(_Step(op, fn, args, kwargs))
@@ -307,28 +332,6 @@ class AtenProgram:
     @property
     def arg_types(self) -> list[TensorType]:
         return [a.type for a in self.func.body.block.args]  # type: ignore[misc]
-
-    def _py(self, attr: Attribute, slots: Any) -> Any:
-        """An argument attribute as the Python value torch takes (`_Slot`s for operands)."""
-        import torch
-
-        from mlc.dialects.aten import NoneArgAttr, TensorArgAttr
-        from mlc.dialects.values import DTYPE_NAMES, attr_to_py
-
-        if isinstance(attr, TensorArgAttr):
-            return _Slot(next(slots))
-        if isinstance(attr, NoneArgAttr):
-            return None
-        if isinstance(attr, ArrayAttr):
-            return [self._py(a, slots) for a in attr.data]
-        if isinstance(attr, DictionaryAttr):
-            return {k: self._py(v, slots) for k, v in attr.data.items()}
-        if attr in DTYPE_NAMES:
-            return getattr(torch, DTYPE_NAMES[attr])
-        value = attr_to_py(attr)
-        if isinstance(value, str) and (value == "strided" or value.endswith("_format")):
-            return getattr(torch, value)  # layouts and memory formats travel as their names
-        return value
 
     def __call__(self, inputs: Sequence[Any], check_types: bool = False) -> list[Any]:
         env: dict[SSAValue, Any] = {a: x.contiguous() for a, x in zip(self.func.body.block.args, inputs)}

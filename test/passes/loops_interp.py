@@ -13,7 +13,7 @@ each `loops.reduce` with the matching torch reduction over the flattened reducti
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import sympy
@@ -21,8 +21,6 @@ import torch
 from xdsl.dialects import arith, func, math
 from xdsl.dialects.arith import CMPF_COMPARISON_OPERATIONS, CMPI_COMPARISON_OPERATIONS
 from xdsl.dialects.builtin import (
-    ArrayAttr,
-    DictionaryAttr,
     FloatAttr,
     IntegerAttr,
     ModuleOp,
@@ -30,7 +28,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from mlc.dialects.aten import AtenOp, CallOp, NoneArgAttr, TensorArgAttr
+from mlc.dialects.aten import AtenOp, CallOp
 from mlc.dialects.loops import (
     ExternOp,
     IndexOp,
@@ -44,9 +42,10 @@ from mlc.dialects.loops import (
     YieldOp,
 )
 from mlc.dialects.sym import FloorDiv, ModularIndexing
-from mlc.dialects.values import DTYPE_NAMES, attr_to_py
+from mlc.dialects.values import DTYPE_NAMES
 from mlc.passes.lowering.extern import extern
 from mlc.passes.lowering.registry import make_call
+from mlc.tools.mlc_run import torch_value
 
 
 def torch_dtype(t: Attribute) -> torch.dtype:
@@ -343,29 +342,12 @@ def _eval_load(op: LoadOp, value: Callable[[SSAValue], torch.Tensor], index_env:
 # Calls
 
 
-def _py_args(attr: Attribute, operands: Iterator[torch.Tensor]) -> Any:
-    if isinstance(attr, TensorArgAttr):
-        return next(operands)
-    if isinstance(attr, NoneArgAttr):
-        return None
-    if isinstance(attr, ArrayAttr):
-        return [_py_args(a, operands) for a in attr.data]
-    if isinstance(attr, DictionaryAttr):
-        return {k: _py_args(v, operands) for k, v in attr.data.items()}
-    if attr in DTYPE_NAMES:
-        return getattr(torch, DTYPE_NAMES[attr])
-    value = attr_to_py(attr)
-    if isinstance(value, str) and (value == "strided" or value.endswith("_format")):
-        return getattr(torch, value)  # layouts and memory formats travel as their names
-    return value
-
-
 def call_aten(op: ExternOp, operands: list[torch.Tensor]) -> list[torch.Tensor]:
     packet, overload = op.overload.data.split(".")
     fn = getattr(getattr(torch.ops.aten, packet), overload)
     it = iter(operands)
-    args = _py_args(op.args, it)
-    kwargs = _py_args(op.kwargs, it) if op.kwargs is not None else {}
+    args = torch_value(op.args, it)
+    kwargs = torch_value(op.kwargs, it) if op.kwargs is not None else {}
     out = fn(*args, **kwargs)
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
