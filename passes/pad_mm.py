@@ -32,6 +32,7 @@ Options:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -118,6 +119,18 @@ def _transposed_source(value: SSAValue) -> SSAValue | None:
     return source if swaps and isinstance(source.type, TensorType) and len(source.type.get_shape()) == 2 else None
 
 
+def _zero_padded(value: SSAValue, highs: Sequence[int], at: InsertPoint) -> SSAValue:
+    """`value` with `highs[d]` zeros added at the end of each dim d (a constant_pad_nd)."""
+    t = value.type
+    assert isinstance(t, TensorType)
+    pad = [p for high in reversed(highs) for p in (0, high)]  # (low, high) from the last dim back
+    shape = [n + high for n, high in zip(t.get_shape(), highs)]
+    args = {"pad": DenseArrayBase.from_list(i64, pad), "value": FloatAttr(0.0, f64)}
+    op = _PAD([value], args, [TensorType(t.element_type, shape)])
+    Rewriter.insert_op(op, at)
+    return op.outputs[0]
+
+
 def _padded(value: SSAValue, rows: int, cols: int, at: InsertPoint) -> SSAValue:
     """`value` ([R, C]) with `rows` zero rows and `cols` zero columns added at the ends. The
     transpose of a tensor (an `nn.Linear` weight) is padded as that tensor and transposed
@@ -132,13 +145,7 @@ def _padded(value: SSAValue, rows: int, cols: int, at: InsertPoint) -> SSAValue:
                         [TensorType(padded.type.element_type, [c, r])])  # type: ignore[attr-defined]
         Rewriter.insert_op(back, at)
         return back.outputs[0]
-    t = value.type
-    assert isinstance(t, TensorType)
-    r, c = t.get_shape()
-    args = {"pad": DenseArrayBase.from_list(i64, [0, cols, 0, rows]), "value": FloatAttr(0.0, f64)}
-    pad = _PAD([value], args, [TensorType(t.element_type, [r + rows, c + cols])])
-    Rewriter.insert_op(pad, at)
-    return pad.outputs[0]
+    return _zero_padded(value, [rows, cols], at)
 
 
 def _sliced(value: SSAValue, dim: int, end: int, at: InsertPoint) -> SSAValue:
@@ -157,18 +164,11 @@ def _padded_bias(value: SSAValue, pads: PaddedMm, m: int, n: int, at: InsertPoin
     """An addmm's input ([N], [1, N], [M, 1] or [M, N]) padded along the dims it spans."""
     t = value.type
     assert isinstance(t, TensorType)
-    shape = list(t.get_shape())
+    shape = t.get_shape()
+    cols = pads.n if shape[-1] == n and n != 1 else 0
     if len(shape) == 1:
-        shape = [1, *shape]
+        return _zero_padded(value, [cols], at) if cols else value
     rows = pads.m if shape[0] == m and m != 1 else 0
-    cols = pads.n if shape[1] == n and n != 1 else 0
-    if len(t.get_shape()) == 1:
-        if cols == 0:
-            return value
-        args = {"pad": DenseArrayBase.from_list(i64, [0, cols]), "value": FloatAttr(0.0, f64)}
-        op = _PAD([value], args, [TensorType(t.element_type, [shape[1] + cols])])
-        Rewriter.insert_op(op, at)
-        return op.outputs[0]
     return _padded(value, rows, cols, at)
 
 

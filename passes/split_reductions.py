@@ -110,16 +110,12 @@ def _split_candidate(node: buffer.ComputedOp) -> buffer.ReduceOp | None:
     return reduces[0] if all(s.is_Integer for s in sizes) else None
 
 
-def rows_read_again(node: buffer.ComputedOp, graph: buffer.GraphOp) -> bool:
+def rows_read_again(node: buffer.ComputedOp, reads: dict[buffer.BodyNode, set[str]]) -> bool:
     """Whether a node that reads the reduction's result also reads what the reduction read (a
-    softmax's sum of exp(x - max) reads x and the max): `num_splits` keeps such rows whole."""
-    name, read = node.buffer.data, set(node.referenced_names())
-    for consumer in graph.nodes():
-        if consumer is not node and isinstance(consumer, buffer.BodyNode):
-            reads = set(consumer.referenced_names())
-            if name in reads and reads & read:
-                return True
-    return False
+    softmax's sum of exp(x - max) reads x and the max): `num_splits` keeps such rows whole.
+    `reads`: the buffers each node of the graph loads."""
+    name, read = node.buffer.data, reads[node]
+    return any(other is not node and name in r and r & read for other, r in reads.items())
 
 
 def _next_free(names: set[str]) -> str:
@@ -409,11 +405,12 @@ class SplitReductionsPass(ModulePass):
         for graph in [g for g in op.body.block.ops if isinstance(g, buffer.GraphOp)]:
             names = {n for node in graph.nodes() for n in node.defined_names()}
             shared: list[buffer.ComputedOp] = []  # welford partials, for the graph's other nodes
+            reads = {n: set(n.referenced_names()) for n in graph.nodes() if isinstance(n, buffer.BodyNode)}
             for node in [n for n in graph.nodes() if isinstance(n, buffer.ComputedOp) and n.is_reduction]:
                 if (reduce := _split_candidate(node)) is None:
                     continue
                 hint, split = num_splits(node, target, self.min_elements_per_thread, self.max_elements_per_thread,
-                                         rows_read_again(node, graph))
+                                         rows_read_again(node, reads))
                 if split <= 1:
                     continue
                 if reduce.kind == "welford" and int(product(node.reduction_range_exprs)) % split:
