@@ -122,6 +122,7 @@ def mlc_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Call
     backend = aot_autograd(
         fw_compiler=compiler("forward"),
         bw_compiler=compiler("backward"),
+        inference_compiler=compiler("inference"),
         decompositions=decomposition_table(),
     )
     return backend(gm, example_inputs)
@@ -283,8 +284,9 @@ class CompiledGraph:
 
 
 def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind: str = "forward") -> CompiledGraph:
-    """Compile one aten graph; errors raise MlcCompileError. `kind` ("forward", "backward")
-    names its dump folder, `graph_N_<kind>`."""
+    """Compile one aten graph; errors raise MlcCompileError. `kind` ("forward", "backward",
+    "inference": a graph without a backward, all of whose outputs go to the user) names its
+    dump folder, `graph_N_<kind>`."""
     from mlc.frontend import cudagraphs
     from mlc.frontend.dump import graph_dump
     from mlc.frontend.importer import UnsupportedGraph, import_graph
@@ -323,7 +325,8 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
         call = cudagraphs.CudaGraphCall(call, name=graph_id)
     compiled = CompiledGraph(
         graph_id, entry.source, call, constants, imported.output_spec, output, host_scalars, relayouts,
-        tokens, _output_relayouts(entry.output_layouts, output, imported.output_spec), host_epilogue,
+        tokens, _output_relayouts(entry.output_layouts, output, imported.output_spec, keep_padded=kind == "inference"),
+        host_epilogue,
     )
     if dump is not None:
         dump.write("timing.txt", timing.report())
@@ -528,12 +531,17 @@ def _output_layouts(module: Any) -> list[Layout | None]:
     return [_layout(layouts[name]) if name in layouts else None for name in returned]
 
 
-def _output_relayouts(layouts: Sequence[Layout | None], structure: Any, output_spec: Sequence[int | None]
-                      ) -> dict[int, Layout]:
+def _output_relayouts(layouts: Sequence[Layout | None], structure: Any, output_spec: Sequence[int | None],
+                      keep_padded: bool = False) -> dict[int, Layout]:
     """Results whose layout is not the strides the FX graph promises for that output (its
     `meta["val"]`), with those strides: copied into them on each call. AOTAutograd hands a
     forward's outputs to the backward as inputs of exactly those strides, and a returned view
-    (a transposed mm result) or a computed buffer may be laid out otherwise."""
+    (a transposed mm result) or a computed buffer may be laid out otherwise.
+
+    `keep_padded` (an inference graph, whose outputs only the user reads): a result that is
+    the promised layout with padded rows (pad-mm's sliced result) is returned as it is, as
+    Inductor returns it (its pad_mm rewrites the FX graph, so the strides it promises are
+    the padded ones): GPT-2's logits are 206 MB, and their copy cost 0.26 ms a call."""
     nodes = _rebuild_leaves(structure)
     fixes = {}
     for node, i in zip(nodes, output_spec):
@@ -548,8 +556,21 @@ def _output_relayouts(layouts: Sequence[Layout | None], structure: Any, output_s
         if any(n != 1 and b == 0 for n, b in zip(size, expected)):
             continue  # an expanded output: no dense tensor has those strides (its copies are equal)
         if any(n != 1 and a != b for n, a, b in zip(size, stride, expected)):
-            fixes[i] = (size, expected)
+            if not (keep_padded and _padded(size, stride, expected)):
+                fixes[i] = (size, expected)
     return fixes
+
+
+def _padded(size: Sequence[int], stride: Sequence[int], dense: Sequence[int]) -> bool:
+    """Whether `stride` orders the dims as the dense `dense` does, with room between rows:
+    each dim's stride at least the dense one and at least the extent of the dims inside it."""
+    dims = sorted((d for d in range(len(size)) if size[d] != 1), key=lambda d: dense[d])
+    extent = 1
+    for d in dims:
+        if stride[d] < max(dense[d], extent):
+            return False
+        extent = stride[d] * size[d]
+    return bool(dims) and stride[dims[0]] == 1
 
 
 def _rebuild_leaves(structure: Any) -> list[Any]:

@@ -139,3 +139,17 @@ def test_mm_with_unaligned_sizes_is_padded(check_grad, make, monkeypatch, tmp_pa
     check_grad(lambda x, w, b: torch.tanh(F.linear(x, w, b if bias else None)), x, w, b, atol=1e-4, rtol=1e-4)
     padded = [p for p in tmp_path.glob("graph_*/*-pad-mm.mlir") if "aten.constant_pad_nd" in p.read_text()]
     assert len(padded) == 2, sorted(str(p) for p in tmp_path.glob("graph_*/*-pad-mm.mlir"))  # forward and backward
+
+
+def test_padded_mm_result_is_returned_padded_only_without_backward(compile, make):
+    """An inference graph returns pad-mm's sliced result as the padded view (as Inductor,
+    whose pad_mm rewrites the FX graph): no copy of the logits. A forward with a backward
+    returns the strides the FX graph promised, which its backward reads."""
+    x, w = make(250, 512), make(1023, 512)
+    with torch.no_grad():
+        inferred = compile(lambda x, w: F.linear(x, w))(x, w)
+    torch.testing.assert_close(inferred, F.linear(x, w), atol=1e-4, rtol=1e-4)
+    assert inferred.stride() == (1024, 1)
+    trained = compile(lambda x, w: F.linear(x, w))(x, w.requires_grad_())
+    torch.testing.assert_close(trained, F.linear(x, w), atol=1e-4, rtol=1e-4)
+    assert trained.stride() == (1023, 1)
