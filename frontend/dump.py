@@ -11,6 +11,9 @@
                                                   the count of refusals per category
     <dir>/graph_0_forward/fusion.dot              the fused graph as Graphviz dot (mlc-translate --emit-dot;
                                                   fusion.svg too where the `dot` program exists)
+    <dir>/graph_0_forward/overlap.txt             --overlap-comm's remarks (explain), for a graph with
+                                                  collectives: how far each start and wait moved, what
+                                                  stopped it, what runs while it is in flight
     <dir>/graph_0_forward/module.py               the emitted Python (kernels + call)
     <dir>/graph_0_forward/reproducer.mlir         where a pass failed: its input IR (the error names it,
                                                   with the mlc-opt command that fails the same way)
@@ -76,6 +79,8 @@ class GraphDump:
         if name == "fuse":  # the backend runs it with explain=true when dumping
             self.write("fusion.txt", "".join(f"{line}\n" for line in self.remarks.get(name, [])))
             self.write_picture(module)
+        if name == "overlap-comm" and self.remarks.get(name):  # a graph with collectives
+            self.write("overlap.txt", "".join(f"{line}\n" for line in self.remarks[name]))
 
     def write_picture(self, module: ModuleOp) -> None:
         """fusion.dot, the fused graph (`mlc.codegen.emit_dot`), and fusion.svg where Graphviz's

@@ -22,6 +22,7 @@ _BUILTIN: dict[str, str] = {
     "reorder-loops": "mlc.passes.reorder_loops:ReorderLoopsPass",
     "deps": "mlc.passes.deps:DepsPass",
     "fuse": "mlc.passes.fuse:FusePass",
+    "overlap-comm": "mlc.passes.overlap_comm:OverlapCommPass",
     "convert-to-triton": "mlc.passes.convert_to_triton:ConvertToTritonPass",
     "online-softmax": "mlc.passes.online_softmax:OnlineSoftmaxPass",
     "cse": "mlc.passes.cse:CsePass",

@@ -1,0 +1,90 @@
+"""Graphs with collectives through mlc, on CPU processes joined by gloo over 127.0.0.1.
+
+Each test starts one process per rank (`distributed_worker.py`) running a group of cases: every
+functional collective forward and backward, and training steps of a small transformer under
+DDP, FSDP2 and tensor parallelism, each compiled with `backend="mlc"` against the same run
+eagerly. A rank's failure fails the test with that rank's output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+import torch
+import torch.distributed as dist
+
+pytestmark = pytest.mark.skipif(
+    not (dist.is_available() and dist.is_gloo_available()), reason="torch.distributed with gloo is not available"
+)
+
+WORKER = Path(__file__).with_name("distributed_worker.py")
+TIMEOUT = 240  # seconds for one group: compiling under Triton's interpreter is slow, hangs are slower
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_ranks(group: str, world: int, cases: list[str] | None = None) -> None:
+    """Run `group`'s cases (or only `cases`) on `world` ranks; fail with the output of the ranks
+    that failed."""
+    codes, outputs = _launch(group, world, cases)
+    if any("address already in use" in out.lower() for out in outputs):  # the free port was taken meanwhile
+        codes, outputs = _launch(group, world, cases)
+    failed = [rank for rank, code in enumerate(codes) if code != 0]
+    if failed:
+        # The first rank to fail says why; the others then fail at their next collective.
+        report = "\n".join(f"---- rank {rank} (exit {codes[rank]}) ----\n{outputs[rank][-6000:]}" for rank in failed)
+        pytest.fail(f"{group} on {world} ranks failed:\n{report}", pytrace=False)
+
+
+def _launch(group: str, world: int, cases: list[str] | None) -> tuple[list[int | None], list[str]]:
+    """Each rank's exit status and output (stdout and stderr, through a file: a rank blocked on
+    a full pipe would hold up the others at their next collective)."""
+    port = _free_port()
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}  # ranks share this machine's cores
+    if not torch.cuda.is_available():
+        env["TRITON_INTERPRET"] = "1"
+    with contextlib.ExitStack() as stack:
+        logs = [stack.enter_context(tempfile.TemporaryFile("w+")) for _ in range(world)]
+        procs = [
+            subprocess.Popen([sys.executable, str(WORKER), group, str(rank), str(world), str(port), *(cases or [])],
+                             env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+            for rank, log in enumerate(logs)
+        ]
+        deadline = time.monotonic() + TIMEOUT
+        timed_out = False
+        for proc in procs:
+            try:
+                proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                for p in procs:
+                    p.kill()
+                proc.wait()
+        outputs = []
+        for log in logs:
+            log.seek(0)
+            outputs.append(log.read() + (f"\n[killed: the group ran past {TIMEOUT} s]" if timed_out else ""))
+    return [p.returncode for p in procs], outputs
+
+
+@pytest.mark.parametrize("group", ["collectives", "ddp", "fsdp2", "tp"])
+def test_two_ranks(group: str) -> None:
+    run_ranks(group, 2)
+
+
+def test_collectives_four_ranks() -> None:
+    """Collectives again on four ranks (more processes than this machine may have cores): a
+    group larger than a pair gathers, scatters and exchanges four chunks."""
+    run_ranks("collectives", 4, ["issue_example", "all_gather_and_reduce_scatter", "all_to_all"])
