@@ -24,7 +24,8 @@ whole; a `buffer.scatter` reads its base whole and writes its buffer whole (at l
 positions), besides the MemoryDeps of its loads. A load at loaded positions keeps them in its
 index (`ind0 + 64*c0`), as Inductor's indirect MemoryDeps do. Mutation is not in the IR (an
 extern that mutates an input writes a new buffer, a scatter writes a copy made for it alone),
-so no `WeakDep` arises yet.
+so no `WeakDep` arises yet. A collective is two externs, a start and a wait: these StarDeps are
+all that orders it (`analysis/collectives.py`).
 """
 
 from __future__ import annotations
@@ -161,7 +162,7 @@ def buffer_users(graph: buffer.GraphOp) -> dict[str, list[buffer.BufferNode]]:
     """Buffer name -> the nodes reading it, in program order (Inductor's `compute_dependencies`)."""
     users: dict[str, list[buffer.BufferNode]] = {}
     for node in graph.body.block.ops:
-        if isinstance(node, buffer.BufferNode) and not isinstance(node, buffer.InputOp):
+        if isinstance(node, buffer.BufferNode) and not isinstance(node, buffer.GRAPH_INPUTS):
             for dep in read_writes(node)[0]:
                 readers = users.setdefault(dep_buffer(dep), [])
                 if node not in readers:

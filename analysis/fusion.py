@@ -103,7 +103,7 @@ class FusionGraph:
     """The units of one buffer.graph and who reads whom; `merge` fuses two of them."""
 
     def __init__(self, graph: buffer.GraphOp):
-        nodes = [(pos, n) for pos, n in enumerate(graph.nodes()) if not isinstance(n, buffer.InputOp)]
+        nodes = [(pos, n) for pos, n in enumerate(graph.nodes()) if not isinstance(n, buffer.GRAPH_INPUTS)]
         self.units = [_unit(pos, n) for pos, n in nodes]
         producer = {name: u for u in self.units for name in u.writes}
         self.users: dict[Unit, set[Unit]] = {u: set() for u in self.units}

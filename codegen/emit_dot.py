@@ -71,6 +71,9 @@ def graph_dot(graph: buffer.GraphOp) -> str:
 
 
 def _node_lines(node: buffer.BufferNode) -> list[str]:
+    if isinstance(node, buffer.SizeInputOp):
+        name = node.buffer.data
+        return [f"  {_q(name)} [shape=plaintext, label={_q(name + ' = ' + node.size.text.data)}];"]
     if isinstance(node, buffer.InputOp):
         name = node.defined_names()[0]
         return [f"  {_q(name)} [shape=ellipse, label={_q(name + chr(10) + _layout(node.layout))}];"]

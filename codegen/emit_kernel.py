@@ -33,7 +33,7 @@ from mlc.codegen.emit_common import (
     tl_dtype,
 )
 from mlc.codegen.py_expr import ExprPrintError, py_expr
-from mlc.dialects.sym import indirect_symbol, symbol
+from mlc.dialects.sym import indirect_symbol, is_size_symbol, symbol
 
 
 # ---------------------------------------------------------------------------------------------
@@ -114,9 +114,9 @@ class _KernelEmitter:
 
     def emit(self) -> str:
         k = self.kernel
-        params = [*k.arg_names, "xnumel", "XBLOCK: tl.constexpr"]
+        params = [*k.arg_names, *k.size_args, "xnumel", "XBLOCK: tl.constexpr"]
         if k.is_tiled:  # 2-D: [YBLOCK, 1] rows by [1, XBLOCK] columns, grid (x programs, y programs)
-            params = [*k.arg_names, "ynumel", "xnumel", "YBLOCK: tl.constexpr", "XBLOCK: tl.constexpr"]
+            params = [*k.arg_names, *k.size_args, "ynumel", "xnumel", "YBLOCK: tl.constexpr", "XBLOCK: tl.constexpr"]
         head = []
         if k.origin_names:
             head.append(f"# origins: {', '.join(k.origin_names)}")
@@ -180,11 +180,11 @@ class _KernelEmitter:
         elif isinstance(op, tt.ExprOp):
             expr = self.positions(op.expr.expr, op.indirect)
             dtype = tl_dtype(op.result.type)
-            if expr.free_symbols:
+            if any(not is_size_symbol(s.name) for s in expr.free_symbols):
                 text = py_expr(expr, kernel=True)
                 text = text if isinstance(expr, sympy.Symbol) else f"({text})"
                 self.define(op.result, f"{text}.to({dtype})")
-            else:  # a constant index: make it a tile, so casts and stores of it work
+            else:  # a constant or a size (an argument): make it a tile, so casts and stores of it work
                 self.define(op.result, f"tl.full({self.shape}, {py_expr(expr, kernel=True)}, {dtype})")
         elif isinstance(op, arith.ConstantOp):
             self.constant(op)
@@ -414,13 +414,9 @@ def _jit(kernel: tt.KernelOp) -> str:
     return "@triton.jit(debug=True)" if checks_indices(kernel) else "@triton.jit"
 
 
-def _is_size(name: str) -> bool:
-    return name.startswith("s") and name[1:].isdigit()
-
-
 def _block_symbols(expr: sympy.Expr) -> list[str]:
     """The symbols of an index that vary across the block (all but size symbols)."""
-    return sorted(s.name for s in expr.free_symbols if not _is_size(s.name))
+    return sorted(s.name for s in expr.free_symbols if not is_size_symbol(s.name))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -448,7 +444,7 @@ class _ReductionKernelEmitter(_KernelEmitter):
     def emit(self) -> str:
         k = self.kernel
         persistent = self.kind == "persistent_reduction"
-        params = [*k.arg_names, "xnumel", "r0_numel", "XBLOCK: tl.constexpr"]
+        params = [*k.arg_names, *k.size_args, "xnumel", "r0_numel", "XBLOCK: tl.constexpr"]
         if not persistent:
             params.append("R0_BLOCK: tl.constexpr")
         head = [f"# origins: {', '.join(k.origin_names)}"] if k.origin_names else []
@@ -550,7 +546,7 @@ class _ReductionKernelEmitter(_KernelEmitter):
         outer, self.lines = self.lines, ["r0_index = r0_offset + r0_base", "r0_mask = r0_index < r0_numel"]
         for inner in op.body.block.ops:
             self.op(inner)
-        # A static bound is a literal: Triton's interpreter cannot iterate up to a scalar argument.
+        # A static bound is a literal (the compiler knows the trip count); a symbolic one the argument.
         r0_numel = self.kernel.r0_numel
         bound = str(int(r0_numel.expr)) if r0_numel is not None and r0_numel.expr.is_Integer else "r0_numel"
         outer.append(f"for r0_offset in range(0, {bound}, R0_BLOCK):")

@@ -72,8 +72,10 @@ def _emit_wrapper(wrapper: tt.WrapperOp, kernels: dict[str, tt.KernelOp]) -> str
     if inputs:
         lines.append(f"{', '.join(inputs)}, = args")
     lines.append("args.clear()")
+    bound: set[str] = set()
     for op in wrapper.body.block.ops:
         try:
+            lines.extend(_bindings(op, bound))
             lines.extend(_wrapper_op(op, kernels))
         except (EmitError, ExprPrintError) as e:
             if getattr(e, "op", None) is not None:
@@ -83,7 +85,26 @@ def _emit_wrapper(wrapper: tt.WrapperOp, kernels: dict[str, tt.KernelOp]) -> str
     return f"def {wrapper.sym_name.data}(args):\n{body}\n"
 
 
+def _bindings(op: Operation, bound: set[str]) -> list[str]:
+    """`s0 = arg0_1` for a size input, `s1 = x.size(1)` for an input's dim that is a size no
+    earlier input gave: each size symbol bound once, where the inputs first give it."""
+    if isinstance(op, tt.SizeInputOp):
+        given = [(op.size.expr, op.buffer.data)]
+    elif isinstance(op, tt.InputOp):
+        given = [(e, f"{op.buffer.data}.size({d})") for d, e in enumerate(op.layout.sizes)]
+    else:
+        return []
+    lines = []
+    for size, value in given:
+        if isinstance(size, sympy.Symbol) and size.name not in bound:
+            bound.add(size.name)
+            lines.append(f"{size.name} = {value}")
+    return lines
+
+
 def _wrapper_op(op: Operation, kernels: dict[str, tt.KernelOp]) -> list[str]:
+    if isinstance(op, tt.SizeInputOp):
+        return []
     if isinstance(op, tt.InputOp):
         # Kernels index inputs with these strides: a caller's differently strided tensor must
         # fail loudly, not read the wrong elements (Inductor's size_asserts).
@@ -135,9 +156,9 @@ def _launch(op: tt.LaunchOp, kernels: dict[str, tt.KernelOp]) -> str:
     debug = ", debug=True" if checks_indices(kernel) else ""  # its asserts run under the interpreter too
     if op.ynumel is not None:
         ynumel = _host(op.ynumel.expr)
-        args = [*op.arg_names, ynumel, xnumel]
+        args = [*op.arg_names, *kernel.size_args, ynumel, xnumel]
         return f"launch({op.kernel_name}, {_configs_name(kernel)}, {xnumel}, ({', '.join(args)},), ynumel={ynumel}{debug})"
-    args = [*op.arg_names, xnumel]
+    args = [*op.arg_names, *kernel.size_args, xnumel]
     if kernel.kernel_kind != "pointwise":
         args.append(_host(op.r0_numel.expr if op.r0_numel is not None else 1))
     return f"launch({op.kernel_name}, {_configs_name(kernel)}, {xnumel}, ({', '.join(args)},){debug})"

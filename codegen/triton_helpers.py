@@ -15,6 +15,8 @@ between the GPU and Triton's interpreter is decided here, once, at import.
   `triton_helpers` do; `floor_div_integer`/`ceil_div_integer` round as their names say
   (Triton's `//` truncates); `to_bfloat16` rounds to nearest even under the interpreter too.
 * `ensure_layout` gives an extern call's result the layout the IR fixed for it.
+* Under the interpreter, a loop up to a scalar argument (`range(0, r0_numel, R0_BLOCK)` over
+  a symbolic size) works: `_patch_interpreter_index`.
 """
 
 from __future__ import annotations
@@ -136,8 +138,25 @@ _BINARY = {
 _PREDICATES = {"isnan": np.isnan, "isinf": np.isinf, "isfinited": np.isfinite, "signbit": np.signbit}
 
 
+def _patch_interpreter_index() -> None:
+    """Triton's interpreter holds a scalar argument as a 1-element array and converts it to a
+    Python int with `int(array)`, which numpy 2.4 refuses for arrays of one dim: a kernel
+    looping `range(0, r0_numel, R0_BLOCK)` up to a symbolic size would fail. Convert through
+    the array's one element instead."""
+    from triton.runtime import interpreter
+
+    patch = interpreter._patch_lang_tensor
+
+    def patched(tensor, scope):
+        patch(tensor, scope)
+        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.reshape(-1)[0]))
+
+    interpreter._patch_lang_tensor = patched
+
+
 if INTERPRETING:
     libdevice = _InterpretedLibdevice()
+    _patch_interpreter_index()
 else:
     from triton.language.extra import libdevice  # noqa: F401
 

@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+import sympy
+
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
@@ -52,6 +54,7 @@ from xdsl.utils.exceptions import VerifyException
 from mlc.dialects.aten_checks import verify_arguments
 from mlc.dialects.aten_schemas import SCHEMAS
 from mlc.dialects.values import attr_to_py
+from mlc.dialects.sym import sizes_of
 
 # ---------------------------------------------------------------------------------------------
 # Schemas: a small reader of torch's schema strings (no torch import: mlc-opt must start fast).
@@ -366,32 +369,38 @@ ELEMENTWISE = frozenset(
 )
 
 
-def broadcast_shapes(shapes: Sequence[Sequence[int]]) -> list[int] | None:
-    """NumPy broadcasting of static shapes; None when they do not broadcast."""
+def broadcast_shapes(shapes: Sequence[Sequence[int | sympy.Expr]]) -> list[int | sympy.Expr] | None:
+    """NumPy broadcasting; None when static sizes do not broadcast. A symbolic size is never 1
+    (Dynamo specializes sizes 0 and 1), and two sizes that are not both static are taken to
+    agree: Dynamo guarded on whatever made the graph's shapes broadcast."""
     rank = max((len(s) for s in shapes), default=0)
-    out = [1] * rank
+    out: list[int | sympy.Expr] = [1] * rank
     for shape in shapes:
         for i, d in enumerate(shape, start=rank - len(shape)):
             if d == 1:
                 continue
-            if out[i] not in (1, d) and d != -1 and out[i] != -1:
+            if out[i] != 1 and isinstance(out[i], int) and isinstance(d, int) and out[i] != d:
                 return None
-            out[i] = d if out[i] in (1, -1) else out[i]
+            out[i] = d if out[i] == 1 or not isinstance(d, int) else out[i]
     return out
 
 
 def _verify_broadcast(op: AtenOp) -> None:
-    shapes = [list(t.type.get_shape()) for t in op.tensors]  # type: ignore[attr-defined]
+    shapes = [sizes_of(t.type) for t in op.tensors]
     expected = broadcast_shapes(shapes)
     if expected is None:
         raise VerifyException(
             f"{op.name}: operand shapes {', '.join(str(s) for s in shapes)} do not broadcast"
         )
     for r in op.outputs:
-        if isinstance(r.type, TensorType) and list(r.type.get_shape()) != expected:
+        if not isinstance(r.type, TensorType):
+            continue
+        got = sizes_of(r.type)
+        if len(got) != len(expected) or any(
+            isinstance(g, int) and isinstance(e, int) and g != e for g, e in zip(got, expected)
+        ):
             raise VerifyException(
-                f"{op.name}: result shape {list(r.type.get_shape())} is not the broadcast "
-                f"shape {expected} of the operands"
+                f"{op.name}: result shape {got} is not the broadcast shape {expected} of the operands"
             )
 
 

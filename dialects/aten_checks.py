@@ -13,8 +13,8 @@ wrong loads, or keep it as an extern that fails at run time:
     of those dims removed, or kept as 1;
   * a view that only re-indexes (view, reshape, squeeze, unsqueeze) keeps the element count.
 
-Arguments not given take the schema's defaults, which are always in range. Dynamic (`?`)
-sizes are skipped where a check would need them.
+Arguments not given take the schema's defaults, which are always in range. Symbolic sizes
+(`s0`) are skipped where a check would need them: only static sizes are compared.
 """
 
 from __future__ import annotations
@@ -23,9 +23,11 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import sympy
 from xdsl.dialects.builtin import TensorType
 from xdsl.utils.exceptions import VerifyException
 
+from mlc.dialects.sym import sizes_of
 from mlc.dialects.values import attr_to_py
 
 DIM_ARGS = ("dim", "dims", "dim0", "dim1")
@@ -52,9 +54,14 @@ def verify_arguments(op: Any) -> None:
         _verify_numel(op, shape)
 
 
-def _shape(value: Any) -> list[int]:
+def _shape(value: Any) -> list[int | sympy.Expr]:
     typ = value.type
-    return list(typ.get_shape()) if isinstance(typ, TensorType) else []
+    return sizes_of(typ) if isinstance(typ, TensorType) else []
+
+
+def _differ(a: int | sympy.Expr, b: int | sympy.Expr) -> bool:
+    """Whether two sizes are known to differ: both static and unequal."""
+    return isinstance(a, int) and isinstance(b, int) and a != b
 
 
 def _dims_shape(op: Any) -> list[int] | None:
@@ -102,7 +109,7 @@ def _verify_select(op: Any, shape: list[int]) -> None:
     if not shape or dim is None or index is None:
         return
     size = shape[dim[0] % len(shape)]
-    if size >= 0 and not -size <= index[0] < size:
+    if isinstance(size, int) and not -size <= index[0] < size:
         raise VerifyException(f"{op.name}: index {index[0]} is out of range for dim {dim[0]} of size {size}")
 
 
@@ -113,7 +120,7 @@ def _verify_cat(op: Any, shape: list[int]) -> None:
         if other == [0]:
             continue
         if len(other) != len(shape) or any(
-            a != b and -1 not in (a, b) for k, (a, b) in enumerate(zip(other, shape)) if k != dim
+            _differ(a, b) for k, (a, b) in enumerate(zip(other, shape)) if k != dim
         ):
             raise VerifyException(f"{op.name}: tensors of shapes {shape} and {other} do not join along dim {dim}")
 
@@ -132,7 +139,7 @@ def _verify_reduction_shape(op: Any, shape: list[int]) -> None:
     expected = [1 if k in reduced else s for k, s in enumerate(shape) if keep or k not in reduced]
     for result in op.outputs:
         got = _shape(result)
-        if len(got) != len(expected) or any(g != e and -1 not in (g, e) for g, e in zip(got, expected)):
+        if len(got) != len(expected) or any(_differ(g, e) for g, e in zip(got, expected)):
             raise VerifyException(
                 f"{op.name}: result shape {got} is not {expected}, the shape {shape} reduced over dims {dims}"
                 f"{' with keepdim' if keep else ''}"
@@ -141,7 +148,7 @@ def _verify_reduction_shape(op: Any, shape: list[int]) -> None:
 
 def _verify_numel(op: Any, shape: list[int]) -> None:
     got = _shape(op.outputs[0]) if len(op.outputs) == 1 else None
-    if got is None or -1 in shape or -1 in got:
+    if got is None or not all(isinstance(d, int) for d in (*shape, *got)):
         return
     if math.prod(got) != math.prod(shape):
         raise VerifyException(

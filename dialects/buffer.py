@@ -345,6 +345,28 @@ class InputOp(BufferNode):
         return [self.buffer.data]
 
 
+@irdl_op_definition
+class SizeInputOp(BufferNode):
+    """A graph input that is an integer, the size it names (Dynamo's SymInt input), in argument
+    order: `buffer.size_input "arg0_1" #sym.expr<s0>`. It holds no storage: kernels and the
+    wrapper read `s0` wherever a size or an index uses it."""
+
+    name = "buffer.size_input"
+    buffer = prop_def(StringAttr)
+    size = prop_def(ExprAttr)
+    assembly_format = "$buffer $size attr-dict"
+
+    def __init__(self, name: str, size: sympy.Expr):
+        super().__init__(properties={"buffer": StringAttr(name), "size": ExprAttr(size)})
+
+    def defined_names(self) -> list[str]:
+        return [self.buffer.data]  # a name the graph may return (a size the backward needs)
+
+
+GRAPH_INPUTS = (InputOp, SizeInputOp)
+"""The nodes that are the graph's arguments, in argument order."""
+
+
 def symbol_refs(attr: Attribute) -> Iterator[str]:
     """The buffer names an argument attribute references (`@name`, nested in lists and dicts)."""
     if isinstance(attr, SymbolRefAttr):
@@ -782,6 +804,6 @@ class OutputOp(IRDLOperation):
 
 Buffer = Dialect(
     "buffer",
-    [GraphOp, InputOp, ComputedOp, ScatterOp, ExternOp, ViewOp, FusedOp, OutputOp, LoadOp, StoreOp, ReduceOp],
+    [GraphOp, InputOp, SizeInputOp, ComputedOp, ScatterOp, ExternOp, ViewOp, FusedOp, OutputOp, LoadOp, StoreOp, ReduceOp],
     [LayoutAttr, MemoryDepAttr, StarDepAttr, WeakDepAttr],
 )

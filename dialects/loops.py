@@ -70,6 +70,7 @@ from mlc.dialects.sym import (
     verify_in_bounds,
     exprs_of,
     indirect_names,
+    is_size_symbol,
     parse_expr,
     parse_expr_list,
     parse_indirect,
@@ -101,11 +102,6 @@ def index_names(rank: int) -> list[str]:
 
 def reduction_index_names(rank: int) -> list[str]:
     return [f"r0_{k}" for k in range(rank)]
-
-
-def is_size_symbol(name: str) -> bool:
-    """Dynamic sizes are `s0, s1, ...`; they may appear in any expression."""
-    return name.startswith("s") and name[1:].isdigit()
 
 
 def _exprs_attr(exprs: Sequence[sympy.Expr | int]) -> ArrayAttr:

@@ -36,9 +36,9 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 import sympy
-from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
-from xdsl.dialects.builtin import IndexType, StringAttr
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, StringAttr, TensorType
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -469,4 +469,110 @@ def rename_indirect(expr: sympy.Expr, offset: int) -> sympy.Expr:
     return expr.xreplace(renames)
 
 
-Sym = Dialect("sym", [], [ExprAttr])
+# ---------------------------------------------------------------------------------------------
+# Symbolic sizes (dynamic shapes): `s0, s1, ...` are sizes known only at run time.
+
+
+def size_symbol(k: int) -> sympy.Symbol:
+    """`s<k>`, the k-th symbolic size of a graph."""
+    return symbol(f"s{k}")
+
+
+def is_size_symbol(name: str) -> bool:
+    """Sizes are `s0, s1, ...`; they may appear in any expression."""
+    return _SIZE_NAME.fullmatch(name) is not None
+
+
+_SIZE_NAME = re.compile(r"s[0-9]+")
+
+
+def size_symbols(exprs: Sequence[sympy.Expr | int]) -> list[sympy.Symbol]:
+    """The size symbols `exprs` use, by number (s0 before s1)."""
+    found = {s for e in exprs if isinstance(e, sympy.Expr) for s in e.free_symbols if is_size_symbol(s.name)}
+    return sorted(found, key=lambda s: int(s.name[1:]))
+
+
+@irdl_attr_definition
+class SizesAttr(ParametrizedAttribute):
+    """`#sym.sizes<[s0, 64]>`: every dim's size, the encoding of a builtin tensor type whose
+    shape has a dynamic dim, `tensor<?x64xf32, #sym.sizes<[s0, 64]>>`."""
+
+    name = "sym.sizes"
+    text: StringAttr
+
+    def __init__(self, sizes: Sequence[sympy.Expr | int]):
+        super().__init__(StringAttr(", ".join(expr_str(e) for e in sizes)))
+
+    @property
+    def sizes(self) -> list[sympy.Expr]:
+        return [expr_from_str(t) for t in self.text.data.split(", ")] if self.text.data else []
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<[{self.text.data}]>")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            exprs = parse_expr_list(parser)
+        return [StringAttr(", ".join(expr_str(e) for e in exprs))]
+
+    def verify(self) -> None:
+        for e in self.sizes:
+            if any(not is_size_symbol(s.name) for s in e.free_symbols):
+                raise VerifyException(f"a size may only use size symbols s0, s1, ..., got '{expr_str(e)}'")
+
+
+@irdl_attr_definition
+class IntType(ParametrizedAttribute, TypeAttribute):
+    """`!sym.int<s0>`: an integer argument whose value is the size `s0` (Dynamo's SymInt input)."""
+
+    name = "sym.int"
+    size: ExprAttr
+
+    def __init__(self, expr: sympy.Expr | int):
+        super().__init__(ExprAttr(expr))
+
+    @property
+    def expr(self) -> sympy.Expr:
+        return self.size.expr
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.size.text.data}>")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        with parser.in_angle_brackets():
+            return [ExprAttr(parse_expr(parser))]
+
+
+def unnamed_sizes(type: Attribute) -> str | None:
+    """Why a tensor type's dynamic dims are not all named, or None: a `?` dim needs a
+    `#sym.sizes` encoding of the tensor's rank that gives it a size and agrees on the others."""
+    shape = list(type.get_shape())  # type: ignore[attr-defined]
+    encoding = getattr(type, "encoding", None)
+    if not isinstance(encoding, SizesAttr):
+        return f"dynamic dims of {type} need a #sym.sizes<[...]> encoding naming their sizes" if DYNAMIC_INDEX in shape else None
+    sizes = encoding.sizes
+    if len(sizes) != len(shape) or any(d != DYNAMIC_INDEX and e != d for d, e in zip(shape, sizes)):
+        return f"the sizes of {type} do not match its shape"
+    return None
+
+
+def sizes_of(type: Attribute) -> list[int | sympy.Expr]:
+    """A tensor type's sizes: ints, and for its dynamic dims the expressions its encoding names."""
+    shape = list(type.get_shape())  # type: ignore[attr-defined]
+    encoding = getattr(type, "encoding", None)
+    if isinstance(encoding, SizesAttr):
+        return [e if d == DYNAMIC_INDEX else d for d, e in zip(shape, encoding.sizes)]
+    return shape
+
+
+def tensor_type(element: Attribute, sizes: Sequence[int | sympy.Expr]) -> TensorType:
+    """The builtin tensor type of `sizes`: static, or `?` dims with a `#sym.sizes` encoding."""
+    sizes = [int(d) if isinstance(d, int) or d.is_Integer else d for d in sizes]
+    if all(isinstance(d, int) for d in sizes):
+        return TensorType(element, sizes)
+    return TensorType(element, [d if isinstance(d, int) else DYNAMIC_INDEX for d in sizes], SizesAttr(sizes))
+
+
+Sym = Dialect("sym", [], [ExprAttr, SizesAttr, IntType])

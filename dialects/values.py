@@ -3,13 +3,14 @@
 int -> `3 : i64`, float -> `0.5 : f64`, bool -> `true`, complex -> `#complex.number<:f64 0.0, 1.0> :
 complex<f64>`, list of ints -> `array<i64: 1, 2>`,
 other lists -> `[...]`, str -> `"mean"`, None -> `#aten.none` (only inside lists and aten.call),
-dtype -> its builtin type (`f16`, `i1` for bool).
+dtype -> its builtin type (`f16`, `i1` for bool), a symbolic size -> `#sym.expr<2*s0>`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import sympy
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BFloat16Type,
@@ -32,6 +33,8 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.complex import ComplexNumberAttr
 from xdsl.ir import Attribute
 
+from mlc.dialects.sym import ExprAttr
+
 
 def py_to_attr(value: Any) -> Attribute:
     """A Python argument value as an attribute (dtypes must already be builtin types)."""
@@ -51,6 +54,8 @@ def py_to_attr(value: Any) -> Attribute:
         return ComplexNumberAttr(value.real, value.imag, ComplexType(f64))
     if isinstance(value, str):
         return StringAttr(value)
+    if isinstance(value, sympy.Expr):  # a symbolic size (dynamic shapes)
+        return IntegerAttr(int(value), i64) if value.is_Integer else ExprAttr(value)
     if isinstance(value, (list, tuple)):
         if value and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
             return DenseArrayBase.from_list(i64, list(value))
@@ -77,6 +82,8 @@ def attr_to_py(attr: Attribute) -> Any:
         return list(attr.get_values())
     if isinstance(attr, ArrayAttr):
         return [attr_to_py(a) for a in attr.data]
+    if isinstance(attr, ExprAttr):
+        return attr.expr
     return attr  # types, symbol refs, #aten.tensor
 
 

@@ -50,18 +50,22 @@ from typing import TYPE_CHECKING, Any
 import torch
 import torch.fx
 
+from mlc.frontend.importer import SizeOutput
+
 if TYPE_CHECKING:
     from mlc.frontend.compile_cache import Entry, Layout
     from mlc.passes.pipeline import Timing
 
-DEFAULT_PIPELINE = "fold-addmm,pad-mm,lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,convert-to-triton,online-softmax,cse"
+DEFAULT_PIPELINE = "fold-addmm,pad-mm,lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,overlap-comm,convert-to-triton,online-softmax,cse"
 
 
 def pipeline_spec(explain_fusion: bool, debug: bool) -> str:
-    """`MLC_PIPELINE` or the default; a dump explains fusion (fusion.txt), and `MLC_DEBUG=1`
+    """`MLC_PIPELINE` or the default; a dump explains fusion (fusion.txt) and the moved
+    collectives (overlap.txt), and `MLC_DEBUG=1`
     makes kernels assert that loaded positions are in bounds (`check-indices`)."""
     spec = os.environ.get("MLC_PIPELINE") or DEFAULT_PIPELINE
     options = {"fuse": "fuse{explain=true}" if explain_fusion else "fuse",
+               "overlap-comm": "overlap-comm{explain=true}" if explain_fusion else "overlap-comm",
                "convert-to-triton": "convert-to-triton{check-indices=true}" if debug else "convert-to-triton"}
     return ",".join(options.get(p, p) for p in spec.split(","))
 
@@ -109,8 +113,13 @@ def mlc_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Call
 
     from mlc.frontend.decompositions import decomposition_table
 
-    if _is_symbolic(example_inputs):
-        return _Respecializing(gm)
+    if _is_symbolic(example_inputs) and not _symbolic_sizes_only(gm, example_inputs):
+        numbers = _traced_numbers(gm, example_inputs)
+        if numbers is None:
+            return _Respecializing(gm)
+        specialized, kept = _numbers_inlined(gm, numbers)
+        compiled = mlc_backend(specialized, [example_inputs[i] for i in kept])
+        return _NumbersChecked(compiled, kept, numbers, _Respecializing(gm))
 
     def compiler(kind: str) -> Callable[[torch.fx.GraphModule, Sequence[Any]], Callable[..., Any]]:
         def compile_boxed(graph: torch.fx.GraphModule, inputs: Sequence[Any]) -> Callable[..., Any]:
@@ -129,9 +138,10 @@ def mlc_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Call
 
 
 class _Respecializing:
-    """A Dynamo graph with symbolic sizes (what Dynamo sends after a shape change, unless
-    `dynamic=False`), compiled once per concrete signature at call time: mlc's IR has static
-    shapes, so each new set of sizes is a new specialised graph (sizes bound as constants)."""
+    """A Dynamo graph with symbolic values other than sizes (a Python number Dynamo made an
+    input and reads with `.item()`, a SymFloat), compiled once per concrete signature at call
+    time: each new set of values is a new specialised graph (values bound as constants).
+    Graphs whose only other symbols are sizes compile once, symbolically (`_NumbersChecked`)."""
 
     def __init__(self, gm: torch.fx.GraphModule):
         self.gm = gm
@@ -149,27 +159,68 @@ class _Respecializing:
         return fn(*[args[i] for i in kept])
 
     def _specialize(self, args: Sequence[Any]) -> tuple[Callable[..., Any], list[int]]:
-        graph = copy.deepcopy(self.gm.graph)
-        placeholders = [n for n in graph.nodes if n.op == "placeholder"]
-        kept = []
-        for i, (node, value, scalar) in enumerate(zip(placeholders, args, self.scalars)):
-            if isinstance(value, torch.Tensor) and not scalar:
-                kept.append(i)
-                continue
-            uses = list(node.users)
-            if scalar:  # `.item()` of a number Dynamo wrapped in a tensor: the number itself
-                value = value.item()
-                for item in uses:
-                    _replace_uses(item, value)
-                    graph.erase_node(item)
-            else:  # a size: a constant of the graph
-                _replace_uses(node, value)
-            graph.erase_node(node)
+        numbers = {i: a.item() for i, (a, scalar) in enumerate(zip(args, self.scalars)) if scalar}
+        gm, kept = _numbers_inlined(self.gm, numbers)
+        graph = gm.graph
+        placeholders = {i: n for i, n in zip(kept, [n for n in graph.nodes if n.op == "placeholder"])}
+        for i, node in placeholders.items():
+            if not isinstance(args[i], torch.Tensor):  # a size: a constant of the graph
+                _replace_uses(node, args[i])
+                graph.erase_node(node)
         for node in graph.nodes:  # symbolic example values would make the retrace symbolic
             node.meta.pop("example_value", None)
             node.meta.pop("val", None)
-        gm = torch.fx.GraphModule(self.gm, graph)
+        gm.recompile()
+        kept = [i for i in kept if isinstance(args[i], torch.Tensor)]
         return mlc_backend(gm, [args[i] for i in kept]), kept
+
+
+def _traced_numbers(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> dict[int, Any] | None:
+    """The value of each number Dynamo passes as a tensor read with `.item()` (its placeholder's
+    `grapharg` holds the value it traced with), by input position; None when the graph has a
+    SymFloat or SymBool input, or a value is not known."""
+    if any(isinstance(x, (torch.SymFloat, torch.SymBool)) for x in example_inputs):
+        return None
+    numbers = {}
+    for i, node in enumerate(n for n in gm.graph.nodes if n.op == "placeholder"):
+        if node.users and all(_is_item(u) for u in node.users):
+            example = getattr(node.meta.get("grapharg"), "example", None)
+            if not isinstance(example, torch.Tensor) or example.numel() != 1:
+                return None
+            numbers[i] = example.item()
+    return numbers
+
+
+def _numbers_inlined(gm: torch.fx.GraphModule, numbers: dict[int, Any]) -> tuple[torch.fx.GraphModule, list[int]]:
+    """`gm` with the inputs at `numbers`' positions gone and their `.item()`s replaced by the
+    numbers; also the positions of the inputs it keeps."""
+    graph = copy.deepcopy(gm.graph)
+    kept = []
+    for i, node in enumerate([n for n in graph.nodes if n.op == "placeholder"]):
+        if i not in numbers:
+            kept.append(i)
+            continue
+        for item in list(node.users):
+            _replace_uses(item, numbers[i])
+            graph.erase_node(item)
+        graph.erase_node(node)
+    return torch.fx.GraphModule(gm, graph), kept
+
+
+class _NumbersChecked:
+    """A graph compiled with the numbers Dynamo traced (a LayerNorm's eps, which `dynamic=True`
+    passes as a tensor) as constants and its sizes symbolic: one compile for all sizes. A call
+    with other numbers (Dynamo does not guard on them) goes to `fallback`, never to kernels
+    built for the traced ones."""
+
+    def __init__(self, compiled: Callable[..., Any], kept: list[int], numbers: dict[int, Any],
+                 fallback: Callable[..., Any]):
+        self.compiled, self.kept, self.numbers, self.fallback = compiled, kept, numbers, fallback
+
+    def __call__(self, *args: Any) -> Any:
+        if any(args[i].item() != v for i, v in self.numbers.items()):
+            return self.fallback(*args)
+        return self.compiled(*[args[i] for i in self.kept])
 
 
 def _signature(a: Any, scalar: bool) -> Any:
@@ -192,6 +243,16 @@ def _replace_uses(node: torch.fx.Node, value: Any) -> None:
         user.kwargs = torch.fx.node.map_arg(user.kwargs, lambda n: value if n is node else n)
 
 
+def _symbolic_sizes_only(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> bool:
+    """Whether every symbolic input is a size (a SymInt, or a tensor's symbolic shape): what
+    mlc compiles once for all sizes. A number Dynamo wrapped in a tensor and reads back with
+    `.item()`, a SymFloat or a SymBool is specialised instead (`_Respecializing`)."""
+    if any(isinstance(x, (torch.SymFloat, torch.SymBool)) for x in example_inputs):
+        return False
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    return not any(n.users and all(_is_item(u) for u in n.users) for n in placeholders)
+
+
 def _is_symbolic(example_inputs: Sequence[Any]) -> bool:
     for x in example_inputs:
         if isinstance(x, (torch.SymInt, torch.SymFloat, torch.SymBool)):
@@ -203,8 +264,10 @@ def _is_symbolic(example_inputs: Sequence[Any]) -> bool:
 
 def _compile_or_fallback(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind: str = "forward"
                          ) -> Callable[..., Any]:
-    try:
-        return compile_graph(gm, example_inputs, kind)
+    from mlc.frontend.opaque import compile_without_objects
+
+    try:  # object inputs a graph only returns (a DeviceMesh) are passed around it
+        return compile_without_objects(gm, example_inputs, lambda g, inputs: compile_graph(g, inputs, kind))
     except MlcCompileError as e:
         if os.environ.get("MLC_FALLBACK", "0") in ("", "0"):
             raise
@@ -224,15 +287,18 @@ class CompiledGraph:
         source: str,
         call: Callable[[list[Any]], Sequence[Any]],
         constants: list[torch.Tensor],
-        output_spec: list[int | None],
+        output_spec: list[int | None | SizeOutput],
         output_structure: Any,
         host_scalars: list[int],
         relayouts: dict[int, tuple[tuple[int, ...], tuple[int, ...]]],
         tokens: Sequence[int] = (),
         output_relayouts: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] | None = None,
         host_epilogue: Callable[..., Any] | None = None,
+        size_sources: dict[Any, tuple[int, int | None]] | None = None,
     ):
         self.graph_id = graph_id
+        self._sizes = {k: _size_evaluator(o.expr, size_sources or {})
+                       for k, o in enumerate(output_spec) if isinstance(o, SizeOutput)}
         self.source = source
         self._call = call
         self._constants = constants
@@ -275,12 +341,30 @@ class CompiledGraph:
         results = list(self._call([*inputs, *self._constants]))
         for i, (size, stride) in self._output_relayouts.items():
             results[i] = torch.empty_strided(size, stride, dtype=results[i].dtype, device=results[i].device).copy_(results[i])
-        flat = [None if i is None else results[i] for i in self._output_spec]
+        flat = [None if i is None else self._sizes[k](inputs) if k in self._sizes else results[i]
+                for k, i in enumerate(self._output_spec)]
         outputs = _rebuild(self._output_structure, iter(flat))
         return outputs if self._host_epilogue is None else self._host_epilogue(*outputs)
 
     def __repr__(self) -> str:
         return f"<mlc CompiledGraph {self.graph_id}>"
+
+
+def _size_evaluator(expr: Any, sources: dict[Any, tuple[int, int | None]]) -> Callable[[Sequence[Any]], int]:
+    """A function of the graph's inputs computing the size `expr` (of size symbols) from the
+    inputs that give each symbol: a size input, or a tensor's dim."""
+    import sympy
+
+    from mlc.dialects.sym import CeilDiv, FloorDiv, ModularIndexing
+
+    symbols = sorted(expr.free_symbols, key=lambda s: s.name)
+    if any(s not in sources for s in symbols):
+        raise MlcCompileError(f"mlc: the returned size {expr} uses a size no input gives")
+    functions = {FloorDiv.__name__: operator.floordiv, CeilDiv.__name__: lambda a, b: -(-a // b),
+                 ModularIndexing.__name__: lambda x, d, m: (x // d) % m, "Min": min, "Max": max}
+    fn = sympy.lambdify(symbols, expr, modules=[functions])
+    where = [sources[s] for s in symbols]
+    return lambda inputs: int(fn(*[inputs[p] if d is None else inputs[p].size(d) for p, d in where]))
 
 
 def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind: str = "forward") -> CompiledGraph:
@@ -326,7 +410,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     compiled = CompiledGraph(
         graph_id, entry.source, call, constants, imported.output_spec, output, host_scalars, relayouts,
         tokens, _output_relayouts(entry.output_layouts, output, imported.output_spec, keep_padded=kind == "inference"),
-        host_epilogue,
+        host_epilogue, imported.size_sources,
     )
     if dump is not None:
         dump.write("timing.txt", timing.report())
@@ -489,13 +573,15 @@ def _wrapper(module: Any) -> Any:
 
 
 def _input_layouts(module: Any) -> list[Layout | None]:
-    """The layout the compiled module assumed for each input (the contiguous one today)."""
-    from mlc.dialects.triton import InputOp
+    """The layout the compiled module assumed for each input (the contiguous one today;
+    None for a size)."""
+    from mlc.dialects.triton import GRAPH_INPUTS, InputOp
 
     wrapper = _wrapper(module)
     if wrapper is None:
         return []
-    return [_layout(op.layout) for op in wrapper.body.block.ops if isinstance(op, InputOp)]
+    return [_layout(op.layout) if isinstance(op, InputOp) else None
+            for op in wrapper.body.block.ops if isinstance(op, GRAPH_INPUTS)]
 
 
 def _input_relayouts(layouts: Sequence[Layout | None], example_inputs: Sequence[Any]) -> dict[int, Layout]:
@@ -546,13 +632,12 @@ def _output_relayouts(layouts: Sequence[Layout | None], structure: Any, output_s
     fixes = {}
     for node, i in zip(nodes, output_spec):
         value = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
-        if i is None or not isinstance(value, torch.Tensor) or i >= len(layouts) or layouts[i] is None:
+        if not isinstance(i, int) or not isinstance(value, torch.Tensor) or i >= len(layouts) or layouts[i] is None:
             continue
         size, stride = layouts[i]
-        try:
-            expected = tuple(int(e) for e in value.stride())
-        except TypeError:  # symbolic sizes
-            continue
+        expected = tuple(value.stride())
+        if not all(isinstance(e, int) for e in expected):
+            continue  # symbolic strides (never int() them: that would specialize them)
         if any(n != 1 and b == 0 for n, b in zip(size, expected)):
             continue  # an expanded output: no dense tensor has those strides (its copies are equal)
         if any(n != 1 and a != b for n, a, b in zip(size, stride, expected)):

@@ -31,6 +31,9 @@ the importer builds one `func.func @forward` (printed here with locations):
   numbers mean the same; with no such overload the op becomes an `aten.call`.
 * Graph outputs that are None are not function results: `ImportedGraph.output_spec` maps each
   graph output to a function result index, or None.
+* Functional collectives (`_c10d_functional::all_reduce`, `wait_tensor`, ...) import as
+  `aten.call`s; after a collective's wait its result is read as the wait's result, and calls
+  mlc cannot order are refused (`frontend/collectives.py`).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import sympy
 import torch
 import torch.fx
 from xdsl.dialects.builtin import (
@@ -59,11 +63,22 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from mlc.dialects.buffer import OUTPUT_STRIDES, is_dense
 from mlc.dialects.aten import AtenOp, CallOp, NoneArgAttr, TensorArgAttr, op_class
+from mlc.dialects.sym import IntType, size_symbol
+from mlc.dialects.sym import tensor_type as sym_tensor_type
 from mlc.dialects.values import DTYPES, py_to_attr
+from mlc.frontend.collectives import CollectiveError, InFlight, is_wait
 
 
 class UnsupportedGraph(Exception):
     """The graph holds something the aten dialect cannot represent; the message names the node."""
+
+
+@dataclass(frozen=True)
+class SizeOutput:
+    """A graph output that is a size computed from the inputs' sizes (AOTAutograd saves `s0*s1`
+    for the backward): the caller evaluates it from `ImportedGraph.size_sources`."""
+
+    expr: sympy.Expr
 
 
 @dataclass
@@ -72,12 +87,16 @@ class ImportedGraph:
     """One `func.func` of aten ops."""
     constants: dict[str, torch.Tensor] = field(default_factory=dict)
     """get_attr target -> tensor; these are the trailing function arguments, in this order."""
-    output_spec: list[int | None] = field(default_factory=list)
-    """Per graph output: the index of the function result holding it, or None for a None output."""
+    output_spec: list[int | None | SizeOutput] = field(default_factory=list)
+    """Per graph output: the index of the function result holding it, None for a None output,
+    or a size computed from the inputs' sizes (`SizeOutput`)."""
     arg_names: list[str] = field(default_factory=list)
     """FX names of the function arguments (placeholder names, then get_attr node names)."""
     lifted: dict[str, torch.Tensor] = field(default_factory=dict)
     """For exported programs: placeholder name -> the parameter, buffer or constant it receives."""
+    size_sources: dict[sympy.Symbol, tuple[int, int | None]] = field(default_factory=dict)
+    """Each size symbol's first source among the placeholders: (position, None) for a size
+    input, (position, dim) for a tensor's dim."""
 
     @property
     def func(self) -> FuncOp:
@@ -94,8 +113,9 @@ def import_graph(gm: torch.fx.GraphModule, name: str = "forward") -> ImportedGra
 # ---------------------------------------------------------------------------------------------
 
 
-def tensor_type(val: Any, node: torch.fx.Node) -> TensorType:
-    """The builtin tensor type of a FakeTensor (or real tensor) value."""
+def tensor_type(val: Any, node: torch.fx.Node, sizes: _SizeNames | None = None) -> TensorType:
+    """The builtin tensor type of a FakeTensor (or real tensor) value; its symbolic sizes
+    (dynamic shapes) named by `sizes`."""
     if not isinstance(val, torch.Tensor):
         if node.target is torch.ops.aten._local_scalar_dense.default:
             raise UnsupportedGraph(
@@ -103,12 +123,41 @@ def tensor_type(val: Any, node: torch.fx.Node) -> TensorType:
                 "data-dependent values are not supported yet (only returning them is)"
             )
         raise UnsupportedGraph(f"{_describe(node)}: value {val!r} is not a tensor")
-    shape = []
-    for d in val.shape:
-        if not isinstance(d, int):
-            raise UnsupportedGraph(f"{_describe(node)}: dynamic shapes are not supported yet")
-        shape.append(d)
-    return TensorType(_dtype(val.dtype, node), shape)
+    if all(isinstance(d, int) for d in val.shape):
+        return TensorType(_dtype(val.dtype, node), list(val.shape))
+    if sizes is None:
+        raise UnsupportedGraph(f"{_describe(node)}: a constant with symbolic sizes")
+    return sym_tensor_type(_dtype(val.dtype, node), [sizes.expr(d, node) for d in val.shape])
+
+
+class _SizeNames:
+    """Dynamo's size symbols (`s77`, `s27`) renamed `s0, s1, ...` in the order the graph's
+    inputs first use them, so that the IR of one program reads the same however Dynamo
+    numbered its symbols."""
+
+    def __init__(self) -> None:
+        self.names: dict[sympy.Symbol, sympy.Symbol] = {}
+
+    def bind(self, value: Any) -> None:
+        """Names the symbols of an input (a SymInt, or a tensor's sizes) not named yet."""
+        dims = [value] if isinstance(value, torch.SymInt) else list(value.shape) if isinstance(value, torch.Tensor) else []
+        for d in dims:
+            if isinstance(d, torch.SymInt):
+                for s in sorted(d.node.expr.free_symbols, key=str):
+                    self.names.setdefault(s, size_symbol(len(self.names)))
+
+    def expr(self, value: Any, node: torch.fx.Node) -> int | sympy.Expr:
+        """A size as an int or an expression of the named symbols."""
+        if isinstance(value, int):
+            return value
+        expr = value.node.expr
+        unknown = expr.free_symbols - set(self.names)
+        if unknown:
+            raise UnsupportedGraph(
+                f"{_describe(node)}: size {expr} depends on {', '.join(sorted(map(str, unknown)))}, which no input "
+                "gives (a data-dependent size is not supported yet)"
+            )
+        return expr.xreplace(self.names)
 
 
 def _dtype(dtype: torch.dtype, node: torch.fx.Node) -> Attribute:
@@ -136,11 +185,9 @@ def _output_strides(node: torch.fx.Node) -> list[int]:
     value = node.meta.get("val")
     if not isinstance(value, torch.Tensor) or value.dim() < 2:
         return []
-    try:
-        strides = [int(s) for s in value.stride()]
-        sizes = [int(s) for s in value.shape]
-    except TypeError:
-        return []
+    strides, sizes = list(value.stride()), list(value.shape)
+    if not all(isinstance(d, int) for d in (*strides, *sizes)):
+        return []  # never int() a SymInt: that would guard on (specialize) its value
     if 0 in sizes or value.is_contiguous() or not is_dense(sizes, strides):
         return []
     return strides
@@ -175,7 +222,7 @@ def _name_hint(name: str) -> str | None:
     return hint if re.fullmatch(r"[A-Za-z_$.-][\w$.-]*", hint) else None
 
 
-Value = SSAValue | list[SSAValue]  # one result, or all results of a multi-result op
+Value = SSAValue | list[SSAValue] | sympy.Expr  # one result, all results of a multi-result op, or a size
 
 
 class _Importer:
@@ -186,10 +233,15 @@ class _Importer:
         self.constants: dict[str, torch.Tensor] = {}
         self.constant_args: dict[str, SSAValue] = {}
         self.arg_names: list[str] = []
+        self.sizes = _SizeNames()
+        self.comms = InFlight()  # collective results not waited for yet (frontend/collectives.py)
 
     def run(self, name: str) -> ImportedGraph:
         nodes = list(self.gm.graph.nodes)
         # Placeholders first, so that the get_attr arguments come after all of them.
+        for node in nodes:
+            if node.op == "placeholder":
+                self.sizes.bind(node.meta.get("val"))
         for node in nodes:
             if node.op == "placeholder":
                 self.placeholder(node)
@@ -213,7 +265,8 @@ class _Importer:
         ret = ReturnOp(*results)
         ret.location = _loc("output")
         outputs = _flatten(self.gm.graph.output_node().args[0])
-        strides = [_output_strides(n) for n in outputs if isinstance(n, torch.fx.Node)]
+        strides = [_output_strides(n) for n in outputs
+                   if isinstance(n, torch.fx.Node) and not isinstance(n.meta.get("val"), torch.SymInt)]
         if any(strides):
             ret.attributes[OUTPUT_STRIDES] = ArrayAttr([DenseArrayBase.from_list(i64, st) for st in strides])
         self.block.add_op(ret)
@@ -221,7 +274,19 @@ class _Importer:
         func = FuncOp(name, ftype, Region(self.block))
         module = ModuleOp([func])
         module.verify()
-        return ImportedGraph(module, self.constants, output_spec, self.arg_names)
+        return ImportedGraph(module, self.constants, output_spec, self.arg_names, size_sources=self._size_sources(nodes))
+
+    def _size_sources(self, nodes: list[torch.fx.Node]) -> dict[sympy.Symbol, tuple[int, int | None]]:
+        sources: dict[sympy.Symbol, tuple[int, int | None]] = {}
+        placeholders = [n for n in nodes if n.op == "placeholder"]
+        for pos, node in enumerate(placeholders):
+            val = node.meta.get("val")
+            dims = [(None, val)] if isinstance(val, torch.SymInt) else list(enumerate(val.shape)) if isinstance(val, torch.Tensor) else []
+            for dim, size in dims:
+                expr = self.sizes.expr(size, node) if isinstance(size, torch.SymInt) else None
+                if isinstance(expr, sympy.Symbol):
+                    sources.setdefault(expr, (pos, dim))
+        return sources
 
     # -- node kinds -----------------------------------------------------------------------------
 
@@ -238,13 +303,14 @@ class _Importer:
                 f"{_describe(node)}: no meta['val'] (trace with make_fx or torch.export)"
             )
         val = node.meta["val"]
-        if isinstance(val, (torch.SymInt, torch.SymFloat, torch.SymBool)):
-            raise UnsupportedGraph(f"{_describe(node)}: dynamic shapes are not supported yet")
+        if isinstance(val, torch.SymInt):  # a size, passed as an int: `!sym.int<s0>`
+            self.values[node] = self._add_arg(node, IntType(self.sizes.expr(val, node)))
+            return
         if not isinstance(val, torch.Tensor):
             raise UnsupportedGraph(
-                f"{_describe(node)}: only tensor inputs are supported, got {type(val).__name__}"
+                f"{_describe(node)}: only tensor and size inputs are supported, got {type(val).__name__}"
             )
-        self.values[node] = self._add_arg(node, tensor_type(val, node))
+        self.values[node] = self._add_arg(node, tensor_type(val, node, self.sizes))
 
     def get_attr(self, node: torch.fx.Node) -> SSAValue:
         target = str(node.target)
@@ -259,17 +325,20 @@ class _Importer:
             self.constant_args[target] = self._add_arg(node, tensor_type(tensor, node))
         return self.constant_args[target]
 
-    def output(self, node: torch.fx.Node) -> tuple[list[SSAValue], list[int | None]]:
+    def output(self, node: torch.fx.Node) -> tuple[list[SSAValue], list[int | None | SizeOutput]]:
         results: list[SSAValue] = []
-        spec: list[int | None] = []
+        spec: list[int | None | SizeOutput] = []
         for out in _flatten(node.args[0]):
             if out is None:
                 spec.append(None)
-                continue
-            if not isinstance(out, torch.fx.Node):
+            elif not isinstance(out, torch.fx.Node):
                 raise UnsupportedGraph(f"{_describe(node)}: cannot return {out!r}")
-            spec.append(len(results))
-            results.append(self._tensor(out, node))
+            elif isinstance(out.meta.get("val"), torch.SymInt):
+                # A size AOTAutograd saves for the backward: computed on the host.
+                spec.append(SizeOutput(sympy.sympify(self._scalar(out, node))))
+            else:
+                spec.append(len(results))
+                results.append(self._tensor(out, node))
         return results, spec
 
     def call_function(self, node: torch.fx.Node) -> Value | None:
@@ -280,8 +349,15 @@ class _Importer:
             if not isinstance(value, list):
                 raise UnsupportedGraph(f"{_describe(node)}: getitem on a single value")
             return value[index]  # type: ignore[index]
+        if isinstance(node.meta.get("val"), torch.SymInt):
+            # A size computed on the host (sym_size, s0 * s1): its expression, where it is used.
+            return self.sizes.expr(node.meta["val"], node)
         if not isinstance(target, torch._ops.OpOverload):
             raise UnsupportedGraph(f"{_describe(node)}: only aten ops are supported")
+        try:
+            self.comms.check(target, node.args, node.kwargs)
+        except CollectiveError as e:
+            raise UnsupportedGraph(f"{_describe(node)}: {e}") from None
         if target == torch.ops.prims.convert_element_type.default:
             source, dtype = node.args
             cls = op_class("_to_copy")
@@ -306,6 +382,7 @@ class _Importer:
         if origin is not None and origin != _packet(target):
             op.attributes["origin"] = StringAttr(origin)
         self.block.add_op(op)
+        self.comms.record(target, op)
         if len(op.results) == 1 and not _returns_list(target):
             return op.results[0]
         return list(op.results)
@@ -313,7 +390,7 @@ class _Importer:
     # -- aten ops -------------------------------------------------------------------------------
 
     def aten_op(self, node: torch.fx.Node, target: torch._ops.OpOverload) -> Operation:
-        values = _bind(node, target._schema)
+        values = {k: self._size_or_value(v, node) for k, v in _bind(node, target._schema).items()}
         if any(
             _is_number(values.get(a.name)) for a in target._schema.arguments if _tensor_kind(a.type)
         ):
@@ -363,6 +440,12 @@ class _Importer:
             overload.removesuffix(".default"), operands, positional, keywords, result_types
         )
 
+    def _size_or_value(self, value: Any, node: torch.fx.Node) -> Any:
+        """A size used as a number (`mul(x, s0)` in a backward) as its expression."""
+        if isinstance(value, torch.fx.Node) and isinstance(value.meta.get("val"), torch.SymInt):
+            return self._scalar(value, node)
+        return value
+
     @staticmethod
     def _fits_dedicated(schema: torch._C.FunctionSchema, values: dict[str, Any]) -> bool:
         for arg in schema.arguments:
@@ -397,7 +480,10 @@ class _Importer:
             )
         if isinstance(result.type, NoneType):
             raise UnsupportedGraph(f"{_describe(node)}: '{value.name}' is not a tensor")
-        return result
+        try:  # a collective's result: the wait's, after it
+            return self.comms.read(result, is_wait(node.target))
+        except CollectiveError as e:
+            raise UnsupportedGraph(f"{_describe(node)}: {e}") from None
 
     def _attr(self, value: Any, type: torch._C.JitType, node: torch.fx.Node) -> Attribute:
         if isinstance(value, (list, tuple)):
@@ -407,15 +493,21 @@ class _Importer:
         return py_to_attr(self._scalar(value, node))
 
     def _scalar(self, value: Any, node: torch.fx.Node) -> Any:
-        if isinstance(value, torch.fx.Node) or isinstance(value, (torch.SymInt, torch.SymFloat)):
+        if isinstance(value, torch.fx.Node) and isinstance(self.values.get(value), sympy.Expr):
+            return self.values[value]  # a size computed from sizes (sym_size, s0 * s1)
+        if isinstance(value, torch.fx.Node) and isinstance(getattr(self.values.get(value), "type", None), IntType):
+            return self.values[value].type.expr  # a size input
+        if isinstance(value, torch.SymInt):
+            return self.sizes.expr(value, node)
+        if isinstance(value, torch.fx.Node) or isinstance(value, torch.SymFloat):
             raise UnsupportedGraph(
-                f"{_describe(node)}: symbolic arguments (dynamic shapes) are not supported yet"
+                f"{_describe(node)}: symbolic arguments other than sizes are not supported yet"
             )
         if isinstance(value, torch.dtype):
             return _dtype(value, node)
         if isinstance(value, (torch.device, torch.layout, torch.memory_format)):
             return str(value).removeprefix("torch.")  # "cuda:0", "strided", "contiguous_format"
-        if isinstance(value, (bool, int, float, complex, str)) or value is None:
+        if isinstance(value, (bool, int, float, complex, str, sympy.Expr)) or value is None:
             return value
         raise UnsupportedGraph(f"{_describe(node)}: cannot represent argument {value!r}")
 
@@ -425,13 +517,13 @@ class _Importer:
             # A multi-output op may return None (convolution_backward of an input that needs no
             # grad) or a number (the attention ops' max_q) in some positions: such a result is
             # typed `none`, holds no tensor, and a consumer of a number reads it as a constant.
-            return [tensor_type(v, node) if isinstance(v, torch.Tensor) else NoneType() for v in val]
+            return [tensor_type(v, node, self.sizes) if isinstance(v, torch.Tensor) else NoneType() for v in val]
         return [self._result_type(node)]
 
     def _result_type(self, node: torch.fx.Node) -> Attribute:
         if "val" not in node.meta:
             raise UnsupportedGraph(f"{_describe(node)}: no meta['val'] (trace with fake tensors)")
-        return tensor_type(node.meta["val"], node)
+        return tensor_type(node.meta["val"], node, self.sizes)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -482,7 +574,7 @@ def _dedicated(overload: str, schema: torch._C.FunctionSchema) -> type[AtenOp] |
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float, bool, complex))
+    return isinstance(value, (int, float, bool, complex, sympy.Expr))
 
 
 # op(number, tensor) -> the overload computing the same as op'(tensor, number).

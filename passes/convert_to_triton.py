@@ -570,6 +570,8 @@ class ConvertToTritonPass(ModulePass):
             if isinstance(node, buffer.InputOp):
                 layouts[node.buffer.data] = node.layout
                 body.append(triton.InputOp(node.buffer.data, node.layout))
+            elif isinstance(node, buffer.SizeInputOp):
+                body.append(triton.SizeInputOp(node.buffer.data, node.size.expr))
             elif isinstance(node, buffer.ExternOp):
                 for name, layout in zip(node.defined_names(), node.layouts.data):
                     layouts[name] = layout  # type: ignore[assignment]
@@ -591,7 +593,7 @@ class ConvertToTritonPass(ModulePass):
                 body.extend(self._kernel(node, members, pos, layouts, roots, readers, kernels, target))
             elif isinstance(node, buffer.OutputOp):
                 body.append(triton.ReturnOp(node.names))
-        inputs = {o.buffer.data for o in body if isinstance(o, triton.InputOp)}
+        inputs = {o.buffer.data for o in body if isinstance(o, triton.GRAPH_INPUTS)}
         return list(kernels.values()), triton.WrapperOp("call", Region(Block(_with_frees(body, inputs))))
 
     def _kernel(

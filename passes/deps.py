@@ -46,7 +46,7 @@ class DepsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_stage(self, op)
         for node in op.walk():
-            if isinstance(node, buffer.BufferNode) and not isinstance(node, (buffer.InputOp, buffer.FusedOp)):
+            if isinstance(node, buffer.BufferNode) and not isinstance(node, (*buffer.GRAPH_INPUTS, buffer.FusedOp)):
                 reads, writes = read_writes(node)
                 node.attributes["reads"] = ArrayAttr(reads)
                 node.attributes["writes"] = ArrayAttr(writes)

@@ -31,9 +31,11 @@ mm + mm + mm the outer add folds first and the inner one, now feeding an addmm, 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+import sympy
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
@@ -42,6 +44,7 @@ from xdsl.rewriter import Rewriter
 
 from mlc.dialects.aten import ELEMENTWISE, OPS, AtenOp, CallOp, parse_schema
 from mlc.dialects.aten_schemas import SCHEMAS
+from mlc.dialects.sym import sizes_of
 from mlc.passes.stages import check_stage
 
 # Inductor's `is_view`: an argument with an alias annotation (`Tensor(a) self`).
@@ -60,7 +63,7 @@ def pointwise_use(op: Operation) -> bool:
     return isinstance(op, CallOp) and op.overload.data.split(".")[0] in _POINTWISE
 
 
-def expandable(shape: tuple[int, ...], desired: tuple[int, ...]) -> bool:
+def expandable(shape: Sequence[int | sympy.Expr], desired: Sequence[int | sympy.Expr]) -> bool:
     """torch's `is_expandable_to`: `shape` broadcasts to `desired` without changing it."""
     return len(shape) <= len(desired) and all(
         s in (1, d) for s, d in zip(reversed(shape), reversed(desired))
@@ -75,8 +78,8 @@ def refusal(add: AtenOp, mm: AtenOp, inp: SSAValue) -> str | None:
         return "alpha is not 1"
     mm_type, in_type = mm.outputs[0].type, inp.type
     assert isinstance(mm_type, TensorType) and isinstance(in_type, TensorType)
-    if not expandable(in_type.get_shape(), mm_type.get_shape()):
-        return f"{list(in_type.get_shape())} does not expand to the mm's {list(mm_type.get_shape())}"
+    if not expandable(sizes_of(in_type), sizes_of(mm_type)):
+        return f"{sizes_of(in_type)} does not expand to the mm's {sizes_of(mm_type)}"
     if len({in_type.element_type, *(m.type.element_type for m in mm.tensors)}) != 1:  # type: ignore[attr-defined]
         return "the input and the mm's operands differ in dtype"
     if all(pointwise_use(use.operation) for use in add.outputs[0].uses):

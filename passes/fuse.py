@@ -215,7 +215,7 @@ def rewrite(graph: buffer.GraphOp, fg: FusionGraph, log: FusionLog) -> None:
     """Rebuild the graph's block: groups as buffer.fused, every node after what it reads."""
     block = graph.body.block
     ops = list(block.ops)
-    inputs = [op for op in ops if isinstance(op, buffer.InputOp)]
+    inputs = [op for op in ops if isinstance(op, buffer.GRAPH_INPUTS)]
     output = block.last_op
     for op in ops:
         op.detach()

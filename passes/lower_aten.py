@@ -15,6 +15,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from mlc.dialects.aten import AtenOp, CallOp
+from mlc.dialects.sym import unnamed_sizes
 from mlc.passes.lowering import Lowered, LoweringOptions, lower_op
 from mlc.passes.lowering.extern import extern
 from mlc.passes.lowering.registry import make_call
@@ -80,7 +81,7 @@ class LowerAtenPass(ModulePass):
         variance only when the result has more than one element). Default 8; 0 or 1 keeps
         every reduction of 2 or more elements a `loops.reduction`.
 
-    Fails when an aten op has a tensor with a dynamic (`?`) dimension.
+    Symbolic sizes (`tensor<?x64xf32, #sym.sizes<[s0, 64]>>`) become symbolic ranges.
     """
 
     name = "lower-aten"
@@ -93,7 +94,7 @@ class LowerAtenPass(ModulePass):
         check_stage(self, op)
         options = LoweringOptions(unroll_reductions_threshold=self.unroll_reductions_threshold)
         for aten_op in [o for o in op.walk() if isinstance(o, (AtenOp, CallOp))]:
-            _check_static(aten_op)
+            _check_sizes(aten_op)
             if _overload(aten_op) in self.fallback:
                 lowered = Lowered.of(extern(make_call(aten_op)))
             else:
@@ -113,13 +114,10 @@ def _overload(op: Operation) -> str:
     return op.overload.data.removesuffix(".default")
 
 
-def _check_static(op: Operation) -> None:
+def _check_sizes(op: Operation) -> None:
     for value in (*op.operands, *op.results):
-        typ = value.type
-        if isinstance(typ, TensorType) and any(d < 0 for d in typ.get_shape()):
-            raise _failure(
-                op, f"{op.name} at {_where(op)} has a dynamic shape ({typ}); dynamic shapes are not supported yet"
-            )
+        if isinstance(value.type, TensorType) and (why := unnamed_sizes(value.type)) is not None:
+            raise _failure(op, f"{op.name} at {_where(op)}: {why}")
 
 
 def _failure(op: Operation, message: str) -> PassFailedException:

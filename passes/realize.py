@@ -29,7 +29,7 @@ from xdsl.utils.exceptions import PassFailedException
 from mlc.dialects import buffer, loops
 from mlc.dialects.aten import TensorArgAttr
 from mlc.dialects.buffer import OUTPUT_STRIDES, LayoutAttr, is_dense
-from mlc.dialects.sym import expr_str, symbol
+from mlc.dialects.sym import IntType, sizes_of, symbol, unnamed_sizes
 from mlc.analysis.flat_index import affine_strides, simplify_index
 from mlc.passes.realization import RealizeOptions, ThresholdOptions, consumers, is_view, realize_reason
 from mlc.passes.stages import check_stage
@@ -63,12 +63,13 @@ def _fail(op: Operation, message: str) -> PassFailedException:
 
 
 def _contiguous(typ: Attribute, op: Operation) -> LayoutAttr:
-    """A row-major layout (Inductor's FlexibleLayout, decided contiguous); static shapes only."""
+    """A row-major layout (Inductor's FlexibleLayout, decided contiguous); symbolic sizes
+    give symbolic strides (`[s0, s1]`: `[s1, 1]`)."""
     if not isinstance(typ, TensorType):
         raise _fail(op, f"expected a tensor, got {typ}")
-    if any(d < 0 for d in typ.get_shape()):
-        raise _fail(op, f"dynamic shape {typ} is not supported")
-    return LayoutAttr(list(typ.get_shape()), None, typ.element_type)
+    if (why := unnamed_sizes(typ)) is not None:
+        raise _fail(op, why)
+    return LayoutAttr(sizes_of(typ), None, typ.element_type)
 
 
 def _output_strides(block: Block) -> dict[SSAValue, list[int]]:
@@ -92,13 +93,6 @@ def _output_strides(block: Block) -> dict[SSAValue, list[int]]:
             raise _fail(ret, f"'strides' of result {k} are not a dense layout of {value.type}: {strides}")
         out.setdefault(value, values)
     return out
-
-
-def _check_ranges(op: loops.LoopsBodyOp) -> None:
-    """Symbolic sizes (s0) would need symbolic layouts, which mlc does not build yet."""
-    ranges = op.range_exprs + (op.reduction_range_exprs if isinstance(op, loops.ReductionOp) else [])
-    if not all(r.is_Integer for r in ranges):
-        raise _fail(op, f"symbolic ranges [{', '.join(expr_str(r) for r in ranges)}] are not supported")
 
 
 def _arg_name(arg: SSAValue, k: int, taken: set[str]) -> str:
@@ -172,6 +166,10 @@ class _Realizer:
     def run(self) -> list[Operation]:
         for k, arg in enumerate(self.block.args):
             name = _arg_name(arg, k, set(self.names.values()))
+            if isinstance(arg.type, IntType):
+                self.names[arg] = name
+                self.nodes.append(buffer.SizeInputOp(name, arg.type.expr))
+                continue
             layout = _contiguous(arg.type, self.func)
             self.storage[arg], self.names[arg] = Storage(name, layout), name
             self.nodes.append(buffer.InputOp(name, layout))
@@ -214,7 +212,6 @@ class _Realizer:
 
     def loops_op(self, op: loops.LoopsBodyOp) -> None:
         """A view re-indexes its source; anything else is one computed per read result."""
-        _check_ranges(op)
         if isinstance(op, loops.ScatterOp):
             return self.scatter(op)
         if self.as_view(op):
@@ -344,7 +341,8 @@ class RealizePass(ThresholdOptions, ModulePass):
       reads-threshold=4, acc-reads-threshold=8, opcount-threshold=30   see `--inline`
       explain=false   add `realize_reason = "..."` to each computed and view: the rule that
                       stores it, as `realization.realize_reason` finds it on this pass's input
-    Fails when: a size is symbolic or dynamic, a func holds an op that is not loops IR, or
+    Fails when: a func holds an op that is not loops IR, a dynamic (`?`) dim has no size
+    symbol, or
     func.return's `strides` are not one dense layout per result.
     """
 

@@ -62,7 +62,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from mlc.analysis.kernel_shape import KernelShape, split_point
 from mlc.dialects import buffer, triton
-from mlc.dialects.sym import expr_str, symbol
+from mlc.dialects.sym import expr_str, is_size_symbol, symbol
 from mlc.analysis.launch import (
     H100,
     Target,
@@ -256,7 +256,7 @@ class ReductionKernelBuilder(KernelBuilder):
 
     def _has_unit_stride(self, index: sympy.Expr) -> bool:
         """Some index symbol moves the address by exactly one element (Inductor's is_coalesced)."""
-        symbols = sorted(index.free_symbols, key=lambda s: s.name)
+        symbols = sorted((s for s in index.free_symbols if not is_size_symbol(s.name)), key=lambda s: s.name)
         zero = {s: 0 for s in symbols}
         for s in symbols:
             step = index.subs({**zero, s: 1}) - index.subs(zero)

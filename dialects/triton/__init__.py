@@ -82,8 +82,8 @@ Modules (each imports only those above it; import the dialect from this package)
     kernel.py      KernelOp, KernelBodyOp, IndexOp, RLoopOp, YieldOp
     body.py        LoadOp, StoreOp, ExprOp, IndirectIndexOp; mask helpers
     reductions.py  reduction_identity, ReduceOp, AccumulateOp
-    wrapper.py     WrapperOp and its body ops (InputOp, AllocOp, LaunchOp, ExternOp, ViewOp,
-                   FreeOp, ReturnOp)
+    wrapper.py     WrapperOp and its body ops (InputOp, SizeInputOp, AllocOp, LaunchOp, ExternOp,
+                   ViewOp, FreeOp, ReturnOp)
 """
 
 from __future__ import annotations
@@ -109,12 +109,14 @@ from mlc.dialects.triton.core import (
 from mlc.dialects.triton.kernel import INDEX_BITS, IndexOp, KernelBodyOp, KernelOp, RLoopOp, YieldOp
 from mlc.dialects.triton.reductions import AccumulateOp, ReduceOp, reduction_identity
 from mlc.dialects.triton.wrapper import (
+    GRAPH_INPUTS,
     AllocOp,
     ExternOp,
     FreeOp,
     InputOp,
     LaunchOp,
     ReturnOp,
+    SizeInputOp,
     ViewOp,
     WrapperBodyOp,
     WrapperOp,
@@ -126,13 +128,13 @@ __all__ = [
     "ExprAttr",  # re-exported from mlc.dialects.sym (passes/triton_reduction.py uses triton.ExprAttr)
     "PtrType", "ConfigAttr", "KernelOp", "KernelBodyOp", "IndexOp", "LoadOp", "StoreOp", "ExprOp", "IndirectIndexOp",
     "reduction_identity", "ReduceOp", "AccumulateOp", "RLoopOp", "YieldOp",
-    "WrapperBodyOp", "InputOp", "AllocOp", "LaunchOp", "ExternOp", "ViewOp", "FreeOp", "ReturnOp", "WrapperOp",
+    "WrapperBodyOp", "GRAPH_INPUTS", "InputOp", "SizeInputOp", "AllocOp", "LaunchOp", "ExternOp", "ViewOp", "FreeOp", "ReturnOp", "WrapperOp",
     "Triton",
 ]
 
 Triton = Dialect(
     "triton",
     [KernelOp, IndexOp, LoadOp, StoreOp, ExprOp, IndirectIndexOp, ReduceOp, AccumulateOp, RLoopOp, YieldOp]
-    + [WrapperOp, InputOp, AllocOp, LaunchOp, ExternOp, ViewOp, FreeOp, ReturnOp],
+    + [WrapperOp, InputOp, SizeInputOp, AllocOp, LaunchOp, ExternOp, ViewOp, FreeOp, ReturnOp],
     [PtrType, ConfigAttr],
 )

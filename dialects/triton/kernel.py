@@ -24,8 +24,7 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
-from mlc.dialects.loops import is_size_symbol
-from mlc.dialects.sym import ExprAttr, expr_str, free_symbol_names, indirect_names, parse_expr
+from mlc.dialects.sym import ExprAttr, expr_str, free_symbol_names, indirect_names, is_size_symbol, parse_expr
 from mlc.dialects.triton.core import (
     _IDENT,
     IMPLICIT_INDICES,
@@ -48,6 +47,14 @@ from mlc.dialects.triton.core import (
 
 
 INDEX_BITS = "index_bits"  # kernel attribute: `index_bits = 64` when int32 positions would wrap
+
+
+def _exprs_in(attr: Attribute) -> list[sympy.Expr]:
+    if isinstance(attr, ExprAttr):
+        return [attr.expr]
+    if isinstance(attr, ArrayAttr):
+        return [e for a in attr.data for e in _exprs_in(a)]
+    return []
 
 
 @irdl_op_definition
@@ -112,6 +119,17 @@ class KernelOp(IRDLOperation):
     def index_bits(self) -> int:
         attr = self.attributes.get(INDEX_BITS)
         return attr.value.data if isinstance(attr, IntegerAttr) else 32
+
+    @property
+    def size_args(self) -> list[str]:
+        """The sizes (`s0`, ...) the body's expressions use, by number: parameters of the
+        kernel after its pointers, passed by the launch from the wrapper's bindings."""
+        found: set[str] = set()
+        for op in self.body.walk():
+            for attr in op.properties.values():
+                for e in _exprs_in(attr):
+                    found |= {n for n in free_symbol_names(e) if is_size_symbol(n)}
+        return sorted(found, key=lambda n: int(n[1:]))
 
     @property
     def is_tiled(self) -> bool:

@@ -22,7 +22,7 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
 from mlc.dialects.buffer import ExternCall, LayoutAttr, ViewBase
-from mlc.dialects.sym import ExprAttr
+from mlc.dialects.sym import ExprAttr, is_size_symbol, parse_expr
 from mlc.dialects.triton.core import (
     PtrType,
     _blame,
@@ -73,6 +73,34 @@ class InputOp(_NamedLayoutOp):
     emitter unpacks `args` in this order and may `assert_size_stride` it)."""
 
     name = "triton.input"
+
+
+@irdl_op_definition
+class SizeInputOp(WrapperBodyOp):
+    """A graph input that is a size, in argument order: `triton.size_input "arg0_1" s0` (the
+    emitter unpacks it from `args` and binds `s0`, which allocations, grids and kernels read)."""
+
+    name = "triton.size_input"
+    buffer = prop_def(StringAttr)
+    size = prop_def(ExprAttr)
+
+    def __init__(self, name: str, size: sympy.Expr):
+        super().__init__(properties={"buffer": StringAttr(name), "size": ExprAttr(size)})
+
+    def defined_names(self) -> list[str]:
+        return [self.buffer.data]
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f' "{self.buffer.data}" {self.size.text.data}')
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SizeInputOp:
+        name = parser.parse_str_literal()
+        return cls(name, parse_expr(parser))
+
+
+GRAPH_INPUTS = (InputOp, SizeInputOp)
+"""The wrapper ops that are `call`'s arguments, in argument order."""
 
 
 @irdl_op_definition
@@ -251,7 +279,7 @@ class WrapperOp(IRDLOperation):
         super().__init__(properties={"sym_name": StringAttr(name)}, regions=[body])
 
     def input_names(self) -> list[str]:
-        return [op.buffer.data for op in self.body.block.ops if isinstance(op, InputOp)]
+        return [op.buffer.data for op in self.body.block.ops if isinstance(op, GRAPH_INPUTS)]
 
     def output_names(self) -> list[str]:
         last = self.body.block.last_op
@@ -277,9 +305,9 @@ class WrapperOp(IRDLOperation):
         for op in self.body.block.ops:
             if not isinstance(op, WrapperBodyOp):
                 raise _blame(op, f"triton.wrapper: {op.name} cannot appear in the wrapper")
-            if isinstance(op, InputOp) and past_inputs:
-                raise _blame(op, "triton.input: inputs come first in the wrapper")
-            past_inputs = past_inputs or not isinstance(op, InputOp)
+            if isinstance(op, GRAPH_INPUTS) and past_inputs:
+                raise _blame(op, f"{op.name}: inputs come first in the wrapper")
+            past_inputs = past_inputs or not isinstance(op, GRAPH_INPUTS)
             for ref in op.referenced_names():
                 if ref not in live:
                     why = "already freed" if ref in dead else "not defined before this use"
@@ -302,6 +330,7 @@ class WrapperOp(IRDLOperation):
                 if name in live or name in dead:
                     raise _blame(op, f"{op.name}: buffer '{name}' is defined twice")
                 live[name] = op.layout_of(name)  # type: ignore[assignment]
+        _verify_sizes_bound(self)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
@@ -313,3 +342,29 @@ class WrapperOp(IRDLOperation):
     def parse(cls, parser: Parser) -> WrapperOp:
         name = parser.parse_symbol_name().data
         return cls(name, parser.parse_region())
+
+
+def _verify_sizes_bound(wrapper: WrapperOp) -> None:
+    """Every size symbol the wrapper or a kernel it launches uses is given by an input: a size
+    input (`triton.size_input "n" s0`) or an input's dim of exactly that size."""
+    ops = list(wrapper.body.block.ops)
+    given = {op.size.expr for op in ops if isinstance(op, SizeInputOp)}
+    given |= {e for op in ops if isinstance(op, InputOp) for e in op.layout.sizes}
+    bound = {e.name for e in given if isinstance(e, sympy.Symbol)}
+    for op in ops:
+        used = set().union(*(_size_names(a) for a in op.properties.values()))
+        if isinstance(op, LaunchOp) and (kernel := op.lookup_kernel()) is not None:
+            used |= set(kernel.size_args)
+        if unbound := sorted(used - bound):
+            raise _blame(op, f"{op.name}: size {', '.join(unbound)} is not given by any input of the wrapper")
+
+
+def _size_names(attr: Attribute) -> set[str]:
+    if isinstance(attr, ExprAttr):
+        return {s.name for s in attr.expr.free_symbols if is_size_symbol(s.name)}
+    if isinstance(attr, ArrayAttr):
+        return set().union(*(_size_names(a) for a in attr.data))
+    if isinstance(attr, LayoutAttr):
+        return set().union(*(_size_names(a) for a in (attr.size, attr.stride, attr.offset)))
+    return set()
+

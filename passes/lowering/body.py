@@ -28,7 +28,7 @@ from mlc.dialects.loops import (
     ReductionOp,
     YieldOp,
 )
-from mlc.dialects.sym import symbol
+from mlc.dialects.sym import sizes_of, symbol
 from mlc.passes.lowering.dtypes import (
     Operand,
     compute_type,
@@ -133,6 +133,13 @@ class Body(ScalarMath):
     def index(self, expr: sympy.Expr | int) -> Value:
         """An index expression as an int64 value (`loops.index`)."""
         return Value(self.emit(IndexOp(sympy.Integer(expr) if isinstance(expr, int) else expr, i64)), "int64")
+
+    def count(self, n: int | sympy.Expr, dtype: str) -> Value:
+        """An element count as a `dtype` value: a constant, or a symbolic size's value at run
+        time (`loops.index s1`, cast)."""
+        if isinstance(n, int) or n.is_Integer:
+            return self.constant(float(n) if is_float(dtype) else int(n), dtype)
+        return self.cast(self.index(n), dtype)
 
     def constant(self, value: bool | int | float, dtype: str) -> Value:
         """A compute-form constant, made once per body."""
@@ -259,7 +266,7 @@ def make_pointwise(
     fn: Callable[[Body], Value],
 ) -> PointwiseOp:
     """A `loops.pointwise` over the result's shape whose body is built by `fn`."""
-    ranges = list(result_type.get_shape())
+    ranges = sizes_of(result_type)
     body = Body(len(ranges))
     dtype = dtype_of(result_type)
     assert dtype is not None
@@ -333,7 +340,7 @@ def elementwise(
     to its dtype in `dtypes` (one dtype for all, or per arg; None keeps the arg's own), each
     scalar made a constant of it; `fn(body, *values)` computes the element."""
     out_type = call.result_type
-    out_shape = list(out_type.get_shape())
+    out_shape = sizes_of(out_type)
     per_arg = [dtypes] * len(args) if isinstance(dtypes, str) else list(dtypes)
 
     def body(b: Body) -> Value:
@@ -345,7 +352,8 @@ def elementwise(
             if is_tensor(a):
                 v = b.load(a, broadcast_index(b.vars, shape(a), out_shape))
             else:
-                v = b.constant(a, dtype or Operand.of_scalar(a).dtype)
+                dt = dtype or Operand.of_scalar(a).dtype
+                v = b.count(a, dt) if isinstance(a, sympy.Expr) else b.constant(a, dt)
             values.append(b.cast(v, dtype) if dtype else v)
         return fn(b, *values)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import sympy
 from xdsl.dialects.builtin import IntegerType, TensorType, f32
 from xdsl.ir import Attribute
 
@@ -111,7 +112,7 @@ class Operand:
     def of_scalar(value: bool | int | float) -> Operand:
         if isinstance(value, bool):
             return Operand("bool", None)
-        if isinstance(value, int):
+        if isinstance(value, int) or isinstance(value, sympy.Expr) and value.is_integer:  # an int or a size
             return Operand("int64", None)
         return Operand(DEFAULT_FLOAT, None)
 

@@ -81,16 +81,20 @@ def _first_non_unit(shape: Sequence[int]) -> int:
     return next((k for k, s in enumerate(shape) if s != 1), len(shape))
 
 
-def reshape_index(index: Sequence[sympy.Expr], in_shape: Sequence[int], out_shape: Sequence[int]) -> Index:
+def reshape_index(index: Sequence[sympy.Expr], in_shape: Sequence[int | sympy.Expr], out_shape: Sequence[int | sympy.Expr]) -> Index:
     """Input indices of a reshape from `in_shape` to `out_shape`.
 
     Dims are matched from the innermost outwards: equal sizes pass the index through, output
     dims that merge into one input dim combine linearly, and one output dim that splits into
     several input dims decomposes with ModularIndexing/FloorDiv. Only when the groups do not
-    line up (e.g. [4, 6] -> [6, 4]) does it fall back to flattening everything."""
+    line up (e.g. [4, 6] -> [6, 4]), or symbolic sizes cannot be ordered (s0*s1 against s1),
+    does it fall back to flattening everything, which is right for any sizes."""
     if 0 in in_shape or 0 in out_shape:
         return [sympy.Integer(0)] * len(in_shape)  # nothing is ever loaded
-    grouped = _reshape_by_groups(index, in_shape, out_shape)
+    try:
+        grouped = _reshape_by_groups(index, in_shape, out_shape)
+    except TypeError:  # sympy cannot decide `s0*s1 < s1`
+        grouped = None
     if grouped is not None:
         return grouped
     return unflatten(flat_index(index, out_shape), in_shape)

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
+from mlc.dialects.sym import tensor_type
 from mlc.passes.lowering.body import Body, Value, make_pointwise
 from mlc.passes.lowering.dtypes import dtype_of, is_float, storage_type
 from mlc.passes.lowering.indexing import broadcast_index
@@ -44,7 +45,7 @@ def upcast(dtype: str) -> str:
 
 def stat_type(axes: Axes, dtype: str) -> TensorType:
     """A keepdim-shaped statistic of `dtype`."""
-    return TensorType(storage_type(dtype), axes.kept_ranges)
+    return tensor_type(storage_type(dtype), axes.kept_ranges)
 
 
 Loader = Callable[[Body, Index], Value]
@@ -131,7 +132,7 @@ def logsumexp(call: Call) -> Lowered | None:
     def exp_shifted(b: Body, index: Index) -> list[Value]:
         return [b.unary("exp", b.sub(load_x(b, index), safe_max(b, axes.stat_index(index))))]
 
-    sum_type = TensorType(storage_type(acc), axes.ranges)
+    sum_type = tensor_type(storage_type(acc), axes.ranges)
     sum_ops = reduce_over(call, axes, ["sum"], exp_shifted, first, [sum_type])
     if sum_ops is None:
         return None
@@ -166,7 +167,7 @@ def native_layer_norm(call: Call) -> Lowered | None:
 
     def epilogue(b: Body, red: list[list[Value]]) -> list[Value]:
         mean_, m2, _ = red[0]
-        var = b.truediv(m2, b.const_like(float(n), m2))
+        var = b.truediv(m2, b.count(n, m2.dtype))
         return [mean_, b.unary("rsqrt", b.add(var, b.const_like(eps, var)))]
 
     stats = reduce_over(call, axes, ["welford"], lambda b, index: [load_x(b, index)], epilogue, stat_types)  # type: ignore[arg-type]

@@ -54,7 +54,7 @@ Epilogue = Callable[[Body, list[list[Value]]], Sequence[Value]]
 REDUCE_KINDS = ("sum", "prod", "max", "min", "argmax", "argmin", "any", "welford")
 
 
-def _product(sizes: Sequence[int]) -> int:
+def _product(sizes: Sequence[int | sympy.Expr]) -> int | sympy.Expr:
     return math.prod(sizes)
 
 
@@ -138,7 +138,8 @@ class Reducer:
     result_types: list[TensorType]
 
     @property
-    def numel(self) -> int:
+    def numel(self) -> int | sympy.Expr:
+        """The reduced element count: an int, or an expression of sizes (never unrolled)."""
         return _product(self.reduction_ranges)
 
     def build(self, call: Call) -> list[Operation] | None:
@@ -150,7 +151,7 @@ class Reducer:
             return self._pointwise(call, self._identities)
         if n == 1:
             return self._pointwise(call, self._single)
-        if n < call.options.unroll_reductions_threshold and self._may_unroll():
+        if isinstance(n, int) and n < call.options.unroll_reductions_threshold and self._may_unroll():
             return self._pointwise(call, self._unrolled)
         return [make_reduction(call, self.ranges, self.reduction_ranges, self.result_types, self._reduction_body)]
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import sympy
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 
@@ -171,18 +172,21 @@ def mean(call: Call) -> list[Operation] | None:
     axes = axes_of(call, x, call.args.get("dim"), call.get("keepdim", False))
     if out is None or axes is None or not is_float(out):
         return None
-    n = float(axes.numel)
+    n = axes.numel
 
     def epilogue(b: Body, red: list[list[Value]]) -> list[Value]:
         (total,) = red[0]
-        return [b.truediv(total, b.constant(n, out))]
+        return [b.truediv(total, b.count(n, out))]
 
     return reduce_tensor(call, x, axes, ["sum"], lambda b, v: [b.cast(v, out)], epilogue)
 
 
-def variance_epilogue(b: Body, m2: Value, n: int, correction: float) -> Value:
+def variance_epilogue(b: Body, m2: Value, n: int | sympy.Expr, correction: float) -> Value:
     """m2 / max(0, n - correction): NaN or inf when there are too few elements, as in torch."""
-    return b.truediv(m2, b.const_like(max(0.0, n - correction), m2))
+    if isinstance(n, int):
+        return b.truediv(m2, b.const_like(max(0.0, n - correction), m2))
+    dof = b.sub(b.count(n, m2.dtype), b.const_like(correction, m2))
+    return b.truediv(m2, b.maximum(dof, b.const_like(0.0, m2)))
 
 
 @register("var.correction", "std.correction", "var_mean.correction")

@@ -17,10 +17,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import sympy
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from mlc.dialects.aten import AtenOp, CallOp, Schema, TensorArgAttr, default_value, op_class
+from mlc.dialects.sym import sizes_of
 from mlc.dialects.values import attr_to_py
 
 
@@ -76,10 +78,11 @@ class Call:
         return default if value is None else value
 
 
-def shape(value: SSAValue) -> list[int]:
+def shape(value: SSAValue) -> list[int | sympy.Expr]:
+    """A tensor's sizes: ints, and expressions of size symbols where they are dynamic."""
     typ = value.type
     assert isinstance(typ, TensorType)
-    return list(typ.get_shape())
+    return sizes_of(typ)
 
 
 def is_tensor(value: Any) -> bool:

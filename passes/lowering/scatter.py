@@ -35,7 +35,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, Region, SSAValue
 
 from mlc.dialects.loops import ScatterOp, ScatterStoreOp
-from mlc.dialects.sym import indirect_symbol
+from mlc.dialects.sym import indirect_symbol, sizes_of, tensor_type
 from mlc.passes.lowering.body import Body, Value, make_pointwise
 from mlc.passes.lowering.dtypes import dtype_of, storage_type
 from mlc.passes.lowering.indexing import broadcast_index
@@ -59,7 +59,7 @@ def _scatter(
     dtype = dtype_of(out)
     assert dtype is not None
     work = _WIDENED.get(dtype, dtype) if add else dtype
-    work_type = TensorType(storage_type(work), out.get_shape())
+    work_type = tensor_type(storage_type(work), sizes_of(out))
     if base is None:
         copy = make_pointwise(call, work_type, lambda b: b.constant(0, work))
     else:
@@ -173,4 +173,4 @@ def _counts(call: Call, ids: SSAValue, rows: int) -> Lowered:
     def store(b: Body) -> Store:
         return [indirect_symbol(0)], [b.indirect_index(b.load(ids, b.vars), rows)], b.constant(1.0, "float32")
 
-    return _scatter(call, None, shape(ids), store, add=True, out=TensorType(storage_type("float32"), [rows]))
+    return _scatter(call, None, shape(ids), store, add=True, out=tensor_type(storage_type("float32"), [rows]))

@@ -77,10 +77,16 @@ def expand(call: Call) -> list[Operation] | None:
     return _view(call, lambda index: broadcast_index(index, in_shape, out_shape))
 
 
-def _slice_start(size: int, start: int | None) -> int:
-    """torch's normalization of a slice start: negative from the end, clamped into range."""
-    start = 0 if start is None else start + size if start < 0 else start
-    return min(max(start, 0), size)
+def _slice_start(size: int | sympy.Expr, start: int | sympy.Expr | None) -> int | sympy.Expr:
+    """torch's normalization of a slice start: negative from the end, clamped into range.
+    With a symbolic size, a start from the front is kept as it is: past the end, the slice is
+    empty and reads nothing; one from the end is `Max(start + size, 0)`."""
+    start = 0 if start is None else start
+    if isinstance(size, int) and isinstance(start, int):
+        return min(max(start + size if start < 0 else start, 0), size)
+    if not isinstance(start, int) or start >= 0:
+        return start
+    return sympy.Max(start + size, 0)
 
 
 @register("slice.Tensor")
@@ -166,16 +172,20 @@ def unbind(call: Call) -> list[Operation] | None:
 # -- masked loads: cat and constant padding -------------------------------------------------------
 
 
-def _in_range(b: Body, pos: Value, low: int | None, high: int | None) -> Value | None:
-    """low <= pos < high as an i1 value, leaving out bounds that are None."""
+def _in_range(b: Body, pos: Value, low: int | sympy.Expr | None, high: int | sympy.Expr | None) -> Value | None:
+    """low <= pos < high as an i1 value, leaving out bounds that are None (bounds may be sizes)."""
     checks = []
     if low is not None:
-        checks.append(b.compare("ge", pos, b.constant(low, "int64")))
+        checks.append(b.compare("ge", pos, b.count(low, "int64")))
     if high is not None:
-        checks.append(b.compare("lt", pos, b.constant(high, "int64")))
+        checks.append(b.compare("lt", pos, b.count(high, "int64")))
     if not checks:
         return None
     return checks[0] if len(checks) == 1 else b.logical_and(checks[0], checks[1])
+
+
+def _empty(size: int | sympy.Expr) -> bool:
+    return isinstance(size, int) and size == 0
 
 
 @register("cat")
@@ -184,7 +194,7 @@ def cat(call: Call) -> list[Operation] | None:
     out_dtype = dtype_of(out_type)
     dim = _dim(call["dim"], out_type.get_num_dims())
     # Legacy empty inputs (shape [0]) and empty slices contribute nothing.
-    inputs = [t for t in call["tensors"] if t.type.get_num_dims() == out_type.get_num_dims() and shape(t)[dim] != 0]
+    inputs = [t for t in call["tensors"] if t.type.get_num_dims() == out_type.get_num_dims() and not _empty(shape(t)[dim])]
     if out_dtype is None or any(dtype_of(t.type) is None for t in inputs) or not inputs:
         return None
     starts = [0]

@@ -311,11 +311,13 @@ def test_non_aten_target_is_unsupported():
         import_graph(gm)
 
 
-def test_dynamic_shapes_are_unsupported():
+def test_symbolic_sizes_are_named_s0_s1():
+    """make_fx's symbolic sizes become `?` dims named by `#sym.sizes`, renumbered s0, s1, ..."""
     with fx_traceback.preserve_node_meta():
-        gm = make_fx(lambda x: x * 2, tracing_mode="symbolic")(X)
-    with pytest.raises(UnsupportedGraph, match=r"node 'x_1' \(placeholder\): dynamic shapes"):
-        import_graph(gm)
+        gm = make_fx(lambda x: x.sum(0) * 2, tracing_mode="symbolic")(X)
+    text = str(import_graph(gm).module)
+    assert "tensor<?x?xf32, #sym.sizes<[s0, s1]>>" in text
+    assert "-> tensor<?xf32, #sym.sizes<[s1]>>" in text
 
 
 def test_in_place_ops_are_unsupported():

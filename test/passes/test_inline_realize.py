@@ -265,16 +265,20 @@ def test_affine_strides() -> None:
     assert affine_strides(64 - i0, [i0]) is None  # a flip: no non-negative stride
 
 
-def test_symbolic_range_fails_naming_the_op() -> None:
+def test_symbolic_ranges_get_symbolic_layouts() -> None:
+    """A size symbol (dynamic shapes) gives a layout whose sizes and strides are expressions."""
     text = """
-    func.func @f(%x: tensor<8xf32>) -> tensor<?xf32> {
-      %n = loops.pointwise [s0] origins ["neg"] -> tensor<?xf32> {
-        %0 = loops.load %x[i0] : tensor<8xf32>
-        loops.yield %0 : f32 } loc("neg")
-      func.return %n : tensor<?xf32>
+    func.func @f(%n: !sym.int<s0>, %m: !sym.int<s1>, %x: tensor<?x?xf32, #sym.sizes<[s0, s1]>>) -> tensor<?x?xf32, #sym.sizes<[s0, s1]>> {
+      %y = loops.pointwise [s0, s1] origins ["neg"] -> tensor<?x?xf32, #sym.sizes<[s0, s1]>> {
+        %0 = loops.load %x[i0, i1] : tensor<?x?xf32, #sym.sizes<[s0, s1]>>
+        %1 = arith.negf %0 : f32
+        loops.yield %1 : f32 } loc("neg")
+      func.return %y : tensor<?x?xf32, #sym.sizes<[s0, s1]>>
     }"""
-    with pytest.raises(PassFailedException, match=r'loops.pointwise "neg": symbolic ranges \[s0\]'):
-        run(text, "realize")
+    out = show(run(text, "realize"))
+    assert 'buffer.size_input "n" <s0>' in out and 'buffer.size_input "m" <s1>' in out
+    assert 'buffer.computed "buf0" #buffer.layout<[s0, s1], [s1, 1], f32> ranges [s0, s1]' in out
+    assert "buffer.store @buf0[i1 + i0*s1]" in out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -138,10 +138,13 @@ def test_errors_are_positioned(tmp_path):
     assert r.returncode == 1 and r.stdout == ""
     assert re.match(rf"{re.escape(str(bad))}:2:\d+: error: .*aten.bogus", r.stderr) and "Traceback" not in r.stderr
 
-    dynamic = TEST / "lit" / "passes" / "lower-aten" / "dynamic.mlir"  # a pass fails: positioned as in mlc-opt
-    r = tool("mlc-run", str(dynamic))
+    unnamed = tmp_path / "unnamed.mlir"  # a pass fails: positioned as in mlc-opt
+    unnamed.write_text("func.func @f(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {\n"
+                       "  %0 = aten.exp %x : (tensor<?x8xf32>) -> tensor<?x8xf32>\n"
+                       "  func.return %0 : tensor<?x8xf32>\n}\n")
+    r = tool("mlc-run", str(unnamed))
     assert r.returncode == 1
-    assert r.stderr.startswith(f"{dynamic}:6:3: error: lower-aten: aten.exp") and "Traceback" not in r.stderr
+    assert r.stderr.startswith(f"{unnamed}:2:3: error: lower-aten: aten.exp") and "Traceback" not in r.stderr
 
     r = tool("mlc-run", str(tmp_path / "missing.mlir"))
     assert r.returncode == 1 and r.stderr.startswith(f"mlc-run: error: cannot read {tmp_path / 'missing.mlir'}")

@@ -31,3 +31,11 @@ func.func @no_python(%x: tensor<8xf32>) {
   }
   func.return
 }
+
+// -----
+
+// A size may only use size symbols.
+// expected-error@+1 {{a size may only use size symbols s0, s1, ..., got 'i0'}}
+func.func @index_as_size(%x: tensor<?xf32, #sym.sizes<[i0]>>) {
+  func.return
+}

@@ -474,3 +474,12 @@ triton.wrapper @call {
   triton.launch @k(@buf0) ynumel 2 xnumel 8
   triton.return @buf0
 }
+
+// -----
+
+// A size no input gives (here only 2*s0 is known) cannot be bound by the wrapper.
+triton.wrapper @call {
+  // expected-error@+1 {{triton.input: size s0 is not given by any input of the wrapper}}
+  triton.input "x" #buffer.layout<[2*s0], [1], f32>
+  triton.return @x
+}

@@ -25,3 +25,12 @@ func.func @sum_missing_dim(%x: tensor<8x64xf32>) -> tensor<8xf32> {
   %0 = aten.sum.dim_IntList %x {dim = array<i64: 2>} : (tensor<8x64xf32>) -> tensor<8xf32>
   func.return %0 : tensor<8xf32>
 }
+
+// -----
+
+// A dynamic dim must be named: without a #sym.sizes encoding the pass fails at the op.
+func.func @unnamed(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  // expected-error@+1 {{lower-aten: aten.exp at loc("exp"): dynamic dims of tensor<?x64xf32> need a #sym.sizes<[...]> encoding naming their sizes}}
+  %e = aten.exp %x : (tensor<?x64xf32>) -> tensor<?x64xf32> loc("exp")
+  func.return %e : tensor<?x64xf32>
+}

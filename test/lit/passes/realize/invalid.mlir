@@ -1,20 +1,7 @@
 // RUN: mlc-opt %s --split-input-file --verify-diagnostics -p inline,realize
 
-// Buffers need static sizes: a symbolic range fails, naming the op.
-func.func @symbolic_range(%x: tensor<8x64xf32>) -> tensor<?x64xf32> {
-  // expected-error@+1 {{loops.pointwise "neg": symbolic ranges [s0, 64] are not supported}}
-  %n = loops.pointwise [s0, 64] origins ["neg"] -> tensor<?x64xf32> {
-    %0 = loops.load %x[i0, i1] : tensor<8x64xf32>
-    %1 = arith.negf %0 : f32
-    loops.yield %1 : f32
-  } loc("neg")
-  func.return %n : tensor<?x64xf32>
-}
-
-// -----
-
-// A dynamic input shape fails at the function.
-// expected-error@+1 {{dynamic shape tensor<?x64xf32> is not supported}}
+// A dynamic input dim must be named by a size symbol (#sym.sizes); it fails at the function.
+// expected-error@+1 {{dynamic dims of tensor<?x64xf32> need a #sym.sizes<[...]> encoding naming their sizes}}
 func.func @dynamic_input(%x: tensor<?x64xf32>) -> tensor<?x64xf32> {
   func.return %x : tensor<?x64xf32>
 }
