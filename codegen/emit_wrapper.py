@@ -21,6 +21,7 @@ from xdsl.ir import Attribute, Operation
 
 from mlc.dialects import triton as tt
 from mlc.dialects.buffer import LayoutAttr
+from mlc.dialects.sym import ExprAttr
 from mlc.dialects.values import DTYPE_NAMES
 from mlc.codegen.emit_common import (
     EmitError,
@@ -196,6 +197,8 @@ def _py_arg(attr: Attribute, key: str | None = None) -> str:
         return "[" + ", ".join(str(v) for v in attr.get_values()) + "]"
     if isinstance(attr, ArrayAttr):
         return "[" + ", ".join(_py_arg(a) for a in attr.data) + "]"
+    if isinstance(attr, ExprAttr):  # a size, computed from the wrapper's bindings
+        return _host(attr.expr)
     if attr in DTYPE_NAMES:
         return torch_dtype(attr)
     raise EmitError(f"cannot pass {attr} to an extern call")

@@ -290,7 +290,7 @@ class CompiledGraph:
         output_spec: list[int | None | SizeOutput],
         output_structure: Any,
         host_scalars: list[int],
-        relayouts: dict[int, tuple[tuple[int, ...], tuple[int, ...]]],
+        relayouts: dict[int, tuple[tuple[int, ...], tuple[int, ...]] | None],
         tokens: Sequence[int] = (),
         output_relayouts: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] | None = None,
         host_epilogue: Callable[..., Any] | None = None,
@@ -336,8 +336,9 @@ class CompiledGraph:
         if self._relayouts:
             from mlc.codegen.triton_helpers import ensure_layout
 
-            for i, (size, stride) in self._relayouts.items():
-                inputs[i] = ensure_layout(inputs[i], size, stride)
+            for i, layout in self._relayouts.items():
+                # A symbolic layout is the row-major one of whatever sizes come.
+                inputs[i] = inputs[i].contiguous() if layout is None else ensure_layout(inputs[i], *layout)
         results = list(self._call([*inputs, *self._constants]))
         for i, (size, stride) in self._output_relayouts.items():
             results[i] = torch.empty_strided(size, stride, dtype=results[i].dtype, device=results[i].device).copy_(results[i])
@@ -584,13 +585,18 @@ def _input_layouts(module: Any) -> list[Layout | None]:
             for op in wrapper.body.block.ops if isinstance(op, GRAPH_INPUTS)]
 
 
-def _input_relayouts(layouts: Sequence[Layout | None], example_inputs: Sequence[Any]) -> dict[int, Layout]:
+def _input_relayouts(layouts: Sequence[Layout | None], example_inputs: Sequence[Any]) -> dict[int, Layout | None]:
     """Inputs whose strides differ from the layout the IR assumed for them, with that layout:
     such inputs are copied into it on each call, since the kernels index them with the IR's
-    strides. Symbolic layouts are left to the emitted assert_size_stride, at run time."""
-    fixes = {}
+    strides. An input of symbolic sizes (layout None) is made row-major on each call, as the
+    IR assumed (a no-op for one that is): its example's strides are not compared, which would
+    guard on their values."""
+    fixes: dict[int, Layout | None] = {}
     for i, (x, layout) in enumerate(zip(example_inputs, layouts)):
-        if not isinstance(x, torch.Tensor) or layout is None:
+        if not isinstance(x, torch.Tensor):
+            continue
+        if layout is None:
+            fixes[i] = None
             continue
         size, stride = layout
         if tuple(x.shape) == size and all(n == 1 or a == b for n, a, b in zip(size, x.stride(), stride)):

@@ -154,8 +154,8 @@ class _SizeNames:
         unknown = expr.free_symbols - set(self.names)
         if unknown:
             raise UnsupportedGraph(
-                f"{_describe(node)}: size {expr} depends on {', '.join(sorted(map(str, unknown)))}, which no input "
-                "gives (a data-dependent size is not supported yet)"
+                f"{_describe(node)}: {expr} depends on {', '.join(sorted(map(str, unknown)))}, which no input "
+                "gives: data-dependent values are not supported yet"
             )
         return expr.xreplace(self.names)
 

@@ -18,6 +18,13 @@ import torch
 import torch.nn.functional as F
 
 ROWS_COLS = [(3, 17), (17, 130), (64, 5), (33, 64)]
+DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+@pytest.fixture(autouse=True)
+def _on_device() -> Any:
+    with torch.device(DEVICE):  # every tensor and module these tests make, on the GPU when there is one
+        yield
 
 
 def compiles_once(fn: Callable[..., Any], inputs: Sequence[Sequence[torch.Tensor]], dump: Path,
