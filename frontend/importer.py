@@ -63,7 +63,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from mlc.dialects.buffer import OUTPUT_STRIDES, is_dense
 from mlc.dialects.aten import AtenOp, CallOp, NoneArgAttr, TensorArgAttr, op_class
-from mlc.dialects.sym import IntType, size_symbol
+from mlc.dialects.sym import CeilDiv, FloorDiv, IntType, ModularIndexing, size_symbol
 from mlc.dialects.sym import tensor_type as sym_tensor_type
 from mlc.dialects.values import DTYPES, py_to_attr
 from mlc.frontend.collectives import CollectiveError, InFlight, is_wait
@@ -157,7 +157,34 @@ class _SizeNames:
                 f"{_describe(node)}: {expr} depends on {', '.join(sorted(map(str, unknown)))}, which no input "
                 "gives: data-dependent values are not supported yet"
             )
-        return expr.xreplace(self.names)
+        try:
+            return _mlc_expr(expr.xreplace(self.names))
+        except ValueError as e:
+            raise UnsupportedGraph(f"{_describe(node)}: size {expr}: {e}") from None
+
+
+def _mlc_expr(expr: sympy.Expr) -> sympy.Expr:
+    """A size expression of torch's shape environment in the `sym` dialect's functions:
+    torch's FloorDiv, ModularIndexing, CeilToInt(IntTrueDiv(a, b)), PythonMod, ... become
+    FloorDiv, ModularIndexing and CeilDiv, which mlc parses, prints and simplifies."""
+    if expr.is_Atom:
+        return expr
+    name = type(expr).__name__
+    if name in ("CeilToInt", "FloorToInt") and type(expr.args[0]).__name__ == "IntTrueDiv":
+        a, b = (_mlc_expr(x) for x in expr.args[0].args)
+        return CeilDiv(a, b) if name == "CeilToInt" else FloorDiv(a, b)
+    args = [_mlc_expr(a) for a in expr.args]
+    if isinstance(expr, (sympy.Add, sympy.Mul, sympy.Min, sympy.Max)):
+        return expr.func(*args)
+    if isinstance(expr, sympy.Pow) and expr.exp.is_Integer and int(expr.exp) > 0:
+        return expr.func(*args)
+    if name in ("FloorDiv", "CleanDiv") and len(args) == 2:
+        return FloorDiv(*args)
+    if name == "ModularIndexing":
+        return ModularIndexing(*args)
+    if name == "PythonMod":  # sizes are non-negative, divisors positive: as ModularIndexing(a, 1, b)
+        return ModularIndexing(args[0], sympy.Integer(1), args[1])
+    raise ValueError(f"{name} is not an integer size function mlc knows")
 
 
 def _dtype(dtype: torch.dtype, node: torch.fx.Node) -> Attribute:

@@ -373,3 +373,21 @@ def test_a_none_output_used_as_a_tensor_is_an_error():
         neg.meta["val"] = torch.empty(1, 2, 4, 4)
     with pytest.raises(UnsupportedGraph, match="'getitem.*' is not a tensor"):
         import_graph(gm)
+
+
+def test_torch_size_functions_become_the_sym_dialects():
+    """Sizes from torch's shape environment use its own sympy functions (the GPU attention's
+    logsumexp is CeilToInt(IntTrueDiv(s1, 32)) long): they import as FloorDiv, ModularIndexing
+    and CeilDiv, and a function mlc has no counterpart for is an error, not a crash."""
+    from torch.utils._sympy.functions import CeilToInt, IntTrueDiv, PythonMod
+    from torch.utils._sympy.functions import FloorDiv as TorchFloorDiv
+
+    from mlc.dialects.sym import CeilDiv, FloorDiv, ModularIndexing, symbol
+    from mlc.frontend.importer import _mlc_expr
+
+    s1 = symbol("s1")
+    assert _mlc_expr(CeilToInt(IntTrueDiv(s1, 32))) == CeilDiv(s1, 32)
+    assert _mlc_expr(2 * TorchFloorDiv(s1, 4) + 1) == 2 * FloorDiv(s1, 4) + 1
+    assert _mlc_expr(PythonMod(s1, 8)) == ModularIndexing(s1, 1, 8)
+    with pytest.raises(ValueError, match="Pow is not an integer size function"):
+        _mlc_expr(s1 ** -2)
