@@ -486,12 +486,6 @@ def is_size_symbol(name: str) -> bool:
 _SIZE_NAME = re.compile(r"s[0-9]+")
 
 
-def size_symbols(exprs: Sequence[sympy.Expr | int]) -> list[sympy.Symbol]:
-    """The size symbols `exprs` use, by number (s0 before s1)."""
-    found = {s for e in exprs if isinstance(e, sympy.Expr) for s in e.free_symbols if is_size_symbol(s.name)}
-    return sorted(found, key=lambda s: int(s.name[1:]))
-
-
 @irdl_attr_definition
 class SizesAttr(ParametrizedAttribute):
     """`#sym.sizes<[s0, 64]>`: every dim's size, the encoding of a builtin tensor type whose
