@@ -38,7 +38,7 @@ from xdsl.ir import Attribute
 from mlc.analysis.flat_index import loop_strides
 from mlc.dialects import buffer
 from mlc.dialects.loops import index_names, reduction_index_names
-from mlc.dialects.sym import symbol
+from mlc.dialects.sym import equal, symbol
 
 CANONICAL_PREFIX = "c"
 
@@ -56,7 +56,7 @@ def simplify_loops(sizes: Sequence[sympy.Expr], strides: Sequence[Sequence[sympy
         if groups:
             inner = groups[-1]
             span = sympy.Mul(*(sizes[e] for e in inner))
-            if all(sympy.simplify(s[d] - s[inner[-1]] * span) == 0 for s in strides):
+            if all(equal(s[d], s[inner[-1]] * span) for s in strides):
                 inner.insert(0, d)
                 continue
         groups.append([d])

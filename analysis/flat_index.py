@@ -9,6 +9,9 @@ integers:
     FloorDiv(x, d)           -> 0                when x < d over the ranges
     c*m*FloorDiv(x, d*m) + c*ModularIndexing(x, d, m) -> c*FloorDiv(x, d)
     c*m*ModularIndexing(x, d*m, n) + c*ModularIndexing(x, d, m) -> c*ModularIndexing(x, d, m*n)
+
+Ranges, divisors and strides may be symbolic sizes (`s0`, `s1`: dynamic shapes). A size is at
+least 1, so a bound such as `s1*i2 + r0 < s1**2` over `i2, r0 < s1` is proved by `nonnegative`.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from collections.abc import Mapping, Sequence
 
 import sympy
 
-from mlc.dialects.sym import FloorDiv, ModularIndexing
+from mlc.dialects.sym import FloorDiv, ModularIndexing, is_size_symbol
 
 Ranges = Mapping[sympy.Symbol, sympy.Expr]
 
@@ -34,16 +37,6 @@ def affine_terms(
     if rest.free_symbols & set(variables) or any(c.free_symbols & set(variables) for c in coeffs):
         return None
     return rest, coeffs
-
-
-def _linear_terms(
-    expr: sympy.Expr, variables: Sequence[sympy.Symbol]
-) -> tuple[sympy.Expr, list[sympy.Expr]] | None:
-    """(constant, coefficients) when `expr` is constant + sum(c_k * v_k) with integer c_k."""
-    terms = affine_terms(expr, variables)
-    if terms is None or not terms[0].is_Integer or not all(c.is_Integer for c in terms[1]):
-        return None
-    return terms
 
 
 def loop_strides(expr: sympy.Expr, variables: Sequence[sympy.Symbol]) -> list[sympy.Expr] | None:
@@ -72,49 +65,69 @@ def order_by_strides(strides: Sequence[Sequence[int]], sizes: Sequence[sympy.Exp
     return sorted(range(len(sizes)), key=functools.cmp_to_key(key))
 
 
-def upper_bound(expr: sympy.Expr, ranges: Ranges) -> int | None:
-    """An exclusive bound on a non-negative affine `expr` over `ranges`, else None."""
-    variables = sorted(expr.free_symbols, key=lambda s: s.name)
-    if any(v not in ranges or not ranges[v].is_Integer for v in variables):
-        return None
-    terms = _linear_terms(expr, variables)  # type: ignore[arg-type]
-    if terms is None:
+@functools.lru_cache(maxsize=8192)
+def nonnegative(expr: sympy.Expr) -> bool:
+    """True when `expr`, made of integers and sizes, is >= 0 for every value of the sizes.
+
+    A size is at least 1 (an empty loop reads nothing, so no index matters there): with each
+    size written 1 + t, a polynomial whose coefficients in the t's are all non-negative is.
+    A FloorDiv, CeilDiv or ModularIndexing of sizes counts as a non-negative unknown. False
+    means "not proved", not "negative"."""
+    expr = sympy.expand(expr)
+    if expr.is_Integer:
+        return bool(expr >= 0)
+    unknowns = {f: sympy.Dummy(nonnegative=True) for f in expr.atoms(sympy.Function)
+                if all(is_size_symbol(s.name) for s in f.free_symbols)}
+    expr = expr.xreplace(unknowns)
+    sizes = [s for s in expr.free_symbols if not isinstance(s, sympy.Dummy)]
+    if any(not is_size_symbol(s.name) for s in sizes) or not expr.is_polynomial(*expr.free_symbols):
+        return False
+    shifted = sympy.expand(expr.xreplace({s: s + 1 for s in sizes}))
+    if shifted.is_Integer:
+        return bool(shifted >= 0)
+    return all(c >= 0 for c in sympy.Poly(shifted, *shifted.free_symbols).coeffs())
+
+
+def upper_bound(expr: sympy.Expr, ranges: Ranges) -> sympy.Expr | None:
+    """An exclusive bound on a non-negative affine `expr` over `ranges` (an integer, or an
+    expression of sizes), else None."""
+    variables = sorted((s for s in expr.free_symbols if s in ranges), key=lambda s: s.name)
+    terms = affine_terms(expr, variables)
+    if terms is None or not nonnegative(terms[0]) or not all(nonnegative(c) for c in terms[1]):
         return None
     const, coeffs = terms
-    if const < 0 or any(c < 0 for c in coeffs):
-        return None
-    return int(const) + sum(int(c) * (int(ranges[v]) - 1) for c, v in zip(coeffs, variables)) + 1
+    return sympy.expand(const + sum((c * (ranges[v] - 1) for c, v in zip(coeffs, variables)), sympy.Integer(0)) + 1)
 
 
 def _multiples(x: sympy.Expr, d: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
-    """(terms of `x` that are integer multiples of d, the rest): FloorDiv(q*d + r, d) is
-    q + FloorDiv(r, d) and ModularIndexing(q*d*m + r, d, m) is ModularIndexing(r, d, m)."""
-    whole: sympy.Expr = sympy.Integer(0)
+    """(x's terms that are integer multiples of d, divided by d; the rest): FloorDiv(q*d + r, d)
+    is q + FloorDiv(r, d) and ModularIndexing(q*d*m + r, d, m) is ModularIndexing(r, d, m)."""
+    quotient: sympy.Expr = sympy.Integer(0)
     rest: sympy.Expr = sympy.Integer(0)
     for term in sympy.Add.make_args(sympy.expand(x)):
         if d != 0 and (term / d).is_integer:
-            whole += term
+            quotient += term / d
         else:
             rest += term
-    return whole, rest
+    return quotient, rest
+
+
+def _fits(x: sympy.Expr, limit: sympy.Expr, ranges: Ranges) -> bool:
+    """x < limit over the ranges, proved."""
+    bound = upper_bound(x, ranges)
+    return bound is not None and nonnegative(limit - bound)
 
 
 def _drop_by_range(expr: sympy.Expr, ranges: Ranges) -> sympy.Expr:
     """Apply the two range rules everywhere in `expr`."""
 
     def modular(x: sympy.Expr, d: sympy.Expr, m: sympy.Expr) -> sympy.Expr:
-        whole, x = _multiples(x, d * m)
-        bound = upper_bound(x, ranges)
-        if bound is not None and d.is_Integer and m.is_Integer and bound <= int(d) * int(m):
-            return FloorDiv(x, d)
-        return ModularIndexing(x, d, m)
+        _, x = _multiples(x, d * m)
+        return FloorDiv(x, d) if _fits(x, d * m, ranges) else ModularIndexing(x, d, m)
 
     def floordiv(x: sympy.Expr, d: sympy.Expr) -> sympy.Expr:
-        whole, x = _multiples(x, d)
-        bound = upper_bound(x, ranges)
-        if bound is not None and d.is_Integer and bound <= int(d):
-            return whole / d
-        return whole / d + FloorDiv(x, d)
+        quotient, x = _multiples(x, d)
+        return quotient if _fits(x, d, ranges) else quotient + FloorDiv(x, d)
 
     return expr.replace(ModularIndexing, modular).replace(FloorDiv, floordiv)
 
@@ -153,10 +166,11 @@ def simplify_index(expr: sympy.Expr, ranges: Ranges) -> sympy.Expr:
 def affine_strides(
     expr: sympy.Expr, variables: Sequence[sympy.Symbol]
 ) -> tuple[sympy.Expr, list[sympy.Expr]] | None:
-    """(offset, strides) when `expr` = offset + sum(stride_k * v_k), all non-negative integers."""
-    if expr.free_symbols - set(variables):
+    """(offset, strides) when `expr` = offset + sum(stride_k * v_k), all non-negative integers
+    or expressions of sizes that are (`s1*s2*i0 + s2*i1 + i2`)."""
+    if any(not is_size_symbol(s.name) for s in expr.free_symbols - set(variables)):
         return None
-    terms = _linear_terms(expr, variables)
-    if terms is None or terms[0] < 0 or any(c < 0 for c in terms[1]):
+    terms = affine_terms(expr, variables)
+    if terms is None or not nonnegative(terms[0]) or not all(nonnegative(c) for c in terms[1]):
         return None
     return terms

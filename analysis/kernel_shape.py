@@ -28,7 +28,7 @@ import sympy
 from mlc.analysis.flat_index import affine_strides, simplify_index
 from mlc.dialects import buffer
 from mlc.dialects.loops import index_names, reduction_index_names
-from mlc.dialects.sym import FloorDiv, ModularIndexing, expr_str, symbol
+from mlc.dialects.sym import FloorDiv, ModularIndexing, equal, expr_str, symbol
 
 X = symbol("X")  # a kernel's flat kept index
 R = symbol("R")  # its flat reduced index
@@ -36,10 +36,6 @@ R = symbol("R")  # its flat reduced index
 
 def product(values: Sequence[sympy.Expr]) -> sympy.Expr:
     return sympy.Mul(*values) if values else sympy.Integer(1)
-
-
-def equal(a: sympy.Expr, b: sympy.Expr) -> bool:
-    return sympy.simplify(a - b) == 0
 
 
 @dataclass(frozen=True)
@@ -77,7 +73,7 @@ def straddling_loop(ranges: Sequence[sympy.Expr], numel: sympy.Expr) -> tuple[in
     that the loops before the cut run `numel` elements; None where no static cut does that."""
     before: sympy.Expr = sympy.Integer(1)
     for d, size in enumerate(ranges):
-        ratio = sympy.simplify(numel / before)
+        ratio = sympy.cancel(numel / before)
         if ratio.is_Integer and size.is_Integer and 1 < int(ratio) < int(size) and int(size) % int(ratio) == 0:
             return d, int(ratio)
         before = before * size
@@ -200,12 +196,14 @@ def _visits_each_once(index: sympy.Expr, variables: Sequence[sympy.Symbol], size
     strided = affine_strides(index, list(variables))
     if strided is None or strided[0] != 0:
         return False
-    pairs = sorted((int(c), size) for c, size in zip(strided[1], sizes) if size != 1)
+    pairs = [(stride, size) for stride, size in zip(strided[1], sizes) if size != 1]
     expected = sympy.Integer(1)
-    for stride, size in pairs:
-        if stride != expected:
+    while pairs:  # innermost first: the dim whose stride is the product of those inside it
+        inner = next((p for p in pairs if equal(p[0], expected)), None)
+        if inner is None:
             return False
-        expected = expected * size
+        pairs.remove(inner)
+        expected = expected * inner[1]
     return equal(expected, numel)
 
 
@@ -218,7 +216,7 @@ def access_mismatch(read: sympy.Expr, write: sympy.Expr) -> str | None:
     """None when a read and a write (both over X, R) touch the same element for every lane; else
     the kind of difference: `broadcast` (the read uses fewer of the lane's coordinates),
     `different offset` (a constant apart: split QKV), `different loop order`."""
-    difference = sympy.simplify(read - write)
+    difference = sympy.expand(read - write)
     if difference == 0:
         return None
     if difference.is_number:

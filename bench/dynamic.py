@@ -8,10 +8,11 @@
 For each model of `bench/models.py` (same configs, bfloat16 on CUDA) and each mode, mlc compiles
 the model once with `dynamic=True` and runs it at every length; a second copy is compiled with
 `dynamic=False`, which Dynamo recompiles at each length. Each length's row: both timings
-(`do_bench` median and min-max), dynamic/static, the relative error of each against eager
-(`bench/models.py`'s judgement), and how many graphs mlc compiled for the dynamic model in all
-(counted as the backend's compile calls: a forward, or a forward and a backward, means one
-compile for every length).
+(`do_bench` median and min-max), dynamic/static, the GPU time per call (the kernels' durations
+summed, from torch.profiler: far below the wall-clock time means the host's launches bound the
+call), the relative error of each against eager (`bench/models.py`'s judgement), and how many
+graphs mlc compiled for the dynamic model in all (counted as the backend's compile calls: a
+forward, or a forward and a backward, means one compile for every length).
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ def bench(name: str, mode: str, lengths: Sequence[int], args: argparse.Namespace
     rows = []
     dynamic_compiles = 0
     for seq in lengths:
+        kernels: dict[str, dict[str, float] | None] = {}
         inputs = {k: v[:, :seq].contiguous() for k, v in base.inputs.items()}
         expected = models.step(base.model, inputs, mode)
         row: dict[str, Any] = {"model": name, "mode": mode, "batch": size.batch, "seq": seq}
@@ -82,20 +84,35 @@ def bench(name: str, mode: str, lengths: Sequence[int], args: argparse.Namespace
             timing = models.time_calls(lambda: models.step(compiled, inputs, mode), args.warmup, args.rep)
             row[f"{label} ms"] = timing.median
             row[f"{label} spread"] = f"{timing.min:.2f}-{timing.max:.2f}"
+            kernels[label] = run.kernel_times(lambda: models.step(compiled, inputs, mode))
+            row[f"{label} gpu ms"] = sum(kernels[label].values()) if kernels[label] is not None else None
         row["dynamic compiles so far"] = dynamic_compiles
         row["dynamic/static"] = round(row["dynamic ms"] / row["static ms"], 3)
         print(json.dumps(row), flush=True)
+        if args.profile and kernels["dynamic"] is not None and kernels["static"] is not None:
+            print(kernel_differences(kernels["dynamic"], kernels["static"], args.profile), flush=True)
         rows.append(row)
     return rows
 
 
+def kernel_differences(dynamic: dict[str, float], static: dict[str, float], count: int) -> str:
+    """The `count` kernel names whose GPU ms per call differ most between the two compiles."""
+    names = sorted(set(dynamic) | set(static), key=lambda n: -abs(dynamic.get(n, 0.0) - static.get(n, 0.0)))
+    lines = [f"  {dynamic.get(n, 0.0):8.4f} {static.get(n, 0.0):8.4f}  {n[:100]}" for n in names[:count]]
+    return "  dynamic  static (GPU ms per call; the kernels that differ most)\n" + "\n".join(lines)
+
+
+def _gpu_ms(row: dict, label: str) -> str:
+    return "-" if row.get(f"{label} gpu ms") is None else f"{row[f'{label} gpu ms']:.2f}"
+
+
 def markdown(rows: Sequence[dict]) -> str:
-    head = ("| model | mode | batch x seq | dynamic ms | static ms | dynamic/static | mlc graphs (dynamic, all lengths so far) "
-            "| rel err dynamic / static |\n|---|---|---|---|---|---|---|---|\n")
+    head = ("| model | mode | batch x seq | dynamic ms | static ms | dynamic/static | GPU ms dynamic / static "
+            "| mlc graphs (dynamic, all lengths so far) | rel err dynamic / static |\n|---|---|---|---|---|---|---|---|---|\n")
     lines = [
         f"| {r['model']} | {r['mode']} | {r['batch']} x {r['seq']} | {r['dynamic ms']:.2f} ({r['dynamic spread']}) "
-        f"| {r['static ms']:.2f} ({r['static spread']}) | {r['dynamic/static']:.2f} | {r['dynamic compiles so far']} "
-        f"| {r['dynamic worst rel err']:.1e} / {r['static worst rel err']:.1e} |"
+        f"| {r['static ms']:.2f} ({r['static spread']}) | {r['dynamic/static']:.2f} | {_gpu_ms(r, 'dynamic')} / {_gpu_ms(r, 'static')} "
+        f"| {r['dynamic compiles so far']} | {r['dynamic worst rel err']:.1e} / {r['static worst rel err']:.1e} |"
         for r in rows
     ]
     return head + "\n".join(lines) + "\n"
@@ -110,6 +127,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="tiny configs and lengths 5,7,8")
     parser.add_argument("--warmup", type=int, default=25)
     parser.add_argument("--rep", type=int, default=100)
+    parser.add_argument("--profile", type=int, default=0, metavar="N",
+                        help="after each length, the N kernels whose GPU time differs most between the compiles")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args(argv)

@@ -445,6 +445,28 @@ def count_kernels(fn: Callable[[], Any], calls: int = 3) -> float | None:
     return len(kernels) / calls
 
 
+def kernel_times(fn: Callable[[], Any], calls: int = 3) -> dict[str, float] | None:
+    """GPU milliseconds per call of each kernel name (summed over its launches; memcpy/memset
+    excluded), from torch.profiler; None where it cannot be known. Their sum against the
+    wall-clock time says whether a call is bound by the GPU or by the host's launches."""
+    if not CUDA:
+        return None
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    times: dict[str, float] = {}
+    for e in prof.events():
+        if e.device_type == DeviceType.CUDA and not e.name.startswith(("Memcpy", "Memset", "[memory]")):
+            times[e.name] = times.get(e.name, 0.0) + e.time_range.elapsed_us() / 1e3 / calls
+    return times
+
+
 def copy_bandwidth(args: argparse.Namespace, megabytes: int = 256) -> float | None:
     """GB/s of `y.copy_(x)` (read + write) for `megabytes`, timed as the models are: the
     ceiling a memory-bound kernel is measured against ("% of copy")."""

@@ -257,6 +257,12 @@ def parse_expr_list(parser: AttrParser) -> list[sympy.Expr]:
     return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: parse_expr(parser))
 
 
+def equal(a: sympy.Expr | int, b: sympy.Expr | int) -> bool:
+    """`a == b` for every value of the symbols, as expansion proves it (False: not proved).
+    Cheap enough for the fusion checks' thousands of comparisons, which sympy.simplify is not."""
+    return sympy.expand(a - b) == 0
+
+
 @lru_cache(maxsize=4096)
 def expr_from_str(text: str) -> sympy.Expr:
     """Parse a whole string as one expression; raises ExprSyntaxError."""
@@ -265,6 +271,20 @@ def expr_from_str(text: str) -> sympy.Expr:
     if not tokens.at_end():
         tokens.error("unexpected trailing text")
     return expr
+
+
+@lru_cache(maxsize=4096)
+def expr_list_from_str(text: str) -> tuple[sympy.Expr, ...]:
+    """Parse `e0, e1, ...` (commas inside a call such as `CeilDiv(s1, 32)` belong to the call)."""
+    if not text:
+        return ()
+    tokens = _StringTokens(text)
+    exprs = [_parse_expr(tokens)]
+    while tokens.punct(","):
+        exprs.append(_parse_expr(tokens))
+    if not tokens.at_end():
+        tokens.error("unexpected trailing text")
+    return tuple(exprs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -499,7 +519,7 @@ class SizesAttr(ParametrizedAttribute):
 
     @property
     def sizes(self) -> list[sympy.Expr]:
-        return [expr_from_str(t) for t in self.text.data.split(", ")] if self.text.data else []
+        return list(expr_list_from_str(self.text.data))
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string(f"<[{self.text.data}]>")

@@ -103,7 +103,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from mlc.dialects import buffer, loops, triton
-from mlc.dialects.sym import CeilDiv, FloorDiv, ModularIndexing, expr_str, symbol
+from mlc.dialects.sym import CeilDiv, FloorDiv, ModularIndexing, equal, expr_str, symbol
 from mlc.analysis.flat_index import simplify_index
 from mlc.analysis.launch import H100, Target, index_bits, pointwise_configs, pointwise_configs_2d
 from mlc.passes.stages import check_stage
@@ -149,7 +149,7 @@ def _strides(index: sympy.Expr, variables: Sequence[sympy.Symbol]) -> list[sympy
     """The index's step along each variable from the origin (exact for affine indices)."""
     zero = {v: 0 for v in variables}
     base = index.xreplace(zero)
-    return [sympy.simplify(index.xreplace({**zero, v: 1}) - base) for v in variables]
+    return [sympy.expand(index.xreplace({**zero, v: 1}) - base) for v in variables]
 
 
 def select_tiling_2d(ranges: Sequence[sympy.Expr], indices: Sequence[tuple[sympy.Expr, bool]]) -> int | None:
@@ -411,7 +411,7 @@ class KernelBuilder:
         """Two indices of this kernel name the same element in every lane (`x0 + 64*x1` and
         `xindex` do): compared over the flat lane indices."""
         ranges = self.flat_ranges()
-        return sympy.simplify(simplify_index(self._flat_form(a), ranges) - simplify_index(self._flat_form(b), ranges)) == 0
+        return equal(simplify_index(self._flat_form(a), ranges), simplify_index(self._flat_form(b), ranges))
 
     def _flat_form(self, index: sympy.Expr) -> sympy.Expr:
         return self._xindex_form(index)
@@ -432,7 +432,7 @@ class KernelBuilder:
             for name, expr in set(registry.values()):
                 if name in names:
                     lengths = lengths * _length(expr, numel)
-        return sympy.simplify(total - lengths) != 0
+        return not equal(total, lengths)
 
     def _is_coalesced(self, index: sympy.Expr) -> bool:
         """Whether neighbouring lanes read neighbouring elements: unit stride along xindex (or,
@@ -626,7 +626,7 @@ class ConvertToTritonPass(ModulePass):
             )
         else:
             numels = [sympy.Mul(*m.range_exprs) for m in members]
-            if any(sympy.simplify(n - numels[0]) != 0 for n in numels[1:]):
+            if any(not equal(n, numels[0]) for n in numels[1:]):
                 names = ", ".join(f"{m.buffer.data} ({expr_str(n)})" for m, n in zip(members, numels))
                 raise PassFailedException(f"convert-to-triton: fused members iterate different numels: {names}")
             builder = KernelBuilder(numels[0], layouts, roots, local, target=target, check_indices=self.check_indices)

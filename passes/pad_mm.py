@@ -21,6 +21,8 @@ Which mms are padded (Inductor's `should_pad_common`, `get_padded_length` and
 `is_mm_compute_bound`; Inductor then times both forms on the GPU, mlc decides from the sizes):
   - the operands are f16/bf16 (padded to multiples of 8) or f32 (of 4) and share the dtype;
   - a size that is already a multiple, or is 1, stays;
+  - a symbolic size (dynamic shapes: `s0*s1` rows) stays, as in Inductor; the static ones of
+    the same mm are padded, its intensity judged with the symbolic size at launch's size hint;
   - the mm is compute bound: M*N*K / (M*K + K*N + M*N) flops per element moved reaches
     `min-intensity`, half the H100's machine balance for its dtype (Inductor's factor), so that
     the copies padding makes cost little next to the mm they speed up.
@@ -36,6 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+import sympy
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     BFloat16Type,
@@ -53,7 +56,9 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mlc.analysis.launch import SYMBOLIC_SIZE_HINT
 from mlc.dialects.aten import OPS, AtenOp
+from mlc.dialects.sym import sizes_of, tensor_type
 from mlc.passes.pipeline import option
 from mlc.passes.stages import check_stage
 
@@ -67,9 +72,12 @@ def alignment(dtype: Attribute) -> int:
     return 4 if isinstance(dtype, Float32Type) else 0
 
 
-def padding(size: int, align: int) -> int:
-    """Elements to add to `size` to reach a multiple of `align` (0 for 1: it squeezes away)."""
-    return 0 if align == 0 or size == 1 or size % align == 0 else align - size % align
+def padding(size: int | sympy.Expr, align: int) -> int:
+    """Elements to add to `size` to reach a multiple of `align` (0 for 1: it squeezes away; 0
+    for a symbolic size, as in Inductor: its alignment is unknown until run time)."""
+    if not isinstance(size, int) or align == 0 or size == 1 or size % align == 0:
+        return 0
+    return align - size % align
 
 
 def intensity(m: int, k: int, n: int) -> float:
@@ -97,14 +105,15 @@ def plan(mm: AtenOp, min_intensity_16bit: float, min_intensity_f32: float) -> Pa
     """The padding `mm` (an mm or addmm) gets, or None when it is left alone."""
     a, b = (t.type for t in _matrices(mm))
     assert isinstance(a, TensorType) and isinstance(b, TensorType)
-    (m, k), (_, n) = a.get_shape(), b.get_shape()
-    if min(m, k, n) < 0 or len({t.type.element_type for t in mm.tensors}) != 1:  # type: ignore[attr-defined]
+    (m, k), (_, n) = sizes_of(a), sizes_of(b)
+    if len({t.type.element_type for t in mm.tensors}) != 1:  # type: ignore[attr-defined]
         return None
     align = alignment(a.element_type)
     pads = PaddedMm(padding(m, align), padding(k, align), padding(n, align))
     if pads == PaddedMm(0, 0, 0):
         return None
     threshold = min_intensity_f32 if isinstance(a.element_type, Float32Type) else min_intensity_16bit
+    m, k, n = (d if isinstance(d, int) else SYMBOLIC_SIZE_HINT for d in (m, k, n))
     return pads if intensity(m, k, n) >= threshold else None
 
 
@@ -116,7 +125,7 @@ def _transposed_source(value: SSAValue) -> SSAValue | None:
     swaps = op.name == "aten.t" or (op.name == "aten.permute" and list(op.arg("dims")) == [1, 0]) or (
         op.name == "aten.transpose.int" and {op.arg("dim0") % 2, op.arg("dim1") % 2} == {0, 1})
     source = op.tensors[0]
-    return source if swaps and isinstance(source.type, TensorType) and len(source.type.get_shape()) == 2 else None
+    return source if swaps and isinstance(source.type, TensorType) and source.type.get_num_dims() == 2 else None
 
 
 def _zero_padded(value: SSAValue, highs: Sequence[int], at: InsertPoint) -> SSAValue:
@@ -124,9 +133,9 @@ def _zero_padded(value: SSAValue, highs: Sequence[int], at: InsertPoint) -> SSAV
     t = value.type
     assert isinstance(t, TensorType)
     pad = [p for high in reversed(highs) for p in (0, high)]  # (low, high) from the last dim back
-    shape = [n + high for n, high in zip(t.get_shape(), highs)]
+    shape = [n + high for n, high in zip(sizes_of(t), highs)]
     args = {"pad": DenseArrayBase.from_list(i64, pad), "value": FloatAttr(0.0, f64)}
-    op = _PAD([value], args, [TensorType(t.element_type, shape)])
+    op = _PAD([value], args, [tensor_type(t.element_type, shape)])
     Rewriter.insert_op(op, at)
     return op.outputs[0]
 
@@ -140,9 +149,9 @@ def _padded(value: SSAValue, rows: int, cols: int, at: InsertPoint) -> SSAValue:
         return value
     if (source := _transposed_source(value)) is not None:
         padded = _padded(source, cols, rows, at)
-        r, c = padded.type.get_shape()  # type: ignore[attr-defined]
+        r, c = sizes_of(padded.type)
         back = _PERMUTE([padded], {"dims": DenseArrayBase.from_list(i64, [1, 0])},
-                        [TensorType(padded.type.element_type, [c, r])])  # type: ignore[attr-defined]
+                        [tensor_type(padded.type.element_type, [c, r])])  # type: ignore[attr-defined]
         Rewriter.insert_op(back, at)
         return back.outputs[0]
     return _zero_padded(value, [rows, cols], at)
@@ -151,20 +160,21 @@ def _padded(value: SSAValue, rows: int, cols: int, at: InsertPoint) -> SSAValue:
 def _sliced(value: SSAValue, dim: int, end: int, at: InsertPoint) -> SSAValue:
     t = value.type
     assert isinstance(t, TensorType)
-    shape = list(t.get_shape())
+    shape = sizes_of(t)
     shape[dim] = end
     args = {"dim": IntegerAttr(dim, i64), "start": IntegerAttr(0, i64), "end": IntegerAttr(end, i64),
             "step": IntegerAttr(1, i64)}
-    op = _SLICE([value], args, [TensorType(t.element_type, shape)])
+    op = _SLICE([value], args, [tensor_type(t.element_type, shape)])
     Rewriter.insert_op(op, at)
     return op.outputs[0]
 
 
-def _padded_bias(value: SSAValue, pads: PaddedMm, m: int, n: int, at: InsertPoint) -> SSAValue:
+def _padded_bias(value: SSAValue, pads: PaddedMm, m: int | sympy.Expr, n: int | sympy.Expr,
+                 at: InsertPoint) -> SSAValue:
     """An addmm's input ([N], [1, N], [M, 1] or [M, N]) padded along the dims it spans."""
     t = value.type
     assert isinstance(t, TensorType)
-    shape = t.get_shape()
+    shape = sizes_of(t)
     cols = pads.n if shape[-1] == n and n != 1 else 0
     if len(shape) == 1:
         return _zero_padded(value, [cols], at) if cols else value
@@ -178,12 +188,12 @@ def pad(mm: AtenOp, pads: PaddedMm) -> None:
     before = InsertPoint.before(mm)
     result = mm.outputs[0].type
     assert isinstance(result, TensorType)
-    (m, n) = result.get_shape()
+    (m, n) = sizes_of(result)
     operands = [_padded(a, pads.m, pads.k, before), _padded(b, pads.k, pads.n, before)]
     if mm.name == "aten.addmm":
         operands.insert(0, _padded_bias(mm.tensors[0], pads, m, n, before))
     padded = type(mm)(operands, dict(mm.args.data) if mm.args is not None else {},
-                      [TensorType(result.element_type, [m + pads.m, n + pads.n])])
+                      [tensor_type(result.element_type, [m + pads.m, n + pads.n])])
     padded.attributes |= mm.attributes  # the importer's `origin` tag
     padded.location = mm.location
     Rewriter.insert_op(padded, before)

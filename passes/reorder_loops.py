@@ -56,7 +56,7 @@ from mlc.analysis.dependencies import loop_groups, merged_variables
 from mlc.analysis.flat_index import loop_strides
 from mlc.dialects import buffer
 from mlc.dialects.loops import index_names, reduction_index_names
-from mlc.dialects.sym import ExprAttr, expr_str, symbol
+from mlc.dialects.sym import ExprAttr, equal, expr_str, symbol
 from mlc.passes.stages import check_stage
 from mlc.passes.pipeline import option
 
@@ -109,7 +109,7 @@ def _kept_apart(names: Sequence[str], sizes: Sequence[sympy.Expr], accesses: Seq
         s = loop_strides(access.expr, variables)
         if s is None and {variables[d], variables[inner[0]]} & access.expr.free_symbols:
             return f"{pair}: {access.what} is not affine in them"
-        if s is not None and sympy.simplify(s[d] - s[inner[-1]] * span) != 0:
+        if s is not None and not equal(s[d], s[inner[-1]] * span):
             return (f"{pair}: {access.what} steps {expr_str(s[d])} along {names[d]}, "
                     f"not {expr_str(s[inner[-1]] * span)}")
     return f"{pair}: not in contiguous order"

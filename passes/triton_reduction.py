@@ -62,7 +62,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from mlc.analysis.kernel_shape import KernelShape, split_point
 from mlc.dialects import buffer, triton
-from mlc.dialects.sym import expr_str, is_size_symbol, symbol
+from mlc.dialects.sym import equal, expr_str, is_size_symbol, symbol
 from mlc.analysis.launch import (
     H100,
     Target,
@@ -188,7 +188,7 @@ class ReductionKernelBuilder(KernelBuilder):
             subst = self.name_dims(ranges, xvars)
             rvars = [symbol(f"r0_{k}") for k in range(len(rranges))]
             subst |= self.name_dims(rranges, rvars, R0_INDEX, "r0_", self.r_vars)
-        elif sympy.simplify(product(ranges) - self.numel) == 0:
+        elif equal(product(ranges), self.numel):
             subst = self.name_dims(ranges, xvars)
         else:
             split = split_point(ranges, KernelShape(self.numel, self.rnumel))
@@ -250,7 +250,7 @@ class ReductionKernelBuilder(KernelBuilder):
             for var, expr in registry.values():
                 if var in names:
                     covered = covered * _length(expr, numel)
-            if sympy.simplify(numel - covered) != 0:
+            if not equal(numel, covered):
                 return True
         return False
 
@@ -466,7 +466,7 @@ def build_reduction_kernel(
     numel, rnumel = product(reductions[0].range_exprs), product(reductions[0].reduction_range_exprs)
     for m in reductions[1:]:
         n, r = product(m.range_exprs), product(m.reduction_range_exprs)
-        if sympy.simplify(n - numel) != 0 or sympy.simplify(r - rnumel) != 0:
+        if not equal(n, numel) or not equal(r, rnumel):
             raise PassFailedException(
                 f"convert-to-triton: fused reductions iterate different (numel, r0_numel): {reductions[0].buffer.data} "
                 f"({expr_str(numel)}, {expr_str(rnumel)}), {m.buffer.data} ({expr_str(n)}, {expr_str(r)})"

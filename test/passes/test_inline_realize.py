@@ -22,8 +22,8 @@ from xdsl.utils.exceptions import PassFailedException
 from mlc.dialects import buffer
 from mlc.dialects.loops import LoopsBodyOp
 from mlc.dialects.registry import make_context
-from mlc.dialects.sym import FloorDiv, ModularIndexing, symbol
-from mlc.analysis.flat_index import affine_strides, simplify_index
+from mlc.dialects.sym import FloorDiv, ModularIndexing, expr_from_str, expr_str, symbol
+from mlc.analysis.flat_index import affine_strides, nonnegative, simplify_index
 from mlc.passes.inline import InlinePass
 from mlc.passes.realization import OpCount, RealizeOptions, consumers, count_ops, realize_reason
 from mlc.passes.realize import RealizePass
@@ -263,6 +263,34 @@ def test_affine_strides() -> None:
     assert affine_strides(4 + 64 * i0, [i0, i1]) == (4, [64, 0])
     assert affine_strides(ModularIndexing(i0, 1, 4) + 4 * i1, [i0, i1]) is None
     assert affine_strides(64 - i0, [i0]) is None  # a flip: no non-negative stride
+
+
+def test_simplify_index_over_symbolic_ranges() -> None:
+    """BERT's attention scores under dynamic shapes, [s0, 12, s1, s1] viewed flat and back: the
+    digits of a flat index over symbolic extents fold away as they do over integers (before,
+    the multiples pulled out of a FloorDiv stayed a quotient `(...)/s1**2` that no printer takes)."""
+    s1, i2, r = symbol("s1"), symbol("i2"), symbol("r0_0")
+    ranges = {i0: symbol("s0"), i1: sympy.Integer(12), i2: s1, r: s1}
+    flat = 12 * i0 * s1**2 + i1 * s1**2 + i2 * s1 + r
+    index = s1**2 * FloorDiv(flat, s1**2) + s1 * ModularIndexing(flat, s1, s1) + ModularIndexing(flat, 1, s1)
+    simplified = expr_from_str(expr_str(simplify_index(index, ranges)))  # printable
+    assert sympy.expand(simplified - flat) == 0
+    assert simplify_index(FloorDiv(i2 * s1 + r, s1**2), ranges) == 0  # i2*s1 + r < s1**2
+    kept = FloorDiv(i2 * s1 + r, s1**2 - 1)  # s1**2 - 1 is not past every i2*s1 + r
+    assert simplify_index(kept, ranges) == kept
+
+
+def test_nonnegative_sizes() -> None:
+    s0, s1 = symbol("s0"), symbol("s1")
+    assert nonnegative(s1**2 - s1) and nonnegative(s0 * s1 - 1) and nonnegative(FloorDiv(s1, 32))
+    assert not nonnegative(s1 - 2)  # s1 may be 1
+    assert not nonnegative(i0)  # an index is not a size
+
+
+def test_affine_strides_of_sizes() -> None:
+    s0, s1 = symbol("s0"), symbol("s1")
+    assert affine_strides(s1 * 64 * i0 + 64 * i1 + s1, [i0, i1]) == (s1, [64 * s1, 64])
+    assert affine_strides((s1 - 2) * i0, [i0]) is None  # not provably non-negative
 
 
 def test_symbolic_ranges_get_symbolic_layouts() -> None:

@@ -34,3 +34,12 @@ triton.wrapper @call {
   triton.alloc "buf0" #buffer.layout<[s0, 64], [64, 1], f32>
   triton.return @buf0
 }
+
+// -----
+
+// A size whose expression is a call with several arguments: its commas are the call's.
+// CHECK-LABEL: func.func @call_in_sizes
+// CHECK-SAME:    tensor<2x?xf32, #sym.sizes<[2, 32*CeilDiv(s1, 32)]>>
+func.func @call_in_sizes(%x: tensor<2x?xf32, #sym.sizes<[2, 32*CeilDiv(s1, 32)]>>) -> tensor<2x?xf32, #sym.sizes<[2, 32*CeilDiv(s1, 32)]>> {
+  func.return %x : tensor<2x?xf32, #sym.sizes<[2, 32*CeilDiv(s1, 32)]>>
+}
