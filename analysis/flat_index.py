@@ -132,6 +132,15 @@ def _drop_by_range(expr: sympy.Expr, ranges: Ranges) -> sympy.Expr:
     return expr.replace(ModularIndexing, modular).replace(FloorDiv, floordiv)
 
 
+def _digit_term(term: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr] | None:
+    """(c, f) when `term` is c*f for one FloorDiv or ModularIndexing f and a c free of them (a
+    number, or sizes: `32*s1*FloorDiv(x, 32*s1)`), else None."""
+    digits = [f for f in sympy.Mul.make_args(term) if isinstance(f, (FloorDiv, ModularIndexing))]
+    if len(digits) != 1:
+        return None
+    return term / digits[0], digits[0]
+
+
 def _merge_div_mod(expr: sympy.Expr) -> sympy.Expr:
     """Fold one pair of digits of x into one: c*m*FloorDiv(x, d*m) + c*ModularIndexing(x, d, m)
     into c*FloorDiv(x, d), and c*m*ModularIndexing(x, d*m, n) + c*ModularIndexing(x, d, m)
@@ -139,13 +148,13 @@ def _merge_div_mod(expr: sympy.Expr) -> sympy.Expr:
     pieces of whole images: `56*((r // 56) % 56) + r % 56` is `r % 3136`)."""
     if not isinstance(expr, sympy.Add):
         return expr
-    terms = [t.as_coeff_Mul() for t in expr.args]
+    terms = [t for t in map(_digit_term, expr.args) if t is not None]
     for coeff, mod in terms:
         if not isinstance(mod, ModularIndexing):
             continue
         x, d, m = mod.args
         for coeff2, other in terms:
-            if coeff2 != coeff * m:
+            if sympy.expand(coeff2 - coeff * m) != 0:
                 continue
             if isinstance(other, FloorDiv) and other.args == (x, d * m):
                 return expr - coeff * mod - coeff2 * other + coeff * FloorDiv(x, d)

@@ -79,6 +79,7 @@ MAX_R0_BLOCK = 2048  # a looped config's largest R0_BLOCK (1024 on sm >= 10)
 MIN_DIVIDING_R0_BLOCK = 256  # the least R0_BLOCK taken for dividing r0_numel (mlc's)
 MAX_FILL_WARPS = 16  # fill_sms doubles warps up to this many
 SYMBOLIC_SIZE_HINT = 8192  # size hint for a numel with symbols (no example value here)
+LARGE_SIZE_HINT = 2**20  # a pointwise kernel over symbols also gets the configs of this size
 
 
 # ---------------------------------------------------------------------------------------------
@@ -282,12 +283,18 @@ def pointwise_configs_2d(
 
 def pointwise_configs(numel: sympy.Expr, autotune: bool = True, target: Target = H100) -> list[triton.ConfigAttr]:
     """`pointwise`: bs = max(256, min(numel // 128, 1024)) at 256 elements/warp, and bs // 2 at
-    64 elements/warp when autotuning."""
-    hint = size_hint(numel)
-    bs = max(256, min(hint // 128, 1024))
-    configs = [triton_config(hint, bs, 256, target)]
-    if autotune:
-        configs.append(triton_config(hint, bs // 2, 64, target))
+    64 elements/warp when autotuning. A numel with symbols (dynamic shapes) gets those of the
+    symbolic size hint and of LARGE_SIZE_HINT when autotuning, and the autotuner picks per size:
+    a block size only changes how many lanes are masked, so every config is right for every
+    size (at 8192 alone, GPT-2's gelu over 4 x 512 x 3072 ran 256-element blocks and took 1.8x
+    the static kernel's time)."""
+    hints = [size_hint(numel)] + ([LARGE_SIZE_HINT] if autotune and not numel.is_Integer else [])
+    configs = []
+    for hint in hints:
+        bs = max(256, min(hint // 128, 1024))
+        configs.append(triton_config(hint, bs, 256, target))
+        if autotune:
+            configs.append(triton_config(hint, bs // 2, 64, target))
     return _unique(configs)  # identical configs are benchmarked once
 
 

@@ -93,7 +93,9 @@ def test_pointwise_configs(numel: int, expected: list[tuple[int, int]]) -> None:
 
 def test_configs_without_autotuning_and_symbolic_numel() -> None:
     assert configs(2**20, autotune=False) == [(1024, 4)]
-    assert configs(symbol("s0") * 64) == [(256, 4), (128, 4)]  # a fixed size hint for symbols
+    # symbols: the configs of the size hint 8192 and of a large size, the autotuner picks per size
+    assert configs(symbol("s0") * 64) == [(256, 4), (128, 4), (1024, 4), (512, 8)]
+    assert configs(symbol("s0") * 64, autotune=False) == [(256, 4)]
 
 
 @pytest.mark.parametrize("numel", [1, 3, 100, 4097, 2**16, 10**7])

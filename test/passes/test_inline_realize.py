@@ -455,3 +455,11 @@ def test_explicit_half_round_trip_rounds() -> None:
     torch.testing.assert_close(interp.run(fused, [x])[0], rounded * rounded, rtol=0, atol=0)
     emulated = run(text, "lower-aten,inline{emulate-precision-casts=true}")
     torch.testing.assert_close(interp.run(emulated, [x])[0], rounded * rounded, rtol=0, atol=0)
+
+
+def test_digits_with_symbolic_coefficients_merge() -> None:
+    """GPT-2's addmm result, [s0*s1, 32] viewed as [s0, s1, 32]: the row digits have the
+    symbolic weight 32*s1 and merge back to the flat index (it was a copy kernel)."""
+    s0, s1, x = symbol("s0"), symbol("s1"), symbol("x")
+    index = ModularIndexing(x, 1, 32) + 32 * ModularIndexing(x, 32, s1) + 32 * s1 * FloorDiv(x, 32 * s1)
+    assert simplify_index(index, {x: 32 * s0 * s1}) == x
