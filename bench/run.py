@@ -425,10 +425,9 @@ def time_ms(fn: Callable[[], Any], warmup: int, rep: int, cudagraph: bool = Fals
     return statistics.median(times)
 
 
-def count_kernels(fn: Callable[[], Any], calls: int = 3) -> float | None:
-    """GPU kernels launched per call (memcpy/memset excluded); None where it cannot be known."""
-    if not CUDA:
-        return None
+def _kernel_events(fn: Callable[[], Any], calls: int) -> list[Any]:
+    """torch.profiler's GPU kernel events of `calls` calls of `fn` after one unprofiled call
+    (memcpy/memset excluded)."""
     from torch.autograd import DeviceType
     from torch.profiler import ProfilerActivity, profile
 
@@ -438,32 +437,24 @@ def count_kernels(fn: Callable[[], Any], calls: int = 3) -> float | None:
         for _ in range(calls):
             fn()
         torch.cuda.synchronize()
-    kernels = [
-        e for e in prof.events()
-        if e.device_type == DeviceType.CUDA and not e.name.startswith(("Memcpy", "Memset", "[memory]"))
-    ]
-    return len(kernels) / calls
+    return [e for e in prof.events()
+            if e.device_type == DeviceType.CUDA and not e.name.startswith(("Memcpy", "Memset", "[memory]"))]
+
+
+def count_kernels(fn: Callable[[], Any], calls: int = 3) -> float | None:
+    """GPU kernels launched per call (memcpy/memset excluded); None where it cannot be known."""
+    return len(_kernel_events(fn, calls)) / calls if CUDA else None
 
 
 def kernel_times(fn: Callable[[], Any], calls: int = 3) -> dict[str, float] | None:
     """GPU milliseconds per call of each kernel name (summed over its launches; memcpy/memset
-    excluded), from torch.profiler; None where it cannot be known. Their sum against the
-    wall-clock time says whether a call is bound by the GPU or by the host's launches."""
+    excluded); None where it cannot be known. Their sum against the wall-clock time says
+    whether a call is bound by the GPU or by the host's launches."""
     if not CUDA:
         return None
-    from torch.autograd import DeviceType
-    from torch.profiler import ProfilerActivity, profile
-
-    fn()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(calls):
-            fn()
-        torch.cuda.synchronize()
     times: dict[str, float] = {}
-    for e in prof.events():
-        if e.device_type == DeviceType.CUDA and not e.name.startswith(("Memcpy", "Memset", "[memory]")):
-            times[e.name] = times.get(e.name, 0.0) + e.time_range.elapsed_us() / 1e3 / calls
+    for e in _kernel_events(fn, calls):
+        times[e.name] = times.get(e.name, 0.0) + e.time_range.elapsed_us() / 1e3 / calls
     return times
 
 
