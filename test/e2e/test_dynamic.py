@@ -85,6 +85,17 @@ def test_views(name: str, dump: Path) -> None:
     compiles_once(VIEWS[name], rows(vector=False), dump)
 
 
+def test_the_passes_goldens_program(dump: Path) -> None:
+    """The program of the symbolic lit goldens (test/lit/passes/*/dynamic.mlir): a view to rows
+    of 32, a bias and relu, the view back to [s0, s1, 32], a softmax and a sum over s1."""
+
+    def fn(x: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        z = (x.view(-1, 32) + b).relu().view(x.shape[0], x.shape[1], 32)
+        return torch.softmax(z, -1), z.sum(1)
+
+    compiles_once(fn, [[torch.randn(n, m, 32), torch.randn(32)] for n, m in [(3, 5), (4, 7), (9, 2), (5, 33)]], dump)
+
+
 def test_broadcasting_over_two_dynamic_sizes(dump: Path) -> None:
     inputs = [[torch.randn(r, c), torch.randn(k)] for (r, c), k in zip(ROWS_COLS, [4, 11, 5, 3])]
     compiles_once(lambda x, y: x[:, None, :] * y[None, :, None], inputs, dump)
@@ -149,3 +160,49 @@ def test_a_number_dynamo_passes_as_a_tensor_is_checked_at_each_call(dump: Path) 
     norm.eps = 0.5
     x = torch.randn(4, 8)
     torch.testing.assert_close(compiled(x), norm(x), atol=1e-5, rtol=1e-5)
+
+
+def _graphs(dump: Path) -> list[str]:
+    """The dumped graphs' aten IR, in compile order."""
+    return [(p / "00-aten.mlir").read_text() for p in sorted(dump.glob("graph_*"), key=lambda p: int(p.name.split("_")[1]))]
+
+
+def _run_rows(compiled: Callable[..., Any], fn: Callable[..., Any], row_counts: Sequence[int],
+              mark: bool = False) -> None:
+    for n in row_counts:
+        x, b = torch.randn(n, 24), torch.randn(24)
+        if mark:
+            torch._dynamo.mark_dynamic(x, 0)
+        torch.testing.assert_close(compiled(x, b), fn(x, b), atol=1e-5, rtol=1e-5)
+
+
+def test_mark_dynamic_compiles_once_with_a_symbolic_dim(dump: Path) -> None:
+    """`mark_dynamic(x, 0)` without `dynamic=True`: one graph, its rows a symbol, the
+    columns static."""
+    torch._dynamo.reset()
+    fn = PROGRAMS["softmax"]
+    _run_rows(torch.compile(fn, backend="mlc", fullgraph=True), fn, [3, 17, 64, 33], mark=True)
+    graphs = _graphs(dump)
+    assert len(graphs) == 1 and "tensor<?x24xf32, #sym.sizes<[s0, 24]>>" in graphs[0], graphs
+
+
+def test_automatic_dynamic_recompiles_once_then_serves_every_size(dump: Path) -> None:
+    """Dynamo's default: the first size is compiled static; a second size recompiles the graph
+    with that dim symbolic, and that graph serves every later size."""
+    torch._dynamo.reset()
+    fn = PROGRAMS["layer_norm"]
+    _run_rows(torch.compile(fn, backend="mlc", fullgraph=True), fn, [3, 17, 64, 33, 130])
+    graphs = _graphs(dump)
+    assert len(graphs) == 2, [g[:200] for g in graphs]
+    assert "#sym.sizes" not in graphs[0] and "tensor<?x24xf32, #sym.sizes<[s0, 24]>>" in graphs[1]
+
+
+def test_sizes_one_is_specialised_as_dynamo_does(dump: Path) -> None:
+    """Dynamo never makes a size-1 dim symbolic (it broadcasts): a call with one row compiles a
+    graph of its own, and both graphs keep matching eager."""
+    torch._dynamo.reset()
+    fn = PROGRAMS["sum_columns"]
+    _run_rows(torch.compile(fn, backend="mlc", dynamic=True, fullgraph=True), fn, [3, 17, 1, 5])
+    graphs = _graphs(dump)
+    assert len(graphs) == 2 and "tensor<?x?xf32, #sym.sizes<[s0, s1]>>" in graphs[0], graphs
+    assert "tensor<1x?xf32, #sym.sizes<[1, s0]>>" in graphs[1], graphs  # one row; columns still symbolic
