@@ -91,6 +91,7 @@ def contiguous_strides(size: Sequence[sympy.Expr | int]) -> list[sympy.Expr]:
 
 
 OUTPUT_STRIDES = "strides"  # on func.return: each result's promised strides (array<i64>; empty: row-major)
+RESULT_STRIDES = "result_strides"  # on an aten op: each result's traced strides (the same form)
 
 
 def is_dense(size: Sequence[int], stride: Sequence[int]) -> bool:

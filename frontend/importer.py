@@ -61,7 +61,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from mlc.dialects.buffer import OUTPUT_STRIDES, is_dense
+from mlc.dialects.buffer import OUTPUT_STRIDES, RESULT_STRIDES, is_dense
 from mlc.dialects.aten import AtenOp, CallOp, NoneArgAttr, TensorArgAttr, op_class
 from mlc.dialects.sym import CeilDiv, FloorDiv, IntType, ModularIndexing, size_symbol
 from mlc.dialects.sym import tensor_type as sym_tensor_type
@@ -205,11 +205,22 @@ def _describe(node: torch.fx.Node) -> str:
 
 
 def _output_strides(node: torch.fx.Node) -> list[int]:
-    """The strides the graph promises for an output (its meta['val']) where they are those of
-    a dense, non-overlapping layout other than row-major (a transposed result, channels-last);
-    [] otherwise (row-major, expanded, symbolic or not a tensor), which realize reads as
-    "no preference"."""
+    """The strides the graph promises for an output (its meta['val'])."""
+    return _dense_strides(node.meta.get("val"))
+
+
+def _result_strides(node: torch.fx.Node) -> list[list[int]]:
+    """The strides each result of an op has when traced, as `_dense_strides` says: what an
+    extern call returns (attention's output is [B, H, S, D] laid out as [B, S, H, D]). realize
+    reads them for extern calls only; ops it lowers choose their own layouts."""
     value = node.meta.get("val")
+    return [_dense_strides(v) for v in (value if isinstance(value, (tuple, list)) else [value])]
+
+
+def _dense_strides(value: Any) -> list[int]:
+    """A tensor's strides where they are those of a dense, non-overlapping layout other than
+    row-major (a transposed result, channels-last); [] otherwise (row-major, expanded,
+    symbolic or not a tensor), which realize reads as "no preference"."""
     if not isinstance(value, torch.Tensor) or value.dim() < 2:
         return []
     strides, sizes = list(value.stride()), list(value.shape)
@@ -404,6 +415,9 @@ class _Importer:
                     return None  # a trace-time check such as _assert_tensor_metadata
                 raise UnsupportedGraph(f"{_describe(node)}: op returns nothing")
             op = self.aten_op(node, target)
+            strides = _result_strides(node)
+            if any(strides) and len(strides) == len(op.results):
+                op.attributes[RESULT_STRIDES] = ArrayAttr([DenseArrayBase.from_list(i64, st) for st in strides])
         op.location = _loc(node.name)
         origin = _packet(node.meta.get("original_aten"))
         if origin is not None and origin != _packet(target):

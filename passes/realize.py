@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -28,7 +28,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from mlc.dialects import buffer, loops
 from mlc.dialects.aten import TensorArgAttr
-from mlc.dialects.buffer import OUTPUT_STRIDES, LayoutAttr, is_dense
+from mlc.dialects.buffer import OUTPUT_STRIDES, RESULT_STRIDES, LayoutAttr, is_dense
 from mlc.dialects.sym import IntType, sizes_of, symbol, unnamed_sizes
 from mlc.analysis.flat_index import affine_strides, simplify_index
 from mlc.passes.realization import RealizeOptions, ThresholdOptions, consumers, is_view, realize_reason
@@ -78,20 +78,26 @@ def _output_strides(block: Block) -> dict[SSAValue, list[int]]:
     with them, so that it needs no copy into them after the call (Inductor's FixedLayout of
     outputs). A value returned twice keeps its first."""
     ret = block.last_op
-    attr = ret.attributes.get(OUTPUT_STRIDES) if isinstance(ret, func.ReturnOp) else None
+    return _strides_attr(ret, OUTPUT_STRIDES, list(ret.arguments)) if isinstance(ret, func.ReturnOp) else {}
+
+
+def _strides_attr(op: Operation, key: str, values: Sequence[SSAValue]) -> dict[SSAValue, list[int]]:
+    """`op`'s `key` attribute (one array<i64> of strides per value; empty: row-major) as the
+    dense strides of each value that has them; a clear error where they are not dense."""
+    attr = op.attributes.get(key)
     if not isinstance(attr, ArrayAttr):
         return {}
-    if len(attr.data) != len(ret.arguments):
-        raise _fail(ret, f"'strides' has {len(attr.data)} entries for {len(ret.arguments)} results")
+    if len(attr.data) != len(values):
+        raise _fail(op, f"'{key}' has {len(attr.data)} entries for {len(values)} results")
     out: dict[SSAValue, list[int]] = {}
-    for k, (value, strides) in enumerate(zip(ret.arguments, attr.data)):
-        values = [int(v) for v in strides.get_values()] if isinstance(strides, DenseArrayBase) else None
-        if values == []:
+    for k, (value, strides) in enumerate(zip(values, attr.data)):
+        ints = [int(v) for v in strides.get_values()] if isinstance(strides, DenseArrayBase) else None
+        if ints == []:
             continue
         shape = value.type.get_shape() if isinstance(value.type, TensorType) else None
-        if values is None or shape is None or len(values) != len(shape) or not is_dense(shape, values):
-            raise _fail(ret, f"'strides' of result {k} are not a dense layout of {value.type}: {strides}")
-        out.setdefault(value, values)
+        if ints is None or shape is None or len(ints) != len(shape) or not is_dense(shape, ints):
+            raise _fail(op, f"'{key}' of result {k} are not a dense layout of {value.type}: {strides}")
+        out.setdefault(value, ints)  # a value returned twice keeps its first entry
     return out
 
 
@@ -203,7 +209,9 @@ class _Realizer:
         # reads, names no buffer (`none`): the call may return None there at run time even
         # where tracing saw a tensor (cuDNN attention's logsumexp when it is not asked for).
         tensors = [r for r in op.results if not isinstance(r.type, NoneType) and r.uses]
+        traced = _strides_attr(op, RESULT_STRIDES, list(op.results))  # as the call lays them out
         layouts = [_contiguous(r.type, op) for r in tensors]
+        layouts = [LayoutAttr(lay.sizes, traced[r], lay.dtype) if r in traced else lay for r, lay in zip(tensors, layouts)]
         names = {r: self.fresh("buf") for r in tensors}
         results = [names.get(r) for r in op.results]
         self.add(buffer.ExternOp(results, layouts, op.overload.data, args, kwargs, _origins(op)), op)

@@ -391,3 +391,18 @@ def test_torch_size_functions_become_the_sym_dialects():
     assert _mlc_expr(PythonMod(s1, 8)) == ModularIndexing(s1, 1, 8)
     with pytest.raises(ValueError, match="Pow is not an integer size function"):
         _mlc_expr(s1 ** -2)
+
+
+def test_traced_strides_of_results_that_are_not_row_major():
+    """An op's result laid out otherwise than row-major when traced (a channels-last clone, as
+    attention's output is [B, H, S, D] in [B, S, H, D] order) carries `result_strides`, one
+    entry per result, which realize gives an extern's buffer; row-major results carry none."""
+    g = imported(lambda x: (x.clone(memory_format=torch.channels_last) + 1, x.permute(0, 2, 3, 1) * 2),
+                 torch.randn(2, 3, 4, 5))
+    ops = [op for op in g.module.walk() if isinstance(op, (AtenOp, CallOp))]
+    tagged = {op.name: [list(a.get_values()) for a in op.attributes["result_strides"].data]
+              for op in ops if "result_strides" in op.attributes}
+    assert tagged == {"aten.clone": [[60, 1, 15, 3]], "aten.add.Scalar": [[60, 1, 15, 3]],
+                      "aten.permute": [[60, 5, 1, 20]], "aten.mul.Scalar": [[60, 5, 1, 20]]}, tagged
+    assert not any("result_strides" in op.attributes for op in imported(lambda x: x + 1, torch.randn(2, 3)).module.walk())
+    check_round_trip(g.module)

@@ -187,3 +187,16 @@ func.func @extern_none_results(%q: tensor<2x2x16x16xbf16>) -> (tensor<2x2x16x16x
   // CHECK-NEXT:  buffer.output @buf0, @buf1
   func.return %o#0, %o#1 : tensor<2x2x16x16xbf16>, tensor<2x2x16xf32>
 }
+
+// -----
+
+// An extern call's result is laid out as the call returns it when the importer recorded its
+// traced strides (`result_strides`; attention's output is [B, H, S, D] in [B, S, H, D] order),
+// so the wrapper's layout check after the call finds it in place instead of copying it.
+// An empty entry (the second result) keeps row-major.
+// CHECK-LABEL: buffer.graph @traced_extern_layout
+// CHECK:         buffer.extern "buf0", "buf1" = "_scaled_dot_product_flash_attention_for_cpu.default" {{.*}} : #buffer.layout<[2, 4, 8, 16], [512, 16, 64, 1], f32>, #buffer.layout<[2, 4, 8], [32, 8, 1], f32>
+func.func @traced_extern_layout(%q: tensor<2x4x8x16xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8xf32>) {
+  %o, %l = loops.extern "_scaled_dot_product_flash_attention_for_cpu.default" (%q, %q, %q) {args = [#aten.tensor, #aten.tensor, #aten.tensor]} attributes {result_strides = [array<i64: 512, 16, 64, 1>, array<i64>]} : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8xf32>)
+  func.return %o, %l : tensor<2x4x8x16xf32>, tensor<2x4x8xf32>
+}

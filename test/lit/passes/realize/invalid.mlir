@@ -50,3 +50,20 @@ func.func @output_strides_count(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   // expected-error@+1 {{'strides' has 2 entries for 1 results}}
   func.return {strides = [array<i64>, array<i64>]} %x : tensor<2x3xf32>
 }
+
+// -----
+
+// An extern's traced strides must be a dense layout of each result, one entry per result.
+func.func @overlapping_result_strides(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'result_strides' of result 0 are not a dense layout of tensor<2x3xf32>: array<i64: 1, 1>}}
+  %0 = loops.extern "neg.default" (%x) {args = [#aten.tensor]} attributes {result_strides = [array<i64: 1, 1>]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @result_strides_count(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'result_strides' has 2 entries for 1 results}}
+  %0 = loops.extern "neg.default" (%x) {args = [#aten.tensor]} attributes {result_strides = [array<i64>, array<i64>]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
