@@ -340,7 +340,10 @@ class RealizePass(ThresholdOptions, ModulePass):
     body its value needs and `loops.reduce` as `buffer.reduce`, as Inductor gives each output of
     a multi-output reduction its own buffer. A view (one load at an affine index) is no copy:
     loads read its root storage, and an extern gets `buffer.view "viewN"` (Inductor's
-    ReinterpretView, numbered apart so bufN match Inductor's). Ops whose values reach no
+    ReinterpretView, numbered apart so bufN match Inductor's). An extern call's results are
+    row-major, or laid out with the strides the importer traced for them (`result_strides`:
+    attention's output in [B, S, H, D] order), so that the call's result is used in place. Ops
+    whose values reach no
     output or extern are dropped. Alone, without `--inline`, the pass is correct but less
     fused: what `--inline` would have folded into its consumers is stored and loaded.
 
