@@ -342,10 +342,10 @@ class RealizePass(ThresholdOptions, ModulePass):
     loads read its root storage, and an extern gets `buffer.view "viewN"` (Inductor's
     ReinterpretView, numbered apart so bufN match Inductor's). An extern call's results are
     row-major, or laid out with the strides the importer traced for them (`result_strides`:
-    attention's output in [B, S, H, D] order), so that the call's result is used in place. Ops
-    whose values reach no
-    output or extern are dropped. Alone, without `--inline`, the pass is correct but less
-    fused: what `--inline` would have folded into its consumers is stored and loaded.
+    attention's output in [B, S, H, D] order), so that the call's result is used in place.
+    Ops whose values reach no output or extern are dropped. Alone, without `--inline`, the
+    pass is correct but less fused: what `--inline` would have folded into its consumers is
+    stored and loaded.
 
     Options (the thresholds carry `--inline`'s names and defaults, for one pipeline to set
     both; here they only feed `explain`):
