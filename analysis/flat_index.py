@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 
 import sympy
 
-from mlc.dialects.sym import FloorDiv, ModularIndexing, is_size_symbol
+from mlc.dialects.sym import FloorDiv, ModularIndexing, equal, is_size_symbol
 
 Ranges = Mapping[sympy.Symbol, sympy.Expr]
 
@@ -154,7 +154,7 @@ def _merge_div_mod(expr: sympy.Expr) -> sympy.Expr:
             continue
         x, d, m = mod.args
         for coeff2, other in terms:
-            if sympy.expand(coeff2 - coeff * m) != 0:
+            if not equal(coeff2, coeff * m):
                 continue
             if isinstance(other, FloorDiv) and other.args == (x, d * m):
                 return expr - coeff * mod - coeff2 * other + coeff * FloorDiv(x, d)
