@@ -88,12 +88,22 @@ def nonnegative(expr: sympy.Expr) -> bool:
     return all(c >= 0 for c in sympy.Poly(shifted, *shifted.free_symbols).coeffs())
 
 
+def _nonnegative_affine(
+    expr: sympy.Expr, variables: Sequence[sympy.Symbol]
+) -> tuple[sympy.Expr, list[sympy.Expr]] | None:
+    """`affine_terms` when the rest and every coefficient are provably non-negative."""
+    terms = affine_terms(expr, variables)
+    if terms is None or not nonnegative(terms[0]) or not all(nonnegative(c) for c in terms[1]):
+        return None
+    return terms
+
+
 def upper_bound(expr: sympy.Expr, ranges: Ranges) -> sympy.Expr | None:
     """An exclusive bound on a non-negative affine `expr` over `ranges` (an integer, or an
     expression of sizes), else None."""
     variables = sorted((s for s in expr.free_symbols if s in ranges), key=lambda s: s.name)
-    terms = affine_terms(expr, variables)
-    if terms is None or not nonnegative(terms[0]) or not all(nonnegative(c) for c in terms[1]):
+    terms = _nonnegative_affine(expr, variables)
+    if terms is None:
         return None
     const, coeffs = terms
     return sympy.expand(const + sum((c * (ranges[v] - 1) for c, v in zip(coeffs, variables)), sympy.Integer(0)) + 1)
@@ -179,7 +189,4 @@ def affine_strides(
     or expressions of sizes that are (`s1*s2*i0 + s2*i1 + i2`)."""
     if any(not is_size_symbol(s.name) for s in expr.free_symbols - set(variables)):
         return None
-    terms = affine_terms(expr, variables)
-    if terms is None or not nonnegative(terms[0]) or not all(nonnegative(c) for c in terms[1]):
-        return None
-    return terms
+    return _nonnegative_affine(expr, variables)

@@ -81,10 +81,11 @@ def bench(name: str, mode: str, lengths: Sequence[int], args: argparse.Namespace
             row[f"{label} first call s"] = round(time.perf_counter() - start, 2)
             errors = models.rel_errors(results, expected)
             row[f"{label} worst rel err"] = models.worst(errors)[0]
-            timing = models.time_calls(lambda: models.step(compiled, inputs, mode), args.warmup, args.rep)
+            call = lambda: models.step(compiled, inputs, mode)  # noqa: E731
+            timing = models.time_calls(call, args.warmup, args.rep)
             row[f"{label} ms"] = timing.median
             row[f"{label} spread"] = f"{timing.min:.2f}-{timing.max:.2f}"
-            kernels[label] = run.kernel_times(lambda: models.step(compiled, inputs, mode))
+            kernels[label] = run.kernel_times(call)
             row[f"{label} gpu ms"] = sum(kernels[label].values()) if kernels[label] is not None else None
         row["dynamic compiles so far"] = dynamic_compiles
         row["dynamic/static"] = round(row["dynamic ms"] / row["static ms"], 3)

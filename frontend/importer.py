@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import operator
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -204,17 +205,17 @@ def _describe(node: torch.fx.Node) -> str:
     return f"node '{node.name}' ({kind})"
 
 
-def _output_strides(node: torch.fx.Node) -> list[int]:
-    """The strides the graph promises for an output (its meta['val'])."""
-    return _dense_strides(node.meta.get("val"))
-
-
 def _result_strides(node: torch.fx.Node) -> list[list[int]]:
     """The strides each result of an op has when traced, as `_dense_strides` says: what an
     extern call returns (attention's output is [B, H, S, D] laid out as [B, S, H, D]). realize
     reads them for extern calls only; ops it lowers choose their own layouts."""
     value = node.meta.get("val")
     return [_dense_strides(v) for v in (value if isinstance(value, (tuple, list)) else [value])]
+
+
+def _strides_array(strides: Sequence[Sequence[int]]) -> ArrayAttr:
+    """`[array<i64: ...>, ...]`, one entry per value (empty: row-major), as realize reads it."""
+    return ArrayAttr([DenseArrayBase.from_list(i64, st) for st in strides])
 
 
 def _dense_strides(value: Any) -> list[int]:
@@ -303,10 +304,10 @@ class _Importer:
         ret = ReturnOp(*results)
         ret.location = _loc("output")
         outputs = _flatten(self.gm.graph.output_node().args[0])
-        strides = [_output_strides(n) for n in outputs
+        strides = [_dense_strides(n.meta.get("val")) for n in outputs
                    if isinstance(n, torch.fx.Node) and not isinstance(n.meta.get("val"), torch.SymInt)]
         if any(strides):
-            ret.attributes[OUTPUT_STRIDES] = ArrayAttr([DenseArrayBase.from_list(i64, st) for st in strides])
+            ret.attributes[OUTPUT_STRIDES] = _strides_array(strides)
         self.block.add_op(ret)
         ftype = FunctionType.from_lists(self.block.arg_types, [r.type for r in results])
         func = FuncOp(name, ftype, Region(self.block))
@@ -417,7 +418,7 @@ class _Importer:
             op = self.aten_op(node, target)
             strides = _result_strides(node)
             if any(strides) and len(strides) == len(op.results):
-                op.attributes[RESULT_STRIDES] = ArrayAttr([DenseArrayBase.from_list(i64, st) for st in strides])
+                op.attributes[RESULT_STRIDES] = _strides_array(strides)
         op.location = _loc(node.name)
         origin = _packet(node.meta.get("original_aten"))
         if origin is not None and origin != _packet(target):

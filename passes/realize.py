@@ -62,14 +62,15 @@ def _fail(op: Operation, message: str) -> PassFailedException:
     return error
 
 
-def _contiguous(typ: Attribute, op: Operation) -> LayoutAttr:
-    """A row-major layout (Inductor's FlexibleLayout, decided contiguous); symbolic sizes
-    give symbolic strides (`[s0, s1]`: `[s1, 1]`)."""
+def _layout(typ: Attribute, op: Operation, strides: Sequence[int] | None = None) -> LayoutAttr:
+    """A row-major layout (Inductor's FlexibleLayout, decided contiguous), or one with the given
+    strides (promised for an output, traced for an extern's result); symbolic sizes give
+    symbolic strides (`[s0, s1]`: `[s1, 1]`)."""
     if not isinstance(typ, TensorType):
         raise _fail(op, f"expected a tensor, got {typ}")
     if (why := unnamed_sizes(typ)) is not None:
         raise _fail(op, why)
-    return LayoutAttr(sizes_of(typ), None, typ.element_type)
+    return LayoutAttr(sizes_of(typ), strides, typ.element_type)
 
 
 def _output_strides(block: Block) -> dict[SSAValue, list[int]]:
@@ -176,7 +177,7 @@ class _Realizer:
                 self.names[arg] = name
                 self.nodes.append(buffer.SizeInputOp(name, arg.type.expr))
                 continue
-            layout = _contiguous(arg.type, self.func)
+            layout = _layout(arg.type, self.func)
             self.storage[arg], self.names[arg] = Storage(name, layout), name
             self.nodes.append(buffer.InputOp(name, layout))
         live = self.live_ops()
@@ -210,8 +211,7 @@ class _Realizer:
         # where tracing saw a tensor (cuDNN attention's logsumexp when it is not asked for).
         tensors = [r for r in op.results if not isinstance(r.type, NoneType) and r.uses]
         traced = _strides_attr(op, RESULT_STRIDES, list(op.results))  # as the call lays them out
-        layouts = [_contiguous(r.type, op) for r in tensors]
-        layouts = [LayoutAttr(lay.sizes, traced[r], lay.dtype) if r in traced else lay for r, lay in zip(tensors, layouts)]
+        layouts = [_layout(r.type, op, traced.get(r)) for r in tensors]
         names = {r: self.fresh("buf") for r in tensors}
         results = [names.get(r) for r in op.results]
         self.add(buffer.ExternOp(results, layouts, op.overload.data, args, kwargs, _origins(op)), op)
@@ -227,9 +227,7 @@ class _Realizer:
         for k, result in enumerate(op.results):
             if not result.uses:
                 continue  # an unread result: Inductor drops it as a dead buffer
-            name, layout = self.fresh("buf"), _contiguous(result.type, op)
-            if (strides := self.output_strides.get(result)) is not None:
-                layout = LayoutAttr(layout.sizes, strides, layout.dtype)
+            name, layout = self.fresh("buf"), _layout(result.type, op, self.output_strides.get(result))
             self.storage[result], self.names[result] = Storage(name, layout), name
             reduce = op.reduction_range_exprs if isinstance(op, loops.ReductionOp) else []
             body = Region(self.body(op, self.storage[result], k))
