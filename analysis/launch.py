@@ -42,6 +42,7 @@ from xdsl.dialects.builtin import StringAttr
 
 from mlc.dialects import buffer, triton
 from mlc.dialects.sym import symbol
+from mlc.analysis.flat_index import nonnegative
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,12 @@ def size_hint(numel: sympy.Expr) -> int:
     return next_power_of_2(int(numel)) if numel.is_Integer else SYMBOLIC_SIZE_HINT
 
 
+def hinted(expr: sympy.Expr) -> int:
+    """`expr` with each size symbol at SYMBOLIC_SIZE_HINT (a product of two sizes is their
+    hints' product, where `size_hint` gives a whole symbolic numel one hint)."""
+    return int(expr.xreplace({s: SYMBOLIC_SIZE_HINT for s in expr.free_symbols}))
+
+
 # ---------------------------------------------------------------------------------------------
 # Reduction hint and split factor (ir.py: Reduction.num_splits, choices.py)
 
@@ -136,6 +143,14 @@ def reduction_hint(node: buffer.ComputedOp, target: Target = H100) -> str:
         return INNER
     if int(rnumel) <= 32 or int(numel) >= target.num_sms * 2 * 32:
         return DEFAULT
+    return access_hint(node)
+
+
+def access_hint(node: buffer.ComputedOp) -> str:
+    """`reduction_hint`'s answer from the reads alone, whatever the sizes: OUTER when most reads
+    step along the reduction by 0 or more than 1 (a symbolic step counts as more: sizes 0 and 1
+    are specialised), INNER when most step by 1, DEFAULT without such reads."""
+    ranges, rranges = node.range_exprs, node.reduction_range_exprs
     pointwise = [symbol(f"i{k}") for k, r in enumerate(ranges) if r != 1]
     reduction = [symbol(f"r0_{k}") for k, r in enumerate(rranges) if r != 1]
     reads = {(op.buffer_name, op.index.expr) for op in node.body.walk() if isinstance(op, buffer.LoadOp)}
@@ -148,7 +163,7 @@ def reduction_hint(node: buffer.ComputedOp, target: Target = H100) -> str:
     variables = [*pointwise, *reduction]
     for index in indices:
         strides = [_stride(index, v, variables) for v in reduction]
-        if all(s.is_Integer and (int(s) == 0 or int(s) > 1) for s in strides):
+        if all(not s.is_Integer or int(s) == 0 or int(s) > 1 for s in strides):
             outer += 1
         else:
             inner += 1
@@ -158,6 +173,12 @@ def reduction_hint(node: buffer.ComputedOp, target: Target = H100) -> str:
 def kernel_hint(members: Sequence[buffer.ComputedOp], target: Target = H100) -> str:
     """The kernel's hint: its reductions' common one, else DEFAULT (SIMDKernelFeatures)."""
     hints = {reduction_hint(m, target) for m in members if m.is_reduction}
+    return hints.pop() if len(hints) == 1 else DEFAULT
+
+
+def kernel_access_hint(members: Sequence[buffer.ComputedOp]) -> str:
+    """The reductions' common `access_hint`, else DEFAULT."""
+    hints = {access_hint(m) for m in members if m.is_reduction}
     return hints.pop() if len(hints) == 1 else DEFAULT
 
 
@@ -306,13 +327,35 @@ def _unique(configs: Sequence[triton.ConfigAttr]) -> list[triton.ConfigAttr]:
 # Reduction configs (runtime/triton_heuristics.py)
 
 
+def persistent_limit(threshold: int, hint: str = DEFAULT) -> int:
+    """The largest r0_numel a persistent kernel takes: `threshold`, and 64 for an OUTER reduction
+    (Inductor's bound for every hint but INNER): a persistent kernel's [XBLOCK, R0_BLOCK] tile
+    over a reduction along a strided dim holds few neighbouring columns (XBLOCK * R0_BLOCK <=
+    4096), where the looped kernel's OUTER configs take 64 or more."""
+    return min(threshold, OUTER_PERSISTENT_MAX) if hint == OUTER else threshold
+
+
 def use_persistent_reduction(rnumel: sympy.Expr, threshold: int, hint: str = DEFAULT) -> bool:
-    """A static r0_numel up to `threshold`, and up to 64 for an OUTER reduction (Inductor's bound
-    for every hint but INNER): a persistent kernel's [XBLOCK, R0_BLOCK] tile over a reduction
-    along a strided dim holds few neighbouring columns (XBLOCK * R0_BLOCK <= 4096), where the
-    looped kernel's OUTER configs take 64 or more."""
-    limit = min(threshold, OUTER_PERSISTENT_MAX) if hint == OUTER else threshold
-    return bool(rnumel.is_Integer and int(rnumel) <= limit)
+    """A static r0_numel up to `persistent_limit`."""
+    return bool(rnumel.is_Integer and int(rnumel) <= persistent_limit(threshold, hint))
+
+
+def persistent_up_to_limit(rnumel: sympy.Expr, threshold: int, hint: str = DEFAULT) -> int | None:
+    """For a symbolic r0_numel: the `persistent_limit` up to which a persistent kernel runs it,
+    a looped one above (the wrapper compares at run time: each size gets the kernel a static
+    compile at that size would; mlc's, where Inductor always loops over a symbolic r0_numel,
+    `statically_known_leq`). `hint`: the `kernel_access_hint` (the size hint is DEFAULT for
+    symbolic sizes). None when r0_numel is static, or above the limit at every size (each size
+    at least 1)."""
+    if rnumel.is_Integer:
+        return None
+    limit = persistent_limit(threshold, hint)
+    return None if nonnegative(rnumel - (limit + 1)) else limit
+
+
+def persistent_r0_blocks(limit: int) -> list[int]:
+    """The R0_BLOCKs (next_pow2(r0_numel)) of a persistent kernel over r0_numel in [1, limit]."""
+    return [2**k for k in range(next_power_of_2(limit).bit_length())]
 
 
 def second_step_hint(split: int, numel: int, hint: str) -> str:
@@ -381,6 +424,19 @@ def persistent_reduction_configs(
     elif hint == OUTER_TINY:
         configs = [make(2 * (256 // rh) if rh <= 256 else 1, register_intensive=False)]
     return _unique([triton.ConfigAttr({"XBLOCK": c.block_sizes["XBLOCK"]}, c.num_warps.data, 1) for c in configs])
+
+
+def persistent_reduction_configs_up_to(
+    xnumel: sympy.Expr, limit: int, hint: str = DEFAULT, target: Target = H100
+) -> list[triton.ConfigAttr]:
+    """A persistent kernel over a symbolic r0_numel of at most `limit`: for each R0_BLOCK it may
+    run with (`persistent_r0_blocks`), the `persistent_reduction_configs` of a static r0_numel
+    of that power of two, R0_BLOCK in each config; the launch times those of its R0_BLOCK."""
+    return [
+        triton.ConfigAttr({**c.block_sizes, "R0_BLOCK": r0}, c.num_warps.data, c.num_stages.data)
+        for r0 in persistent_r0_blocks(limit)
+        for c in persistent_reduction_configs(xnumel, r0, hint, target)
+    ]
 
 
 def reduction_configs(

@@ -7,8 +7,9 @@
 
 For each model of `bench/models.py` (same configs, bfloat16 on CUDA) and each mode, mlc compiles
 the model once with `dynamic=True` and runs it at every length; a second copy is compiled with
-`dynamic=False`, which Dynamo recompiles at each length. Each length's row: both timings
-(`do_bench` median and min-max), dynamic/static, the GPU time per call (the kernels' durations
+`dynamic=False`, which Dynamo recompiles at each length. Each length's row: both wall-clock
+timings (ms per call in rounds of `--calls` back-to-back calls, rounds alternating between the
+two compiles: median and min-max over `--rounds`; `models.time_interleaved`), dynamic/static, the GPU time per call (the kernels' durations
 summed, from torch.profiler: far below the wall-clock time means the host's launches bound the
 call), the relative error of each against eager (`bench/models.py`'s judgement), and how many
 graphs mlc compiled for the dynamic model in all (counted as the backend's compile calls: a
@@ -72,6 +73,7 @@ def bench(name: str, mode: str, lengths: Sequence[int], args: argparse.Namespace
         inputs = {k: v[:, :seq].contiguous() for k, v in base.inputs.items()}
         expected = models.step(base.model, inputs, mode)
         row: dict[str, Any] = {"model": name, "mode": mode, "batch": size.batch, "seq": seq}
+        calls = {}
         for label, compiled in (("dynamic", dynamic), ("static", static)):
             start, compiles = time.perf_counter(), len(kinds)
             results = models.step(compiled, inputs, mode)
@@ -81,12 +83,14 @@ def bench(name: str, mode: str, lengths: Sequence[int], args: argparse.Namespace
             row[f"{label} first call s"] = round(time.perf_counter() - start, 2)
             errors = models.rel_errors(results, expected)
             row[f"{label} worst rel err"] = models.worst(errors)[0]
-            call = lambda: models.step(compiled, inputs, mode)  # noqa: E731
-            timing = models.time_calls(call, args.warmup, args.rep)
-            row[f"{label} ms"] = timing.median
-            row[f"{label} spread"] = f"{timing.min:.2f}-{timing.max:.2f}"
+            calls[label] = call = lambda compiled=compiled: models.step(compiled, inputs, mode)  # noqa: E731
+            for _ in range(args.warmup):  # the autotuner's choices made, caches warm
+                call()
             kernels[label] = run.kernel_times(call)
             row[f"{label} gpu ms"] = sum(kernels[label].values()) if kernels[label] is not None else None
+        for label, timing in models.time_interleaved(calls, args.rounds, args.calls).items():
+            row[f"{label} ms"] = timing.median
+            row[f"{label} spread"] = f"{timing.min:.2f}-{timing.max:.2f}"
         row["dynamic compiles so far"] = dynamic_compiles
         row["dynamic/static"] = round(row["dynamic ms"] / row["static ms"], 3)
         print(json.dumps(row), flush=True)
@@ -126,8 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--lengths", default="128,200,512")
     parser.add_argument("--dtype", default="bfloat16", choices=sorted(models.DTYPES))
     parser.add_argument("--quick", action="store_true", help="tiny configs and lengths 5,7,8")
-    parser.add_argument("--warmup", type=int, default=25)
-    parser.add_argument("--rep", type=int, default=100)
+    parser.add_argument("--warmup", type=int, default=10, help="calls of each compile before timing")
+    parser.add_argument("--rounds", type=int, default=15, help="timed rounds, alternating dynamic and static")
+    parser.add_argument("--calls", type=int, default=20, help="calls per round, back to back")
     parser.add_argument("--profile", type=int, default=0, metavar="N",
                         help="after each length, the N kernels whose GPU time differs most between the compiles")
     parser.add_argument("--json", type=Path)

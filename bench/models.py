@@ -247,6 +247,24 @@ def time_calls(fn: Callable[[], Any], warmup: int, rep: int) -> Timing:
     return Timing(statistics.median(times), min(times), max(times), len(times))
 
 
+def time_interleaved(fns: dict[str, Callable[[], Any]], rounds: int, calls: int) -> dict[str, Timing]:
+    """Wall-clock ms per call of each function, timed in turn: each round runs each function
+    `calls` times back to back (no synchronisation between calls, as a model is called in a
+    loop: the host's launches overlap the GPU's work) and divides the round's time by `calls`.
+    Rounds alternate between the functions, so that a drift of the machine's state (clocks,
+    other tenants) falls on all of them alike; median, min and max are over rounds."""
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            _sync()
+            start = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            _sync()
+            samples[name].append((time.perf_counter() - start) * 1e3 / calls)
+    return {name: Timing(statistics.median(t), min(t), max(t), len(t)) for name, t in samples.items()}
+
+
 def _sync() -> None:
     if CUDA:
         torch.cuda.synchronize()

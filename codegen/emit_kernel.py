@@ -122,8 +122,11 @@ class _KernelEmitter:
             head.append(f"# origins: {', '.join(k.origin_names)}")
         head += [_jit(k), f"def {k.sym_name.data}({', '.join(params)}):"]
         if k.is_tiled:
+            # A symbolic ynumel may need more y programs than CUDA's grid holds (65535): the
+            # launch wraps them into z (`triton_helpers._grid`), counted here.
+            y_program = "tl.program_id(1)" if k.ynumel.expr.is_Integer else "(tl.program_id(1) + tl.program_id(2) * tl.num_programs(1))"
             head += [
-                f"    yoffset = tl.program_id(1){self.widen} * YBLOCK",
+                f"    yoffset = {y_program}{self.widen} * YBLOCK",
                 "    yindex = yoffset + tl.arange(0, YBLOCK)[:, None]",
                 "    ymask = yindex < ynumel",
                 f"    xoffset = tl.program_id(0){self.widen} * XBLOCK",
@@ -423,9 +426,10 @@ def _block_symbols(expr: sympy.Expr) -> list[str]:
 # Reduction kernels (persistent_reduction, reduction)
 #
 # x tiles are [XBLOCK, 1] and r0 tiles [1, R0_BLOCK]; Triton broadcasts them against each other.
-# A persistent kernel fixes R0_BLOCK = next_pow2(r0_numel) in its body (it is not a config); a
-# looped one takes R0_BLOCK from its config and runs `for r0_offset in range(0, r0_numel,
-# R0_BLOCK)`. Reductions end `[:, None]` (keepdim, as Inductor's). argmax/argmin go through
+# A persistent kernel fixes R0_BLOCK = next_pow2(r0_numel) in its body (it is not a config), or,
+# over a symbolic r0_numel, takes it from the config its launch picks for that size; a looped
+# one takes R0_BLOCK from its config and runs `for r0_offset in range(0, r0_numel, R0_BLOCK)`.
+# Reductions end `[:, None]` (keepdim, as Inductor's). argmax/argmin go through
 # triton_helpers.max_with_index/min_with_index, which keep the first index on ties (tl.argmax
 # promises no order), max/min through max2/min2, which propagate NaN as torch does, and sums
 # through reduce_sum rather than tl.sum (see triton_helpers: it works under the interpreter
@@ -445,11 +449,11 @@ class _ReductionKernelEmitter(_KernelEmitter):
         k = self.kernel
         persistent = self.kind == "persistent_reduction"
         params = [*k.arg_names, *k.size_args, "xnumel", "r0_numel", "XBLOCK: tl.constexpr"]
-        if not persistent:
+        if k.takes_r0_block:
             params.append("R0_BLOCK: tl.constexpr")
         head = [f"# origins: {', '.join(k.origin_names)}"] if k.origin_names else []
         head += [_jit(k), f"def {k.sym_name.data}({', '.join(params)}):"]
-        if persistent:
+        if not k.takes_r0_block:
             head.append(f"    R0_BLOCK: tl.constexpr = {next_power_of_2(int(k.r0_numel.expr))}")
         head += [
             f"    xoffset = tl.program_id(0){self.widen} * XBLOCK",

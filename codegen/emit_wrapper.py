@@ -45,10 +45,11 @@ def _configs_name(kernel: tt.KernelOp) -> str:
 
 
 def _launch_configs(kernel: tt.KernelOp) -> list[dict[str, int]]:
-    """The kernel's launch configs, the heuristics' preferred first (R0_BLOCK only for looped
-    reductions: a persistent kernel fixes it in its body). The IR must carry them: choosing
-    block sizes is `analysis/launch.py`'s job (through --convert-to-triton), not the emitter's."""
-    keep = {"XBLOCK", "R0_BLOCK"} if kernel.kernel_kind == "reduction" else {"XBLOCK", "YBLOCK"}
+    """The kernel's launch configs, the heuristics' preferred first (R0_BLOCK where it is a
+    parameter: a persistent kernel over a static r0_numel fixes it in its body). The IR must
+    carry them: choosing block sizes is `analysis/launch.py`'s job (through
+    --convert-to-triton), not the emitter's."""
+    keep = {"XBLOCK", "R0_BLOCK"} if kernel.takes_r0_block else {"XBLOCK", "YBLOCK"}
     configs = [
         {**{k: v for k, v in c.block_sizes.items() if k in keep},
          "num_warps": c.num_warps.data, "num_stages": c.num_stages.data}
@@ -61,9 +62,18 @@ def _launch_configs(kernel: tt.KernelOp) -> list[dict[str, int]]:
 
 
 def _configs_literal(kernel: tt.KernelOp) -> str:
-    items = [
-        "dict(" + ", ".join(f"{k}={v}" for k, v in c.items()) + ")" for c in _launch_configs(kernel)
-    ]
+    """A tuple of config dicts; for a persistent kernel over a symbolic r0_numel, a dict of
+    such tuples by R0_BLOCK (the launch takes those of next_pow2(r0_numel))."""
+    configs = _launch_configs(kernel)
+    if kernel.kernel_kind != "persistent_reduction" or not kernel.takes_r0_block:
+        return _configs_tuple(configs)
+    blocks = dict.fromkeys(c["R0_BLOCK"] for c in configs)
+    items = [f"{r}: {_configs_tuple([c for c in configs if c['R0_BLOCK'] == r])}" for r in blocks]
+    return "{" + ", ".join(items) + "}"
+
+
+def _configs_tuple(configs: Sequence[dict[str, int]]) -> str:
+    items = ["dict(" + ", ".join(f"{k}={v}" for k, v in c.items()) + ")" for c in configs]
     return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
@@ -114,7 +124,7 @@ def _wrapper_op(op: Operation, kernels: dict[str, tt.KernelOp]) -> list[str]:
     if isinstance(op, tt.AllocOp):
         return [f"{op.buffer.data} = {_alloc(op.layout, op)}"]
     if isinstance(op, tt.LaunchOp):
-        return [_launch(op, kernels)]
+        return _launch_choice(op, kernels)
     if isinstance(op, tt.ExternOp):
         return _extern(op)
     if isinstance(op, tt.ViewOp):
@@ -145,24 +155,46 @@ def _alloc(layout: LayoutAttr, op: Operation) -> str:
             f"dtype={torch_dtype(layout.dtype)}, device=DEVICE)")
 
 
-def _launch(op: tt.LaunchOp, kernels: dict[str, tt.KernelOp]) -> str:
+def _launch_choice(op: tt.LaunchOp, kernels: dict[str, tt.KernelOp]) -> list[str]:
+    """One `launch(...)`, or, for a persistent kernel with a looped one above its bound:
+    `if r0_numel <= bound:` the persistent kernel with the configs of R0_BLOCK =
+    next_pow2(r0_numel), `else:` the looped one."""
+    kernel = _kernel_of(op, op.kernel_name, kernels)
+    if op.looped_kernel_name is None or op.persistent_max is None or op.r0_numel is None:
+        return [_launch(op, kernel)]
+    r0_numel = _host(op.r0_numel.expr)
+    configs = f"{_configs_name(kernel)}[triton.next_power_of_2({r0_numel})]"
+    return [
+        f"if {r0_numel} <= {op.persistent_max.value.data}:",
+        "    " + _launch(op, kernel, configs),
+        "else:",
+        "    " + _launch(op, _kernel_of(op, op.looped_kernel_name, kernels)),
+    ]
+
+
+def _kernel_of(op: tt.LaunchOp, name: str, kernels: dict[str, tt.KernelOp]) -> tt.KernelOp:
+    kernel = kernels.get(name)
+    if kernel is None:
+        raise EmitError(f"{_where(op)}: no kernel @{name}", op)
+    return kernel
+
+
+def _launch(op: tt.LaunchOp, kernel: tt.KernelOp, configs: str | None = None) -> str:
     """`launch(kernel, kernel_configs, xnumel, (buffers..., xnumel[, r0_numel]))`: the grid is
     cdiv(xnumel, XBLOCK) of the config `triton_helpers.launch` picks (autotuned on a GPU). A 2-D
     kernel: `launch(kernel, configs, xnumel, (buffers..., ynumel, xnumel), ynumel=ynumel)`, grid
     (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK))."""
-    kernel = kernels.get(op.kernel_name)
-    if kernel is None:
-        raise EmitError(f"{_where(op)}: no kernel @{op.kernel_name}", op)
+    name, configs = kernel.sym_name.data, configs or _configs_name(kernel)
     xnumel = _host(op.xnumel.expr)
     debug = ", debug=True" if checks_indices(kernel) else ""  # its asserts run under the interpreter too
     if op.ynumel is not None:
         ynumel = _host(op.ynumel.expr)
         args = [*op.arg_names, *kernel.size_args, ynumel, xnumel]
-        return f"launch({op.kernel_name}, {_configs_name(kernel)}, {xnumel}, ({', '.join(args)},), ynumel={ynumel}{debug})"
+        return f"launch({name}, {configs}, {xnumel}, ({', '.join(args)},), ynumel={ynumel}{debug})"
     args = [*op.arg_names, *kernel.size_args, xnumel]
     if kernel.kernel_kind != "pointwise":
         args.append(_host(op.r0_numel.expr if op.r0_numel is not None else 1))
-    return f"launch({op.kernel_name}, {_configs_name(kernel)}, {xnumel}, ({', '.join(args)},){debug})"
+    return f"launch({name}, {configs}, {xnumel}, ({', '.join(args)},){debug})"
 
 
 # Device-ish strings the importer keeps for aten arguments.

@@ -195,9 +195,15 @@ def ceil_div_integer(a, b):
     return tl.where((rem != 0) & ((rem < 0) == (b < 0)), quot + 1, quot)
 
 
+MAX_GRID_Y = 65535  # CUDA's limit on a grid's y (and z) dimension
+
+
 def _grid(config: dict, xnumel: int, ynumel: int | None) -> tuple[int, int, int]:
+    """(x programs, y programs, 1); y programs past MAX_GRID_Y wrap into z rows of MAX_GRID_Y
+    (a kernel over a symbolic ynumel counts program_id(2) in its yoffset; a static one's configs
+    never need it). Programs past ynumel are masked off by ymask."""
     ny = 1 if ynumel is None else triton.cdiv(ynumel, config["YBLOCK"])
-    return (triton.cdiv(xnumel, config["XBLOCK"]), ny, 1)
+    return (triton.cdiv(xnumel, config["XBLOCK"]), min(ny, MAX_GRID_Y), triton.cdiv(ny, MAX_GRID_Y))
 
 
 def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None, debug: bool = False) -> None:
@@ -234,14 +240,22 @@ def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: 
     if binary is not None:
         binary.run(driver.active.get_current_stream(device), args)
         return
-    config = state.tuned.get((xnumel, ynumel))
+    sizes = _sizes_of(xnumel, ynumel, args)
+    config = state.tuned.get(sizes)
     if config is None:
         config = configs[0] if len(configs) == 1 else _kept_tuned(kernel, configs, xnumel, args, ynumel)
-        state.tuned[(xnumel, ynumel)] = config
+        state.tuned[sizes] = config
     grid = _grid(config, xnumel, ynumel)
     compiled = kernel[grid](*args, **config)
     constexprs = tuple(config[name] for name in kernel.arg_names[len(args):])
     state.binaries[key] = _Binary(compiled, grid, constexprs)
+
+
+def _sizes_of(xnumel: int, ynumel: int | None, args: tuple) -> tuple:
+    """The sizes of a launch (xnumel, ynumel and the integers it passes: r0_numel, the
+    kernel's size symbols): a tuned config is kept per sizes, since the best blocks of a
+    reduction depend on r0_numel too."""
+    return (xnumel, ynumel, *(a for a in args if isinstance(a, int)))
 
 
 def _specialization(arg: object) -> object:
@@ -254,7 +268,7 @@ def _specialization(arg: object) -> object:
 @dataclass
 class _LaunchState:
     """What `launch` keeps for one kernel, as an attribute of the kernel (so that it lives and
-    dies with it): the config the autotuner picked per (xnumel, ynumel), and the compiled
+    dies with it): the config the autotuner picked per sizes (`_sizes_of`), and the compiled
     binaries by the key `launch` builds."""
 
     tuned: dict[tuple, dict] = field(default_factory=dict)
@@ -298,7 +312,7 @@ def _kept_tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynu
 
     if not runtime.cache_enabled():
         return _tuned(kernel, configs, xnumel, args, ynumel)
-    fields = [kernel.cache_key, list(configs), xnumel, ynumel, triton.__version__, runtime.device_description()]
+    fields = [kernel.cache_key, list(configs), _sizes_of(xnumel, ynumel, args), triton.__version__, runtime.device_description()]
     key = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
     path = runtime.cache_dir("autotune") / f"{key}.json"
     try:

@@ -4,7 +4,7 @@ Each `buffer.fused` group, and each `buffer.computed` outside one, becomes one `
 pointwise over `xnumel` = the product of its ranges, or, for a group holding a reduction, a
 persistent (`triton_per_...`) or looped (`triton_red_...`) reduction kernel over `xnumel` kept and
 `r0_numel` reduced elements (built by `passes/triton_reduction.py`, whose docstring gives its
-rules); the graph becomes `triton.wrapper @call` (Inductor's `TritonScheduling.codegen_node` +
+rules; over a symbolic r0_numel that may fit one block, both, and the launch picks by size); the graph becomes `triton.wrapper @call` (Inductor's `TritonScheduling.codegen_node` +
 `PythonWrapperCodegen`).
 
 Before:
@@ -65,7 +65,7 @@ Rules (Inductor's, `reference/inductor-rules.md` section 6):
   outputs); `triton.return` the outputs.
 
 Options: `autotune-pointwise=true` (above); `persistent-reduction-threshold=1024`, the largest
-static r0_numel a persistent kernel takes (Inductor's bound for INNER reductions; it uses 64 for
+r0_numel a persistent kernel takes (a symbolic one: at run time) (Inductor's bound for INNER reductions; it uses 64 for
 the other hints, mlc for OUTER ones only); `num-sms=132` sets the SM count of the `Target` the launch
 heuristics size for (from it the reduction hint decides whether an output is wide enough for
 DEFAULT configs); `tile-2d=true`, 2-D tiles for pointwise kernels with a transposed access
@@ -105,7 +105,9 @@ from xdsl.utils.exceptions import PassFailedException
 from mlc.dialects import buffer, loops, triton
 from mlc.dialects.sym import CeilDiv, FloorDiv, ModularIndexing, equal, expr_str, symbol
 from mlc.analysis.flat_index import simplify_index
-from mlc.analysis.launch import H100, Target, index_bits, pointwise_configs, pointwise_configs_2d
+from mlc.analysis.launch import (
+    H100, Target, hinted, index_bits, pointwise_configs, pointwise_configs_2d, size_hint,
+)
 from mlc.passes.stages import check_stage
 from mlc.passes.pipeline import option
 
@@ -161,14 +163,15 @@ def select_tiling_2d(ranges: Sequence[sympy.Expr], indices: Sequence[tuple[sympy
     every access `(index, is_write)` unit-stride along some dimension k proposes the split after k
     and scores the elements it touches, doubled for a write and for each group of a good size.
     The best total wins when it reaches numel. Stays 1-D when every access is already coalesced
-    along xindex (unit stride or broadcast along the innermost dimension), when sizes are not
-    static, or when either group is smaller than MIN_TILE (a tile that small gains nothing)."""
+    along xindex (unit stride or broadcast along the innermost dimension), or when either group
+    is smaller than MIN_TILE (a tile that small gains nothing). Symbolic sizes count at the
+    size hint (`launch.hinted`); a symbolic stride is never 1 (sizes 0 and 1 are specialised)."""
     ranges = [sympy.sympify(r) for r in ranges]
     sized = [k for k, r in enumerate(ranges) if r != 1]
-    if len(sized) < 2 or not all(ranges[k].is_Integer for k in sized):
+    if len(sized) < 2:
         return None
     variables = [symbol(f"i{k}") for k in range(len(ranges))]
-    numel = int(sympy.Mul(*ranges))
+    numel = hinted(sympy.Mul(*ranges))
     strides = [([_strides(index, variables)[k] for k in sized], write) for index, write in indices]
     if all(st[-1] in (0, 1) for st, _ in strides):
         return None  # coalesced along xindex already
@@ -179,10 +182,10 @@ def select_tiling_2d(ranges: Sequence[sympy.Expr], indices: Sequence[tuple[sympy
         split = st.index(1) + 1
         if all(s == 0 for s in st[split:]):
             continue  # broadcast along every inner dim: not a real split
-        groups = [int(sympy.Mul(*[ranges[k] for k in sized[:split]])), int(sympy.Mul(*[ranges[k] for k in sized[split:]]))]
+        groups = [hinted(sympy.Mul(*[ranges[k] for k in sized[:split]])), hinted(sympy.Mul(*[ranges[k] for k in sized[split:]]))]
         if min(groups) < MIN_TILE:
             continue
-        score = int(sympy.Mul(*[ranges[k] for k, s in zip(sized, st) if s != 0]))
+        score = hinted(sympy.Mul(*[ranges[k] for k, s in zip(sized, st) if s != 0]))
         score *= 2 if write else 1
         for g in groups:
             score *= 2 if g % 32 == 0 else 1
@@ -539,7 +542,7 @@ class ConvertToTritonPass(ModulePass):
     ACCEPTS: ClassVar[tuple[str, ...]] = ("buffer",)
 
     autotune_pointwise: bool = option(True, "two configs per pointwise kernel for the runtime to time; false: one")
-    persistent_reduction_threshold: int = option(1024, "the largest static r0_numel a persistent (one-block) reduction takes")
+    persistent_reduction_threshold: int = option(1024, "the largest r0_numel a persistent (one-block) reduction takes")
     num_sms: int = option(132, "streaming multiprocessors (H100 SXM: 132) the launch heuristics size for")
     tile_2d: bool = option(True, "2-D (y, x) tiles for pointwise kernels with a transposed access; false: all 1-D")
     check_indices: bool = option(False, "positions loaded from memory assert their bounds on the device (MLC_DEBUG=1)")
@@ -618,11 +621,15 @@ class ConvertToTritonPass(ModulePass):
         origins = sorted({o for m in members for o in m.origin_names})
         rnumel: sympy.Expr | None = None
         ynumel: sympy.Expr | None = None
+        persistent_max: int | None = None
         if any(m.is_reduction for m in members):
-            from mlc.passes.triton_reduction import build_reduction_kernel  # it builds on this module
+            from mlc.passes.triton_reduction import build_reduction_kernels  # it builds on this module
 
-            kernel, args, numel, rnumel = build_reduction_kernel(
+            built = build_reduction_kernels(
                 members, layouts, roots, local, self.persistent_reduction_threshold, target, self.check_indices
+            )
+            variants, args, numel, rnumel, persistent_max = (
+                built.kernels, built.args, built.numel, built.rnumel, built.persistent_max
             )
         else:
             numels = [sympy.Mul(*m.range_exprs) for m in members]
@@ -639,23 +646,29 @@ class ConvertToTritonPass(ModulePass):
             for m in members:
                 builder.add_member(m)
             if builder.ynumel is not None:
-                configs = pointwise_configs_2d(int(builder.ynumel), int(builder.numel), self.autotune_pointwise, target)
+                configs = pointwise_configs_2d(
+                    size_hint(builder.ynumel), size_hint(builder.numel), self.autotune_pointwise, target
+                )
             else:  # a scatter adds into memory: it cannot be re-run to time configs
                 configs = pointwise_configs(builder.numel, self.autotune_pointwise and not scatters, target)
-            kernel, args, numel = builder.build("", origins, configs), builder.launch_args(), builder.numel
+            variants, args, numel = [builder.build("", origins, configs)], builder.launch_args(), builder.numel
             ynumel = builder.ynumel
         touched = {n for m in members for n in (*m.referenced_names(), *m.defined_names())}
         storages = [layouts[r] for r in sorted({roots.get(n, n) for n in touched}) if r in layouts]
-        if index_bits(numel * (rnumel or 1) * (ynumel or 1), storages) == 64:
-            kernel.attributes[triton.INDEX_BITS] = IntegerAttr(64, 64)
-        key = kernel_key(kernel)
-        if key not in kernels:
-            kernel.properties["sym_name"] = StringAttr(f"{kernel_base_name(kernel.kernel_kind, origins)}_{len(kernels)}")
-            kernels[key] = kernel
-        name = kernels[key].sym_name.data
+        wide = index_bits(numel * (rnumel or 1) * (ynumel or 1), storages) == 64
+        names = []
+        for kernel in variants:
+            if wide:
+                kernel.attributes[triton.INDEX_BITS] = IntegerAttr(64, 64)
+            key = kernel_key(kernel)
+            if key not in kernels:
+                kernel.properties["sym_name"] = StringAttr(f"{kernel_base_name(kernel.kernel_kind, origins)}_{len(kernels)}")
+                kernels[key] = kernel
+            names.append(kernels[key].sym_name.data)
         allocs = [triton.AllocOp(m.buffer.data, m.layout) for m in members
                   if m.buffer.data not in local and not isinstance(m, buffer.ScatterOp)]
-        return [*allocs, triton.LaunchOp(name, args, numel, rnumel, ynumel)]
+        looped = (names[1], persistent_max) if persistent_max is not None else None
+        return [*allocs, triton.LaunchOp(names[0], args, numel, rnumel, ynumel, looped)]
 
     @staticmethod
     def _tiling(members: list[buffer.ComputedOp], roots: dict[str, str], local: set[str]) -> int | None:

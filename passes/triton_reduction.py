@@ -9,6 +9,11 @@ ranges) and `r0_numel` reduced ones (the product of its reduce ranges). x tiles 
   most `persistent_threshold` (1024, Inductor's threshold for INNER reductions; 64 for OUTER
   ones, as Inductor's: `analysis/launch.py: use_persistent_reduction`): one
   R0_BLOCK = next_pow2(r0_numel) slice holds the whole row; `triton.reduce` reduces it.
+* Both over a symbolic r0_numel, unless it exceeds the bound at every size
+  (`persistent_up_to_limit`): the launch runs the persistent kernel up to the bound and the
+  looped one above it, as a static compile at each size would (Inductor always loops there).
+  The persistent kernel takes R0_BLOCK at launch; its configs are those of each power of two
+  up to the bound, R0_BLOCK in each (`persistent_reduction_configs_up_to`).
 * Looped (`triton_red_...`, kind `reduction`) otherwise: a `triton.rloop` over R0_BLOCK slices
   carries accumulators that `triton.accumulate` updates lane by lane; `triton.reduce` combines
   the lanes after the loop. Ops that do not vary along r0 and come before any reduction (x-only
@@ -66,9 +71,12 @@ from mlc.dialects.sym import equal, expr_str, is_size_symbol, symbol
 from mlc.analysis.launch import (
     H100,
     Target,
+    kernel_access_hint,
     kernel_hint,
     next_power_of_2,
     persistent_reduction_configs,
+    persistent_reduction_configs_up_to,
+    persistent_up_to_limit,
     product,
     reduction_configs,
     use_persistent_reduction,
@@ -291,7 +299,11 @@ class ReductionKernelBuilder(KernelBuilder):
         """Inductor's welford_reduce_fallback: mean = sum / n, m2 = sum((v - mean)^2), weight = n."""
         t = value.type
         total = self._append(triton.ReduceOp("sum", [value], [t], masks)).results[0]
-        count = self._append(_constant(int(self.rnumel), t)).results[0]
+        if self.rnumel.is_Integer:
+            count = self._append(_constant(int(self.rnumel), t)).results[0]
+        else:  # a symbolic r0_numel: the kernel's sizes give it
+            n = self._append(triton.ExprOp(self.rnumel, i64)).results[0]
+            count = self._append(arith.SIToFPOp(n, t)).results[0]
         mean = self._append(arith.DivfOp(total, count)).results[0]
         delta = self._append(arith.SubfOp(value, mean)).results[0]
         square = self._append(arith.MulfOp(delta, delta)).results[0]
@@ -452,7 +464,20 @@ def _result_types(kind: str, t: Attribute) -> list[Attribute]:
 # One group
 
 
-def build_reduction_kernel(
+@dataclass
+class ReductionKernels:
+    """What runs a group holding reductions: `kernels[0]`, or, for a symbolic r0_numel that a
+    persistent kernel may take, that kernel up to `persistent_max` and the looped `kernels[1]`
+    above; both take `args` (unnamed kernels: the pass names them)."""
+
+    kernels: list[triton.KernelOp]
+    args: list[str]
+    numel: sympy.Expr
+    rnumel: sympy.Expr
+    persistent_max: int | None = None
+
+
+def build_reduction_kernels(
     members: Sequence[buffer.ComputedOp],
     layouts: dict[str, buffer.LayoutAttr],
     roots: dict[str, str],
@@ -460,8 +485,10 @@ def build_reduction_kernel(
     persistent_threshold: int,
     target: Target,
     check_indices: bool = False,
-) -> tuple[triton.KernelOp, list[str], sympy.Expr, sympy.Expr]:
-    """The kernel of a group holding reductions (unnamed), its launch arguments, xnumel and r0_numel."""
+) -> ReductionKernels:
+    """The kernel(s) of a group holding reductions: persistent or looped by
+    `use_persistent_reduction`; over a symbolic r0_numel, both where `persistent_up_to_limit`
+    says a persistent kernel may fit."""
     reductions = [m for m in members if m.is_reduction]
     numel, rnumel = product(reductions[0].range_exprs), product(reductions[0].reduction_range_exprs)
     for m in reductions[1:]:
@@ -471,35 +498,69 @@ def build_reduction_kernel(
                 f"convert-to-triton: fused reductions iterate different (numel, r0_numel): {reductions[0].buffer.data} "
                 f"({expr_str(numel)}, {expr_str(rnumel)}), {m.buffer.data} ({expr_str(n)}, {expr_str(r)})"
             )
-    hint = kernel_hint(members, target)
-    persistent = use_persistent_reduction(rnumel, persistent_threshold, hint)
+    group = _Group(members, layouts, roots, local, numel, rnumel, kernel_hint(members, target), target, check_indices)
+    limit = persistent_up_to_limit(rnumel, persistent_threshold, kernel_access_hint(members))
+    if limit is not None:
+        persistent, args = group.kernel(persistent=True, limit=limit)
+        looped, looped_args = group.kernel(persistent=False)
+        if looped_args != args:
+            raise PassFailedException(
+                f"convert-to-triton: the persistent and looped kernels of {reductions[0].buffer.data} take different "
+                f"buffers: {args} and {looped_args}"
+            )
+        return ReductionKernels([persistent, looped], args, numel, rnumel, limit)
+    kernel, args = group.kernel(use_persistent_reduction(rnumel, persistent_threshold, group.hint))
+    return ReductionKernels([kernel], args, numel, rnumel)
 
-    def build(x_blocks: tuple[int, ...] = (), r_blocks: tuple[int, ...] = ()) -> tuple[ReductionKernelBuilder, triton.KernelOp]:
+
+@dataclass
+class _Group:
+    """A group holding reductions, as its kernels see it."""
+
+    members: Sequence[buffer.ComputedOp]
+    layouts: dict[str, buffer.LayoutAttr]
+    roots: dict[str, str]
+    local: set[str]
+    numel: sympy.Expr
+    rnumel: sympy.Expr
+    hint: str
+    target: Target
+    check_indices: bool
+
+    def kernel(self, persistent: bool, limit: int | None = None) -> tuple[triton.KernelOp, list[str]]:
+        """One kernel of the group with its configs, and its launch arguments; `limit`: a
+        persistent kernel over a symbolic r0_numel of at most this."""
+        numel, rnumel, hint, target = self.numel, self.rnumel, self.hint, self.target
+        builder, kernel = self._build(persistent)
+        if persistent and limit is not None:
+            configs = persistent_reduction_configs_up_to(numel, limit, hint, target)
+        elif persistent:
+            configs = persistent_reduction_configs(numel, int(rnumel), hint, target)
+        else:
+            ops = list(kernel.body.walk())
+            loads = sum(isinstance(op, triton.LoadOp) for op in ops)
+            reduces = sum(isinstance(op, triton.ReduceOp) for op in ops)
+            dynamic = len({s for s in (numel.free_symbols | rnumel.free_symbols)})
+            configs = reduction_configs(numel, rnumel, hint, loads, reduces, dynamic, target)
+        # The configs are known now; where their blocks make a mask constant that the Target's
+        # largest blocks did not, build again without it (the counts above do not depend on masks).
+        x_blocks = tuple(c.block_sizes["XBLOCK"] for c in configs)
+        r_blocks = () if persistent else tuple(c.block_sizes["R0_BLOCK"] for c in configs)
+        if constant_masks(numel, rnumel, persistent, x_blocks, r_blocks, target) != constant_masks(
+            numel, rnumel, persistent, target=target
+        ):
+            builder, kernel = self._build(persistent, x_blocks, r_blocks)
+        kernel.properties["configs"] = ArrayAttr(configs)
+        return kernel, builder.launch_args()
+
+    def _build(
+        self, persistent: bool, x_blocks: tuple[int, ...] = (), r_blocks: tuple[int, ...] = ()
+    ) -> tuple[ReductionKernelBuilder, triton.KernelOp]:
         builder = ReductionKernelBuilder(
-            numel, layouts, roots, local, rnumel=rnumel, persistent=persistent, target=target,
-            check_indices=check_indices, x_blocks=x_blocks, r_blocks=r_blocks,
+            self.numel, self.layouts, self.roots, self.local, rnumel=self.rnumel, persistent=persistent,
+            target=self.target, check_indices=self.check_indices, x_blocks=x_blocks, r_blocks=r_blocks,
         )
-        builder.count_reads(members)
-        for m in members:
+        builder.count_reads(self.members)
+        for m in self.members:
             builder.add_member(m)
-        return builder, builder.build("", sorted({o for m in members for o in m.origin_names}), [])
-
-    builder, kernel = build()
-    if persistent:
-        configs = persistent_reduction_configs(numel, int(rnumel), hint, target)
-    else:
-        ops = list(kernel.body.walk())
-        loads = sum(isinstance(op, triton.LoadOp) for op in ops)
-        reduces = sum(isinstance(op, triton.ReduceOp) for op in ops)
-        dynamic = len({s for s in (numel.free_symbols | rnumel.free_symbols)})
-        configs = reduction_configs(numel, rnumel, hint, loads, reduces, dynamic, target)
-    # The configs are known now; where their blocks make a mask constant that the Target's
-    # largest blocks did not, build again without it (the counts above do not depend on masks).
-    x_blocks = tuple(c.block_sizes["XBLOCK"] for c in configs)
-    r_blocks = () if persistent else tuple(c.block_sizes["R0_BLOCK"] for c in configs)
-    if constant_masks(numel, rnumel, persistent, x_blocks, r_blocks, target) != constant_masks(
-        numel, rnumel, persistent, target=target
-    ):
-        builder, kernel = build(x_blocks, r_blocks)
-    kernel.properties["configs"] = ArrayAttr(configs)
-    return kernel, builder.launch_args(), numel, rnumel
+        return builder, builder.build("", sorted({o for m in self.members for o in m.origin_names}), [])

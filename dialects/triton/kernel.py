@@ -132,6 +132,15 @@ class KernelOp(IRDLOperation):
         return sorted(found, key=lambda n: int(n[1:]))
 
     @property
+    def takes_r0_block(self) -> bool:
+        """R0_BLOCK is a launch parameter, set by each config: a looped reduction's, and a
+        persistent one's over a symbolic r0_numel (next_pow2(r0_numel), known at launch); a
+        persistent kernel over a static r0_numel fixes it in its body."""
+        return self.kernel_kind == "reduction" or (
+            self.kernel_kind == "persistent_reduction" and self.r0_numel is not None and not self.r0_numel.expr.is_Integer
+        )
+
+    @property
     def is_tiled(self) -> bool:
         """A 2-D tiled pointwise kernel (`ynumel` set): grid (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK))."""
         return self.ynumel is not None
@@ -153,7 +162,7 @@ class KernelOp(IRDLOperation):
             if arg.name_hint in seen:
                 raise VerifyException(f"triton.kernel: argument %{arg.name_hint} appears twice")
             seen.add(arg.name_hint)
-        blocks = {"reduction": ["R0_BLOCK", "XBLOCK"]}.get(kind, ["XBLOCK", "YBLOCK"] if self.is_tiled else ["XBLOCK"])
+        blocks = ["R0_BLOCK", "XBLOCK"] if self.takes_r0_block else ["XBLOCK", "YBLOCK"] if self.is_tiled else ["XBLOCK"]
         for c in self.config_list:
             if not isinstance(c, ConfigAttr):
                 raise VerifyException(f"triton.kernel: configs are #triton.config, got {c}")
@@ -163,10 +172,6 @@ class KernelOp(IRDLOperation):
                 )
         if INDEX_BITS in self.attributes and self.index_bits not in (32, 64):
             raise VerifyException(f"triton.kernel: {INDEX_BITS} is 32 or 64, got {self.attributes[INDEX_BITS]}")
-        if kind == "persistent_reduction" and not (self.r0_numel is not None and self.r0_numel.expr.is_Integer):
-            raise VerifyException(
-                "triton.kernel: a persistent_reduction needs a static r0_numel (R0_BLOCK is its next power of two)"
-            )
         for op in self.body.block.ops:
             dialect = op.name.split(".")[0]
             if dialect == "triton" and not isinstance(op, KernelBodyOp) or dialect not in ("triton", "arith", "math"):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import sympy
-from xdsl.dialects.builtin import ArrayAttr, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr, SymbolRefAttr, i64
 from xdsl.ir import Attribute, Region
 from xdsl.irdl import (
     IRDLOperation,
@@ -113,7 +113,11 @@ class AllocOp(_NamedLayoutOp):
 @irdl_op_definition
 class LaunchOp(WrapperBodyOp):
     """`triton.launch @triton_poi_fused_gelu_0(@arg0_1, @buf0) xnumel 512`: one buffer per
-    kernel pointer, in order; `kernel.run(arg0_1, buf0, 512, ...)`, grid `cdiv(xnumel, XBLOCK)`."""
+    kernel pointer, in order; `kernel.run(arg0_1, buf0, 512, ...)`, grid `cdiv(xnumel, XBLOCK)`.
+
+    A persistent kernel over a symbolic r0_numel names the looped kernel that runs larger ones:
+    `triton.launch @triton_per_fused_0(@a, @b) xnumel s0 r0_numel s1 else @triton_red_fused_1
+    when r0_numel > 1024` (the same buffers; which one runs is decided at run time)."""
 
     name = "triton.launch"
     kernel = prop_def(SymbolRefAttr)
@@ -121,21 +125,35 @@ class LaunchOp(WrapperBodyOp):
     xnumel = prop_def(ExprAttr)
     r0_numel = opt_prop_def(ExprAttr)
     ynumel = opt_prop_def(ExprAttr)
+    looped = opt_prop_def(SymbolRefAttr)
+    persistent_max = opt_prop_def(IntegerAttr)
 
     def __init__(
         self, kernel: str, args: Sequence[str], xnumel: sympy.Expr | int, r0_numel: sympy.Expr | int | None = None,
-        ynumel: sympy.Expr | int | None = None,
+        ynumel: sympy.Expr | int | None = None, looped: tuple[str, int] | None = None,
     ):
         props: dict[str, Attribute] = {"kernel": SymbolRefAttr(kernel), "args": _refs(args), "xnumel": ExprAttr(xnumel)}
         if r0_numel is not None:
             props["r0_numel"] = ExprAttr(r0_numel)
         if ynumel is not None:
             props["ynumel"] = ExprAttr(ynumel)
+        if looped is not None:
+            props["looped"] = SymbolRefAttr(looped[0])
+            props["persistent_max"] = IntegerAttr(looped[1], i64)
         super().__init__(properties=props)
 
     @property
     def kernel_name(self) -> str:
         return self.kernel.root_reference.data
+
+    @property
+    def looped_kernel_name(self) -> str | None:
+        return None if self.looped is None else self.looped.root_reference.data
+
+    @property
+    def kernel_names(self) -> list[str]:
+        """The kernels this launch may run: the one named first, and a looped one for large r0_numel."""
+        return [self.kernel_name] + ([self.looped.root_reference.data] if self.looped is not None else [])
 
     @property
     def arg_names(self) -> list[str]:
@@ -144,24 +162,41 @@ class LaunchOp(WrapperBodyOp):
     def referenced_names(self) -> list[str]:
         return self.arg_names
 
-    def lookup_kernel(self) -> KernelOp | None:
+    def lookup_kernel(self, name: str | None = None) -> KernelOp | None:
         wrapper = self.parent_op()
         module = wrapper.parent_op() if wrapper is not None else None
         if module is None:
             return None
+        name = self.kernel_name if name is None else name
         for op in module.regions[0].block.ops:
-            if isinstance(op, KernelOp) and op.sym_name.data == self.kernel_name:
+            if isinstance(op, KernelOp) and op.sym_name.data == name:
                 return op
         return None
 
     def verify_(self) -> None:
+        if (self.looped is None) != (self.persistent_max is None):
+            raise VerifyException("triton.launch: a looped kernel and its r0_numel bound go together")
+        for name in self.kernel_names:
+            kernel = self.lookup_kernel(name)
+            if kernel is None:
+                raise VerifyException(f"triton.launch: no triton.kernel @{name} in this module")
+            self._verify_kernel(kernel)
         kernel = self.lookup_kernel()
-        if kernel is None:
-            raise VerifyException(f"triton.launch: no triton.kernel @{self.kernel_name} in this module")
+        assert kernel is not None
+        choosing = kernel.kernel_kind == "persistent_reduction" and kernel.takes_r0_block
+        if choosing != (self.looped is not None):
+            raise VerifyException(
+                f"triton.launch: a persistent kernel over a symbolic r0_numel, and only one, names a looped kernel "
+                f"for the sizes above its bound (`else @k when r0_numel > N`): @{self.kernel_name}"
+            )
+        if self.looped is not None and self.persistent_max is not None:
+            self._verify_choice(kernel, self.persistent_max.value.data)
+
+    def _verify_kernel(self, kernel: KernelOp) -> None:
         ptrs = kernel.body.block.args
         if len(ptrs) != len(self.args):
             raise VerifyException(
-                f"triton.launch: @{self.kernel_name} takes {len(ptrs)} pointers, got {len(self.args)} buffers"
+                f"triton.launch: @{kernel.sym_name.data} takes {len(ptrs)} pointers, got {len(self.args)} buffers"
             )
         pairs = ((self.xnumel, kernel.xnumel, "xnumel"), (self.r0_numel, kernel.r0_numel, "r0_numel"),
                  (self.ynumel, kernel.ynumel, "ynumel"))
@@ -169,13 +204,29 @@ class LaunchOp(WrapperBodyOp):
             if (mine is None) != (theirs is None) or (
                 mine is not None and theirs is not None and not theirs.expr.free_symbols and mine.expr != theirs.expr
             ):
-                raise VerifyException(f"triton.launch: {what} does not match @{self.kernel_name}'s")
+                raise VerifyException(f"triton.launch: {what} does not match @{kernel.sym_name.data}'s")
+
+    def _verify_choice(self, persistent: KernelOp, bound: int) -> None:
+        looped = self.lookup_kernel(self.looped_kernel_name)
+        if looped is None or looped.kernel_kind != "reduction":
+            raise VerifyException(f"triton.launch: @{self.looped_kernel_name} is not a looped reduction kernel")
+        if bound < 1:
+            raise VerifyException(f"triton.launch: the persistent kernel's bound must be positive, got {bound}")
+        blocks = {c.block_sizes["R0_BLOCK"] for c in persistent.config_list if "R0_BLOCK" in c.block_sizes}
+        missing = [r for r in (2**k for k in range((bound - 1).bit_length() + 1)) if r not in blocks]
+        if missing:
+            raise VerifyException(
+                f"triton.launch: @{self.kernel_name} runs r0_numel up to {bound}, but no config has R0_BLOCK "
+                f"{', '.join(map(str, missing))}"
+            )
 
     def print(self, printer: Printer) -> None:
         printer.print_string(f" @{self.kernel_name}(")
         _print_names(printer, self.arg_names)
         printer.print_string(")")
         _print_numels(printer, self.xnumel, self.r0_numel, self.ynumel)
+        if self.looped is not None and self.persistent_max is not None:
+            printer.print_string(f" else @{self.looped_kernel_name} when r0_numel > {self.persistent_max.value.data}")
 
     @classmethod
     def parse(cls, parser: Parser) -> LaunchOp:
@@ -184,8 +235,15 @@ class LaunchOp(WrapperBodyOp):
         args = _parse_ref_list(parser)
         parser.parse_punctuation(")")
         xnumel, r0_numel, ynumel = _parse_numels(parser)
+        looped = None
+        if parser.parse_optional_keyword("else"):
+            name = parser.parse_symbol_name().data
+            parser.parse_keyword("when")
+            parser.parse_keyword("r0_numel")
+            parser.parse_punctuation(">")
+            looped = (name, parser.parse_integer(allow_boolean=False, allow_negative=False))
         r0 = None if r0_numel is None else r0_numel.expr
-        return cls(kernel, args, xnumel.expr, r0, None if ynumel is None else ynumel.expr)
+        return cls(kernel, args, xnumel.expr, r0, None if ynumel is None else ynumel.expr, looped)
 
 
 @irdl_op_definition
@@ -265,6 +323,21 @@ class ReturnOp(WrapperBodyOp):
         return cls(_parse_ref_list(parser))
 
 
+def _verify_pointees(op: LaunchOp, live: dict[str, LayoutAttr | None]) -> None:
+    """Each buffer a launch passes holds what the kernels' pointers point to."""
+    for name in op.kernel_names:
+        kernel = op.lookup_kernel(name)
+        if kernel is None:
+            continue
+        for arg, ptr in zip(op.arg_names, kernel.body.block.args):
+            layout = live[arg]
+            dtype = layout.dtype if layout is not None else None
+            if isinstance(ptr.type, PtrType) and dtype is not None and ptr.type.pointee != dtype:
+                raise _blame(
+                    op, f"triton.launch: buffer '{arg}' holds {dtype} but %{ptr.name_hint} of @{name} points to {ptr.type.pointee}"
+                )
+
+
 @irdl_op_definition
 class WrapperOp(IRDLOperation):
     """The host function `call(args)`: inputs, allocations, launches, extern calls, views, frees,
@@ -312,16 +385,8 @@ class WrapperOp(IRDLOperation):
                 if ref not in live:
                     why = "already freed" if ref in dead else "not defined before this use"
                     raise _blame(op, f"{op.name}: buffer '{ref}' is {why}")
-            if isinstance(op, LaunchOp) and (kernel := op.lookup_kernel()) is not None:
-                for arg, ptr in zip(op.arg_names, kernel.body.block.args):
-                    layout = live[arg]
-                    dtype = layout.dtype if layout is not None else None
-                    if isinstance(ptr.type, PtrType) and dtype is not None and ptr.type.pointee != dtype:
-                        raise _blame(
-                            op,
-                            f"triton.launch: buffer '{arg}' holds {dtype} but %{ptr.name_hint} of "
-                            f"@{op.kernel_name} points to {ptr.type.pointee}",
-                        )
+            if isinstance(op, LaunchOp):
+                _verify_pointees(op, live)
             if isinstance(op, FreeOp):
                 for name in op.freed:
                     dead.add(name)

@@ -1,4 +1,5 @@
-"""bench/models.py works: `--quick --models llama --skip inductor` on CPU (Triton's interpreter).
+"""bench/models.py works: `--quick --models llama --skip inductor` on CPU (Triton's interpreter);
+so does bench/dynamic.py (`--quick --models gpt2`).
 
 The script runs in a subprocess with no GPU visible, so this checks the script, never the GPU
 numbers: both modes give a row, mlc's logits, loss and every gradient are within tolerance of
@@ -48,6 +49,24 @@ def test_quick_llama_on_cpu(tmp_path: Path) -> None:
     assert {"loss", "logits", "grad model.embed_tokens.weight", "grad lm_head.weight"} <= set(training["rel_errors"]["mlc"])
     assert len(grads) == 12  # embeddings, 4 attention + 3 MLP projections, 2 norms, final norm, head
     assert max(training["rel_errors"]["mlc"].values()) < 2e-2
+
+
+def test_quick_dynamic_lengths_on_cpu(tmp_path: Path) -> None:
+    """bench/dynamic.py: one dynamic compile serves the three lengths, each row has both
+    interleaved timings with a spread and errors within tolerance of eager's."""
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TRITON_INTERPRET="1", MLC_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("MLC_FALLBACK", None)
+    out_json = tmp_path / "dynamic.json"
+    cmd = [sys.executable, str(ROOT / "bench" / "dynamic.py"), "--quick", "--models", "gpt2", "--modes", "inference",
+           "--rounds", "2", "--calls", "2", "--warmup", "1", "--json", str(out_json)]
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = json.loads(out_json.read_text())
+    assert [r["seq"] for r in rows] == [5, 7, 8] and rows[-1]["dynamic compiles so far"] == 1
+    for row in rows:
+        for label in ("dynamic", "static"):
+            low, high = (float(v) for v in row[f"{label} spread"].split("-"))
+            assert 0 < low <= row[f"{label} ms"] <= high and row[f"{label} worst rel err"] < 2e-2
 
 
 def test_unknown_model_is_a_usage_error() -> None:

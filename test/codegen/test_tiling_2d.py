@@ -126,7 +126,43 @@ def test_select_tiling_2d() -> None:
     assert select_tiling_2d([64, 32], [(i1 + 32 * i0, False), (i1, False), (i1 + 32 * i0, True)]) is None  # coalesced
     assert select_tiling_2d([8, 64], [(i0 + 8 * i1, False), (i1 + 64 * i0, True)]) is None  # y group too small
     assert select_tiling_2d([64, 1, 32], [(i0 + 64 * i2, False), (i2 + 32 * i0, True)]) == 1  # size-1 dim
-    assert select_tiling_2d([sympy.Symbol("s0"), 32], transposed) is None  # dynamic sizes stay 1-D
+    s0, s1 = sympy.Symbol("s0"), sympy.Symbol("s1")
+    assert select_tiling_2d([s0, 32], transposed) == 1  # a symbolic size counts at its hint
+    assert select_tiling_2d([s0, s1], [(i0 + s0 * i1, False), (i1 + s1 * i0, True)]) == 1
+    assert select_tiling_2d([s0, 8], [(i0 + s0 * i1, False), (i1 + 8 * i0, True)]) is None  # x group too small
+
+
+def symbolic_transposed_add() -> str:
+    """transposed_add over [s0, s1]: the sizes come first, as Dynamo passes them."""
+    text = transposed_add(0, 0, "f32").replace("[0, 0], [0, 1]", "[s1, s0], [s0, 1]", 1)
+    text = text.replace("[0, 0], [0, 1]", "[s0, s1], [s1, 1]").replace("ranges [0, 0]", "ranges [s0, s1]")
+    text = text.replace("i0 + 0*i1", "i0 + s0*i1").replace("i1 + 0*i0", "i1 + s1*i0")
+    return text.replace("buffer.graph @forward {", 'buffer.graph @forward {\n  buffer.size_input "s0_in" <s0>\n  buffer.size_input "s1_in" <s1>')
+
+
+@pytest.mark.parametrize("m, n", [(67, 45), (33, 130), (2, 300)])
+def test_transposed_add_over_symbolic_sizes(m: int, n: int) -> None:
+    module = convert(symbolic_transposed_add())
+    kernel = kernel_of(module)
+    assert kernel.is_tiled and str(kernel.ynumel.expr) == "s0" and str(kernel.xnumel.expr) == "s1"  # type: ignore[union-attr]
+    x, y = torch.randn(n, m, device=DEVICE), torch.randn(m, n, device=DEVICE)
+    for out in run_all_configs(module, [m, n, x, y]):
+        torch.testing.assert_close(out, (x.t() + y) * 2)
+
+
+def test_y_programs_past_the_grid_limit_wrap_into_z(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A symbolic ynumel may need more y programs than CUDA allows: they wrap into the grid's z
+    dimension and the kernel counts them back (here with the limit lowered to 2 programs)."""
+    from mlc.codegen import triton_helpers
+
+    monkeypatch.setattr(triton_helpers, "MAX_GRID_Y", 2)
+    module = convert(symbolic_transposed_add())
+    assert "tl.program_id(2) * tl.num_programs(1)" in emit_python(module)
+    m, n = 200, 37  # 200 rows: 7 y programs of YBLOCK 32 -> grid y 2, z 4 (the last one masked off)
+    assert triton_helpers._grid({"XBLOCK": 32, "YBLOCK": 32}, n, m) == (2, 2, 4)
+    x, y = torch.randn(n, m, device=DEVICE), torch.randn(m, n, device=DEVICE)
+    for out in run_all_configs(module, [m, n, x, y]):
+        torch.testing.assert_close(out, (x.t() + y) * 2)
 
 
 def test_configs_2d() -> None:

@@ -9,6 +9,7 @@ forward graph (and one backward where it trains).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,22 @@ PROGRAMS: dict[str, Callable[..., Any]] = {
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_forward(name: str, dump: Path) -> None:
     compiles_once(PROGRAMS[name], rows(), dump)
+
+
+# Lengths on both sides of each persistent bound: 1024 for rows, 64 for columns (OUTER).
+ACROSS_BOUNDS = [(3, 1500), (17, 1024), (5, 1025), (33, 700), (64, 40), (130, 65)]
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_persistent_up_to_the_bound_looped_above(name: str, dump: Path) -> None:
+    """A reduction over a symbolic length runs a persistent kernel (R0_BLOCK chosen at launch)
+    up to the bound and a looped one above it; every length matches eager."""
+    inputs = [[torch.randn(r, c), torch.randn(c)] for r, c in ACROSS_BOUNDS]
+    compiles_once(PROGRAMS[name], inputs, dump)
+    [source] = [p.read_text() for p in dump.glob("graph_*_inference/module.py")]
+    if name != "gelu_bias":
+        assert re.search(r"if s\d <= (1024|64):", source), source
+        assert "def triton_per_" in source and "def triton_red_" in source
 
 
 VIEWS: dict[str, Callable[..., Any]] = {

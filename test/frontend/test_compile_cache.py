@@ -247,10 +247,11 @@ def test_autotuned_config_is_kept(tmp_path, monkeypatch):
     triton_helpers._kept_tuned(kernel, configs, 200, ())  # other sizes: tuned
     triton_helpers._kept_tuned(SimpleNamespace(cache_key="4567"), configs, 100, ())  # another kernel
     triton_helpers._kept_tuned(kernel, configs[:1] + (dict(XBLOCK=32, num_warps=4),), 100, ())  # other configs
-    assert tunings == [100, 200, 100, 100]
-    assert len(list((tmp_path / "autotune").iterdir())) == 4
+    triton_helpers._kept_tuned(kernel, configs, 100, (100, 700))  # another r0_numel
+    assert tunings == [100, 200, 100, 100, 100]
+    assert len(list((tmp_path / "autotune").iterdir())) == 5
     for damage in ("{", json.dumps({"config": dict(XBLOCK=512, num_warps=8)}), "[]"):
         kept.write_text(damage)
         assert triton_helpers._kept_tuned(kernel, configs, 100, ()) == configs[1]
         assert json.loads(kept.read_text()) == {"config": configs[1]}
-    assert tunings == [100, 200, 100, 100, 100, 100, 100]
+    assert tunings == [100, 200, 100, 100, 100, 100, 100, 100]

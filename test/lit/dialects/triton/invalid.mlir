@@ -264,8 +264,9 @@ triton.kernel @k reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9000 co
 
 // -----
 
-// expected-error@+1 {{a persistent_reduction needs a static r0_numel}}
-triton.kernel @k persistent_reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel s0 {
+// Over a symbolic r0_numel, R0_BLOCK is next_pow2(r0_numel) at launch: each config names its own.
+// expected-error@+1 {{a persistent_reduction kernel's configs set R0_BLOCK and XBLOCK}}
+triton.kernel @k persistent_reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel s0 configs [#triton.config<XBLOCK = 1, num_warps = 2, num_stages = 1>] {
 }
 
 // -----
@@ -482,4 +483,68 @@ triton.wrapper @call {
   // expected-error@+1 {{triton.input: size s0 is not given by any input of the wrapper}}
   triton.input "x" #buffer.layout<[2*s0], [1], f32>
   triton.return @x
+}
+
+// -----
+
+triton.kernel @per persistent_reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel s0 configs [#triton.config<XBLOCK = 1, R0_BLOCK = 1, num_warps = 2, num_stages = 1>] {
+}
+triton.wrapper @call {
+  triton.size_input "arg0_1" s0
+  triton.alloc "buf0" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{a persistent kernel over a symbolic r0_numel, and only one, names a looped kernel for the sizes above its bound}}
+  triton.launch @per(@buf0) xnumel 8 r0_numel s0
+  triton.return @buf0
+}
+
+// -----
+
+triton.kernel @red reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel s0 configs [#triton.config<XBLOCK = 1, R0_BLOCK = 64, num_warps = 2, num_stages = 1>] {
+}
+triton.wrapper @call {
+  triton.size_input "arg0_1" s0
+  triton.alloc "buf0" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{and only one, names a looped kernel}}
+  triton.launch @red(@buf0) xnumel 8 r0_numel s0 else @red when r0_numel > 4
+  triton.return @buf0
+}
+
+// -----
+
+triton.kernel @per persistent_reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel s0 configs [#triton.config<XBLOCK = 1, R0_BLOCK = 1, num_warps = 2, num_stages = 1>] {
+}
+triton.wrapper @call {
+  triton.size_input "arg0_1" s0
+  triton.alloc "buf0" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{@per is not a looped reduction kernel}}
+  triton.launch @per(@buf0) xnumel 8 r0_numel s0 else @per when r0_numel > 1
+  triton.return @buf0
+}
+
+// -----
+
+triton.kernel @per persistent_reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel s0 configs [#triton.config<XBLOCK = 1, R0_BLOCK = 1, num_warps = 2, num_stages = 1>, #triton.config<XBLOCK = 1, R0_BLOCK = 4, num_warps = 2, num_stages = 1>] {
+}
+triton.kernel @red reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel s0 configs [#triton.config<XBLOCK = 1, R0_BLOCK = 64, num_warps = 2, num_stages = 1>] {
+}
+triton.wrapper @call {
+  triton.size_input "arg0_1" s0
+  triton.alloc "buf0" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{@per runs r0_numel up to 3, but no config has R0_BLOCK 2}}
+  triton.launch @per(@buf0) xnumel 8 r0_numel s0 else @red when r0_numel > 3
+  triton.return @buf0
+}
+
+// -----
+
+triton.kernel @per persistent_reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel s0 configs [#triton.config<XBLOCK = 1, R0_BLOCK = 1, num_warps = 2, num_stages = 1>] {
+}
+triton.kernel @red reduction(%in_ptr0: !triton.ptr<i64>) xnumel 8 r0_numel s0 configs [#triton.config<XBLOCK = 1, R0_BLOCK = 64, num_warps = 2, num_stages = 1>] {
+}
+triton.wrapper @call {
+  triton.size_input "arg0_1" s0
+  triton.alloc "buf0" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{buffer 'buf0' holds f32 but %in_ptr0 of @red points to i64}}
+  triton.launch @per(@buf0) xnumel 8 r0_numel s0 else @red when r0_numel > 1
+  triton.return @buf0
 }

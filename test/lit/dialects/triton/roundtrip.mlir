@@ -191,3 +191,24 @@ triton.kernel @triton_poi_fused_embedding_6 pointwise(%in_ptr0: !triton.ptr<i64>
 // CHECK-NEXT:    %{{.*}} = triton.load %in_ptr1[x0 + 16*ind0] indirect(%[[K]]) mask xmask : f32
 // CHECK-NEXT:    %{{.*}} = triton.expr x0 + 16*ind0 indirect(%[[K]]) : i64
 // CHECK-NEXT:    triton.store %out_ptr0[x0 + 16*ind0] indirect(%[[K]]), %{{.*}} atomic_add mask xmask : f32
+
+// A persistent kernel over a symbolic r0_numel (R0_BLOCK in each config) with the looped
+// kernel its launch runs above the bound.
+
+triton.kernel @triton_per_fused_sum_0 persistent_reduction(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel s0 configs [#triton.config<XBLOCK = 1, R0_BLOCK = 1, num_warps = 2, num_stages = 1>, #triton.config<XBLOCK = 1, R0_BLOCK = 2, num_warps = 2, num_stages = 1>, #triton.config<XBLOCK = 1, R0_BLOCK = 4, num_warps = 2, num_stages = 1>] {
+  triton.index x0 = xindex
+  %0 = triton.load %in_ptr0[r0_index + s0*x0] mask r0_mask, xmask other 0.0 : f32
+  %1 = triton.reduce sum %0 mask r0_mask, xmask : f32 -> f32
+  triton.store %out_ptr0[x0], %1 mask xmask : f32
+}
+triton.kernel @triton_red_fused_sum_1 reduction(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel s0 configs [#triton.config<XBLOCK = 1, R0_BLOCK = 64, num_warps = 2, num_stages = 1>] {
+}
+triton.wrapper @call_dynamic {
+  triton.size_input "arg0_1" s0
+  triton.input "arg1_1" #buffer.layout<[8, s0], [s0, 1], f32>
+  triton.alloc "buf0" #buffer.layout<[8], [1], f32>
+  triton.launch @triton_per_fused_sum_0(@arg1_1, @buf0) xnumel 8 r0_numel s0 else @triton_red_fused_sum_1 when r0_numel > 4
+  triton.return @buf0
+}
+// CHECK-LABEL: triton.kernel @triton_per_fused_sum_0 persistent_reduction({{.*}}) xnumel 8 r0_numel s0 configs [#triton.config<XBLOCK = 1, R0_BLOCK = 1, num_warps = 2, num_stages = 1>,
+// CHECK:         triton.launch @triton_per_fused_sum_0(@arg1_1, @buf0) xnumel 8 r0_numel s0 else @triton_red_fused_sum_1 when r0_numel > 4

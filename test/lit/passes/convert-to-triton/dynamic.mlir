@@ -1,14 +1,21 @@
 // RUN: mlc-opt %s -p convert-to-triton | filecheck %s
 
 // Dynamic shapes: each kernel runs over symbolic numels and masks by them. The softmax over
-// 32 columns stays persistent (its r0_numel is static) over s0*s1 rows; the column sum over
-// s1 rows is looped, the variant right for every s1; both index in 64 bits (a symbolic
-// extent may pass 2^31). The column sum's input steps 32*s1 per output row: the kernel takes
+// 32 columns stays persistent (its r0_numel is static) over s0*s1 rows. The column sum over
+// s1 rows gets two kernels: persistent up to 64 rows (the bound of a reduction along a
+// strided dim), R0_BLOCK in each config (one set per power of two up to 64), and looped
+// above; the launch picks by s1 at run time. Every kernel indexes in 64 bits (a symbolic
+// extent may pass 2^31). The column sum's input steps 32*s1 per output row: the kernels take
 // s1 as an argument. The wrapper takes the sizes and allocates symbolic layouts.
 // CHECK:      triton.kernel @triton_per_fused__softmax_add_relu_view_0 persistent_reduction({{.*}}) xnumel s0*s1 r0_numel 32
 // CHECK:        triton.load %in_ptr0[r0_0 + 32*x0] mask xmask
 // CHECK:      } attributes {index_bits = 64 : i64}
-// CHECK:      triton.kernel @triton_red_fused_add_relu_sum_view_1 reduction({{.*}}) xnumel 32*s0 r0_numel s1
+// CHECK:      triton.kernel @triton_per_fused_add_relu_sum_view_1 persistent_reduction({{.*}}) xnumel 32*s0 r0_numel s1 origins [{{.*}}] configs [#triton.config<XBLOCK = 1, R0_BLOCK = 1, {{.*}}, #triton.config<XBLOCK = 128, R0_BLOCK = 32, {{.*}} R0_BLOCK = 64, {{[^R]*}}] {
+// CHECK:        triton.load %in_ptr0[x0 + 32*r0_0 + 32*s1*x1] mask r0_mask, xmask
+// CHECK:        triton.reduce sum
+// CHECK:      } attributes {index_bits = 64 : i64}
+// CHECK:      triton.kernel @triton_red_fused_add_relu_sum_view_2 reduction({{.*}}) xnumel 32*s0 r0_numel s1
+// CHECK:        triton.rloop
 // CHECK:        triton.load %in_ptr0[x0 + 32*r0_0 + 32*s1*x1] mask r0_mask, xmask
 // CHECK:      } attributes {index_bits = 64 : i64}
 // CHECK:      triton.wrapper @call {
@@ -17,7 +24,7 @@
 // CHECK:        triton.alloc "buf2" #buffer.layout<[s0, s1, 32], [32*s1, 32, 1], f32>
 // CHECK-NEXT:   triton.launch @triton_per_fused__softmax_add_relu_view_0(@arg2_1, @arg3_1, @buf2) xnumel s0*s1 r0_numel 32
 // CHECK-NEXT:   triton.alloc "buf3" #buffer.layout<[s0, 32], [32, 1], f32>
-// CHECK-NEXT:   triton.launch @triton_red_fused_add_relu_sum_view_1(@arg2_1, @arg3_1, @buf3) xnumel 32*s0 r0_numel s1
+// CHECK-NEXT:   triton.launch @triton_per_fused_add_relu_sum_view_1(@arg2_1, @arg3_1, @buf3) xnumel 32*s0 r0_numel s1 else @triton_red_fused_add_relu_sum_view_2 when r0_numel > 64
 buffer.graph @forward {
   buffer.size_input "arg0_1" <s0>
   buffer.size_input "arg1_1" <s1>
