@@ -6,7 +6,8 @@
     python bench/dynamic.py --quick                            # tiny configs (CPU: Triton's interpreter)
 
 For each model of `bench/models.py` (same configs, bfloat16 on CUDA) and each mode, mlc compiles
-the model once with `dynamic=True` and runs it at every length; a second copy is compiled with
+the model once with `dynamic=True` (`--dynamic sequence`: with `mark_dynamic` on the inputs'
+sequence dim, the rest static) and runs it at every length; a second copy is compiled with
 `dynamic=False`, which Dynamo recompiles at each length. Each length's row: both wall-clock
 timings (ms per call in rounds of `--calls` back-to-back calls, rounds alternating between the
 two compiles: median and min-max over `--rounds`; `models.time_interleaved`), dynamic/static, the GPU time per call (the kernels' durations
@@ -64,13 +65,18 @@ def bench(name: str, mode: str, lengths: Sequence[int], args: argparse.Namespace
     device = torch.device("cuda" if models.CUDA else "cpu")
     size = models.SIZES[name][1 if args.quick else 0]
     base = models.build(name, args.quick, models.Size(size.batch, max(lengths)), device, models.DTYPES[args.dtype])
-    dynamic = torch.compile(copy.deepcopy(base.model), backend=mlc_backend, fullgraph=True, dynamic=True)
+    everything = args.dynamic == "all"  # dynamic=True; else only the sequence dim, marked on each input
+    dynamic = torch.compile(copy.deepcopy(base.model), backend=mlc_backend, fullgraph=True,
+                            dynamic=True if everything else None)
     static = torch.compile(copy.deepcopy(base.model), backend=mlc_backend, fullgraph=True, dynamic=False)
     rows = []
     dynamic_compiles = 0
     for seq in lengths:
         kernels: dict[str, dict[str, float] | None] = {}
         inputs = {k: v[:, :seq].contiguous() for k, v in base.inputs.items()}
+        if not everything:
+            for v in inputs.values():
+                torch._dynamo.mark_dynamic(v, 1)
         expected = models.step(base.model, inputs, mode)
         row: dict[str, Any] = {"model": name, "mode": mode, "batch": size.batch, "seq": seq}
         calls = {}
@@ -130,6 +136,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--lengths", default="128,200,512")
     parser.add_argument("--dtype", default="bfloat16", choices=sorted(models.DTYPES))
     parser.add_argument("--quick", action="store_true", help="tiny configs and lengths 5,7,8")
+    parser.add_argument("--dynamic", default="all", choices=["all", "sequence"],
+                        help="all: dynamic=True (every size and float symbolic, as Dynamo makes them); "
+                             "sequence: mark_dynamic on the inputs' sequence dim only")
     parser.add_argument("--warmup", type=int, default=10, help="calls of each compile before timing")
     parser.add_argument("--rounds", type=int, default=15, help="timed rounds, alternating dynamic and static")
     parser.add_argument("--calls", type=int, default=20, help="calls per round, back to back")

@@ -66,6 +66,7 @@ from mlc.dialects.loops import (
 )
 from mlc.dialects.sym import (
     ExprAttr,
+    equal,
     expr_str,
     exprs_of,
     parse_expr,
@@ -94,16 +95,33 @@ OUTPUT_STRIDES = "strides"  # on func.return: each result's promised strides (ar
 RESULT_STRIDES = "result_strides"  # on an aten op: each result's traced strides (the same form)
 
 
-def is_dense(size: Sequence[int], stride: Sequence[int]) -> bool:
+def is_dense(size: Sequence[int | sympy.Expr], stride: Sequence[int | sympy.Expr]) -> bool:
     """Strides of a permutation of a row-major layout (non-overlapping, no gaps): walked from
     the smallest stride up, each dim's stride is the product of the sizes before it (size-1
-    dims are free)."""
-    expected = 1
-    for n, s in sorted((p for p in zip(size, stride) if p[0] != 1), key=lambda p: p[1]):
-        if s != expected:
+    dims are free). Symbolic strides are walked in the order of their values with every size
+    at DENSE_ORDER_HINT and must equal the products as expressions: dense at every size."""
+    dims = [(n, s) for n, s in zip(size, stride) if n != 1]
+    if all(isinstance(v, int) or v.is_Integer for p in dims for v in p):
+        expected = 1
+        for n, s in sorted(((int(n), int(s)) for n, s in dims), key=lambda p: p[1]):
+            if s != expected:
+                return False
+            expected *= n
+        return True
+    product: sympy.Expr = sympy.Integer(1)
+    for n, s in sorted(dims, key=lambda p: _at_hint(p[1])):
+        if not equal(s, product):
             return False
-        expected *= n
+        product *= n
     return True
+
+
+DENSE_ORDER_HINT = 4096  # each size's value when ordering symbolic strides (a wrong order only fails the proof)
+
+
+def _at_hint(expr: int | sympy.Expr) -> int:
+    expr = sympy.sympify(expr)
+    return int(expr.xreplace({s: DENSE_ORDER_HINT for s in expr.free_symbols}))
 
 
 @irdl_attr_definition

@@ -62,9 +62,9 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from mlc.dialects.buffer import OUTPUT_STRIDES, RESULT_STRIDES, is_dense
+from mlc.dialects.buffer import OUTPUT_STRIDES, RESULT_STRIDES, contiguous_strides, is_dense
 from mlc.dialects.aten import AtenOp, CallOp, NoneArgAttr, TensorArgAttr, op_class
-from mlc.dialects.sym import CeilDiv, FloorDiv, IntType, ModularIndexing, size_symbol
+from mlc.dialects.sym import CeilDiv, FloorDiv, IntType, ModularIndexing, SizesAttr, equal, size_symbol
 from mlc.dialects.sym import tensor_type as sym_tensor_type
 from mlc.dialects.values import DTYPES, py_to_attr
 from mlc.frontend.collectives import CollectiveError, InFlight, is_wait
@@ -205,29 +205,39 @@ def _describe(node: torch.fx.Node) -> str:
     return f"node '{node.name}' ({kind})"
 
 
-def _result_strides(node: torch.fx.Node) -> list[list[int]]:
+def _result_strides(node: torch.fx.Node, names: _SizeNames) -> list[list[int | sympy.Expr]]:
     """The strides each result of an op has when traced, as `_dense_strides` says: what an
     extern call returns (attention's output is [B, H, S, D] laid out as [B, S, H, D]). realize
     reads them for extern calls only; ops it lowers choose their own layouts."""
     value = node.meta.get("val")
-    return [_dense_strides(v) for v in (value if isinstance(value, (tuple, list)) else [value])]
+    return [_dense_strides(v, names, node) for v in (value if isinstance(value, (tuple, list)) else [value])]
 
 
-def _strides_array(strides: Sequence[Sequence[int]]) -> ArrayAttr:
-    """`[array<i64: ...>, ...]`, one entry per value (empty: row-major), as realize reads it."""
-    return ArrayAttr([DenseArrayBase.from_list(i64, st) for st in strides])
+def _strides_array(strides: Sequence[Sequence[int | sympy.Expr]]) -> ArrayAttr:
+    """One entry per value, as realize reads it: `array<i64: ...>` (empty: row-major), or
+    `#sym.sizes<[...]>` where a stride is symbolic."""
+    return ArrayAttr([
+        DenseArrayBase.from_list(i64, [int(s) for s in st]) if all(isinstance(s, int) or s.is_Integer for s in st)
+        else SizesAttr(st)
+        for st in strides
+    ])
 
 
-def _dense_strides(value: Any) -> list[int]:
+def _dense_strides(value: Any, names: _SizeNames, node: torch.fx.Node) -> list[int | sympy.Expr]:
     """A tensor's strides where they are those of a dense, non-overlapping layout other than
-    row-major (a transposed result, channels-last); [] otherwise (row-major, expanded,
-    symbolic or not a tensor), which realize reads as "no preference"."""
+    row-major (a transposed result, channels-last); [] otherwise (row-major, expanded, empty
+    or not a tensor), which realize reads as "no preference". Symbolic strides are
+    expressions of the named sizes, proved dense and not row-major as expressions (never by
+    value: int() of a SymInt would guard on, specialize, its value)."""
     if not isinstance(value, torch.Tensor) or value.dim() < 2:
         return []
-    strides, sizes = list(value.stride()), list(value.shape)
-    if not all(isinstance(d, int) for d in (*strides, *sizes)):
-        return []  # never int() a SymInt: that would guard on (specialize) its value
-    if 0 in sizes or value.is_contiguous() or not is_dense(sizes, strides):
+    try:
+        strides = [names.expr(d, node) for d in value.stride()]
+        sizes = [names.expr(d, node) for d in value.shape]
+    except UnsupportedGraph:  # a stride no input gives
+        return []
+    row_major = all(n == 1 or equal(s, c) for n, s, c in zip(sizes, strides, contiguous_strides(sizes)))
+    if 0 in sizes or row_major or not is_dense(sizes, strides):
         return []
     return strides
 
@@ -304,7 +314,7 @@ class _Importer:
         ret = ReturnOp(*results)
         ret.location = _loc("output")
         outputs = _flatten(self.gm.graph.output_node().args[0])
-        strides = [_dense_strides(n.meta.get("val")) for n in outputs
+        strides = [_dense_strides(n.meta.get("val"), self.sizes, n) for n in outputs
                    if isinstance(n, torch.fx.Node) and not isinstance(n.meta.get("val"), torch.SymInt)]
         if any(strides):
             ret.attributes[OUTPUT_STRIDES] = _strides_array(strides)
@@ -416,7 +426,7 @@ class _Importer:
                     return None  # a trace-time check such as _assert_tensor_metadata
                 raise UnsupportedGraph(f"{_describe(node)}: op returns nothing")
             op = self.aten_op(node, target)
-            strides = _result_strides(node)
+            strides = _result_strides(node, self.sizes)
             if any(strides) and len(strides) == len(op.results):
                 op.attributes[RESULT_STRIDES] = _strides_array(strides)
         op.location = _loc(node.name)

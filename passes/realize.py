@@ -29,7 +29,7 @@ from xdsl.utils.exceptions import PassFailedException
 from mlc.dialects import buffer, loops
 from mlc.dialects.aten import TensorArgAttr
 from mlc.dialects.buffer import OUTPUT_STRIDES, RESULT_STRIDES, LayoutAttr, is_dense
-from mlc.dialects.sym import IntType, sizes_of, symbol, unnamed_sizes
+from mlc.dialects.sym import IntType, SizesAttr, sizes_of, symbol, unnamed_sizes
 from mlc.analysis.flat_index import affine_strides, simplify_index
 from mlc.passes.realization import RealizeOptions, ThresholdOptions, consumers, is_view, realize_reason
 from mlc.passes.stages import check_stage
@@ -62,7 +62,7 @@ def _fail(op: Operation, message: str) -> PassFailedException:
     return error
 
 
-def _layout(typ: Attribute, op: Operation, strides: Sequence[int] | None = None) -> LayoutAttr:
+def _layout(typ: Attribute, op: Operation, strides: Sequence[int | sympy.Expr] | None = None) -> LayoutAttr:
     """A row-major layout (Inductor's FlexibleLayout, decided contiguous), or one with the given
     strides (promised for an output, traced for an extern's result); symbolic sizes give
     symbolic strides (`[s0, s1]`: `[s1, 1]`)."""
@@ -73,7 +73,7 @@ def _layout(typ: Attribute, op: Operation, strides: Sequence[int] | None = None)
     return LayoutAttr(sizes_of(typ), strides, typ.element_type)
 
 
-def _output_strides(block: Block) -> dict[SSAValue, list[int]]:
+def _output_strides(block: Block) -> dict[SSAValue, list[int | sympy.Expr]]:
     """The strides the graph promises for returned values (the importer's `strides` on
     func.return; an empty entry: row-major): a computed buffer that is returned is laid out
     with them, so that it needs no copy into them after the call (Inductor's FixedLayout of
@@ -82,23 +82,28 @@ def _output_strides(block: Block) -> dict[SSAValue, list[int]]:
     return _strides_attr(ret, OUTPUT_STRIDES, list(ret.arguments)) if isinstance(ret, func.ReturnOp) else {}
 
 
-def _strides_attr(op: Operation, key: str, values: Sequence[SSAValue]) -> dict[SSAValue, list[int]]:
-    """`op`'s `key` attribute (one array<i64> of strides per value; empty: row-major) as the
-    dense strides of each value that has them; a clear error where they are not dense."""
+def _strides_attr(op: Operation, key: str, values: Sequence[SSAValue]) -> dict[SSAValue, list[int | sympy.Expr]]:
+    """`op`'s `key` attribute (per value: an array<i64> of strides, empty for row-major, or a
+    `#sym.sizes` of symbolic ones) as the dense strides of each value that has them; a clear
+    error where they are not dense."""
     attr = op.attributes.get(key)
     if not isinstance(attr, ArrayAttr):
         return {}
     if len(attr.data) != len(values):
         raise _fail(op, f"'{key}' has {len(attr.data)} entries for {len(values)} results")
-    out: dict[SSAValue, list[int]] = {}
+    out: dict[SSAValue, list[int | sympy.Expr]] = {}
     for k, (value, strides) in enumerate(zip(values, attr.data)):
-        ints = [int(v) for v in strides.get_values()] if isinstance(strides, DenseArrayBase) else None
-        if ints == []:
+        given: list[int | sympy.Expr] | None = None
+        if isinstance(strides, DenseArrayBase):
+            given = [int(v) for v in strides.get_values()]
+        elif isinstance(strides, SizesAttr):
+            given = list(strides.sizes)
+        if given == []:
             continue
-        shape = value.type.get_shape() if isinstance(value.type, TensorType) else None
-        if ints is None or shape is None or len(ints) != len(shape) or not is_dense(shape, ints):
+        shape = sizes_of(value.type) if isinstance(value.type, TensorType) else None
+        if given is None or shape is None or len(given) != len(shape) or not is_dense(shape, given):
             raise _fail(op, f"'{key}' of result {k} are not a dense layout of {value.type}: {strides}")
-        out.setdefault(value, ints)  # a value returned twice keeps its first entry
+        out.setdefault(value, given)  # a value returned twice keeps its first entry
     return out
 
 

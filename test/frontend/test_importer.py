@@ -406,3 +406,18 @@ def test_traced_strides_of_results_that_are_not_row_major():
                       "aten.permute": [[60, 5, 1, 20]], "aten.mul.Scalar": [[60, 5, 1, 20]]}, tagged
     assert not any("result_strides" in op.attributes for op in imported(lambda x: x + 1, torch.randn(2, 3)).module.walk())
     check_round_trip(g.module)
+
+
+def test_traced_strides_over_symbolic_sizes():
+    """Symbolic strides are recorded as expressions where they are proved dense and not
+    row-major (`#sym.sizes`), without guarding on a size: a permuted channels-last clone of
+    [s0, s1, s2, s3] is [s1*s2*s3, 1, s1*s3, s1]; row-major results carry none."""
+    with fx_traceback.preserve_node_meta():
+        gm = make_fx(lambda x: (x.clone(memory_format=torch.channels_last) + 1, x * 2),
+                     tracing_mode="symbolic")(torch.randn(2, 3, 4, 5))
+    g = import_graph(gm)
+    tagged = {op.name: [str(a) for a in op.attributes["result_strides"].data]
+              for op in g.module.walk() if isinstance(op, AtenOp) and "result_strides" in op.attributes}
+    assert tagged == {"aten.clone": ["#sym.sizes<[s1*s2*s3, 1, s1*s3, s1]>"],
+                      "aten.add.Scalar": ["#sym.sizes<[s1*s2*s3, 1, s1*s3, s1]>"]}, tagged
+    check_round_trip(g.module)

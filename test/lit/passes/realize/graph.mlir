@@ -200,3 +200,26 @@ func.func @traced_extern_layout(%q: tensor<2x4x8x16xf32>) -> (tensor<2x4x8x16xf3
   %o, %l = loops.extern "_scaled_dot_product_flash_attention_for_cpu.default" (%q, %q, %q) {args = [#aten.tensor, #aten.tensor, #aten.tensor]} attributes {result_strides = [array<i64: 512, 16, 64, 1>, array<i64>]} : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8xf32>)
   func.return %o, %l : tensor<2x4x8x16xf32>, tensor<2x4x8xf32>
 }
+
+// -----
+
+// Over symbolic sizes the traced strides are expressions (`#sym.sizes`), proved dense: the
+// attention output [s0, s1, s2, s3] laid out [B, S, H, D] (as CUDA's attention returns it) is
+// used as the call returns it, and its transpose and view to [s0, s2, s1*s3] are views of it,
+// not copies.
+// CHECK-LABEL: buffer.graph @traced_symbolic_extern_layout
+// CHECK:         buffer.extern "buf0", none = "_scaled_dot_product_flash_attention_for_cpu.default" {{.*}} : #buffer.layout<[s0, s1, s2, s3], [s1*s2*s3, s3, s1*s3, 1], f32>{{$}}
+// CHECK-NEXT:    buffer.view "view0" = @buf0 #buffer.layout<[s0, s2, s1*s3], [s1*s2*s3, s1*s3, 1], f32>
+// CHECK-NEXT:    buffer.output @view0
+func.func @traced_symbolic_extern_layout(%s0: !sym.int<s0>, %s1: !sym.int<s1>, %s2: !sym.int<s2>, %s3: !sym.int<s3>, %q: tensor<?x?x?x?xf32, #sym.sizes<[s0, s1, s2, s3]>>) -> tensor<?x?x?xf32, #sym.sizes<[s0, s2, s1*s3]>> {
+  %0, %1 = loops.extern "_scaled_dot_product_flash_attention_for_cpu.default" (%q, %q, %q) {args = [#aten.tensor, #aten.tensor, #aten.tensor, 0.000000e+00 : f64, true]} attributes {result_strides = [#sym.sizes<[s1*s2*s3, s3, s1*s3, 1]>, #sym.sizes<[s1*s2, 1, s1]>]} : (tensor<?x?x?x?xf32, #sym.sizes<[s0, s1, s2, s3]>>, tensor<?x?x?x?xf32, #sym.sizes<[s0, s1, s2, s3]>>, tensor<?x?x?x?xf32, #sym.sizes<[s0, s1, s2, s3]>>) -> (tensor<?x?x?x?xf32, #sym.sizes<[s0, s1, s2, s3]>>, tensor<?x?x?xf32, #sym.sizes<[s0, s1, s2]>>)
+  %2 = loops.pointwise [s0, s2, s1, s3] origins ["transpose"] -> tensor<?x?x?x?xf32, #sym.sizes<[s0, s2, s1, s3]>> {
+    %3 = loops.load %0[i0, i2, i1, i3] : tensor<?x?x?x?xf32, #sym.sizes<[s0, s1, s2, s3]>>
+    loops.yield %3 : f32
+  }
+  %6 = loops.pointwise [s0, s2, s1*s3] origins ["view"] -> tensor<?x?x?xf32, #sym.sizes<[s0, s2, s1*s3]>> {
+    %7 = loops.load %2[FloorDiv(i2 + i1*s1*s3 + i0*s1*s2*s3, s1*s2*s3), ModularIndexing(i2 + i1*s1*s3 + i0*s1*s2*s3, s1*s3, s2), ModularIndexing(i2 + i1*s1*s3 + i0*s1*s2*s3, s3, s1), ModularIndexing(i2 + i1*s1*s3 + i0*s1*s2*s3, 1, s3)] : tensor<?x?x?x?xf32, #sym.sizes<[s0, s2, s1, s3]>>
+    loops.yield %7 : f32
+  }
+  func.return %6 : tensor<?x?x?xf32, #sym.sizes<[s0, s2, s1*s3]>>
+}

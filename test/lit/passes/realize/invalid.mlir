@@ -62,6 +62,15 @@ func.func @overlapping_result_strides(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // -----
 
+// Symbolic strides must be proved dense: [s1, 1] of [s0, s1] is row-major, [1, 1] overlaps.
+func.func @overlapping_symbolic_result_strides(%s0: !sym.int<s0>, %s1: !sym.int<s1>, %x: tensor<?x?xf32, #sym.sizes<[s0, s1]>>) -> tensor<?x?xf32, #sym.sizes<[s0, s1]>> {
+  // expected-error@+1 {{'result_strides' of result 0 are not a dense layout of tensor<?x?xf32, #sym.sizes<[s0, s1]>>: #sym.sizes<[s1, s1]>}}
+  %0 = loops.extern "neg.default" (%x) {args = [#aten.tensor]} attributes {result_strides = [#sym.sizes<[s1, s1]>]} : (tensor<?x?xf32, #sym.sizes<[s0, s1]>>) -> tensor<?x?xf32, #sym.sizes<[s0, s1]>>
+  func.return %0 : tensor<?x?xf32, #sym.sizes<[s0, s1]>>
+}
+
+// -----
+
 func.func @result_strides_count(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   // expected-error@+1 {{'result_strides' has 2 entries for 1 results}}
   %0 = loops.extern "neg.default" (%x) {args = [#aten.tensor]} attributes {result_strides = [array<i64>, array<i64>]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
