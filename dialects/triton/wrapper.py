@@ -153,7 +153,8 @@ class LaunchOp(WrapperBodyOp):
     @property
     def kernel_names(self) -> list[str]:
         """The kernels this launch may run: the one named first, and a looped one for large r0_numel."""
-        return [self.kernel_name] + ([self.looped.root_reference.data] if self.looped is not None else [])
+        looped = self.looped_kernel_name
+        return [self.kernel_name] + ([looped] if looped is not None else [])
 
     @property
     def arg_names(self) -> list[str]:
