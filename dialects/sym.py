@@ -38,7 +38,7 @@ from functools import lru_cache
 import sympy
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, StringAttr, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IndexType, StringAttr, TensorType
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -534,6 +534,20 @@ class SizesAttr(ParametrizedAttribute):
         for e in self.sizes:
             if any(not is_size_symbol(s.name) for s in e.free_symbols):
                 raise VerifyException(f"a size may only use size symbols s0, s1, ..., got '{expr_str(e)}'")
+
+
+def size_names_in(attr: Attribute) -> set[str]:
+    """The size symbols (`s0`, ...) an attribute names, however nested: expressions,
+    `#sym.sizes`, arrays and the parameters of other attributes (a `#buffer.layout`)."""
+    if isinstance(attr, ExprAttr):
+        return {n for n in free_symbol_names(attr.expr) if is_size_symbol(n)}
+    if isinstance(attr, SizesAttr):
+        return {n for e in attr.sizes for n in free_symbol_names(e) if is_size_symbol(n)}
+    if isinstance(attr, ArrayAttr):
+        return set().union(*(size_names_in(a) for a in attr.data))
+    if isinstance(attr, ParametrizedAttribute):
+        return set().union(*(size_names_in(a) for a in attr.parameters))
+    return set()
 
 
 @irdl_attr_definition

@@ -24,7 +24,9 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
-from mlc.dialects.sym import ExprAttr, expr_str, free_symbol_names, indirect_names, is_size_symbol, parse_expr
+from mlc.dialects.sym import (
+    ExprAttr, expr_str, free_symbol_names, indirect_names, is_size_symbol, parse_expr, size_names_in,
+)
 from mlc.dialects.triton.core import (
     _IDENT,
     IMPLICIT_INDICES,
@@ -47,14 +49,6 @@ from mlc.dialects.triton.core import (
 
 
 INDEX_BITS = "index_bits"  # kernel attribute: `index_bits = 64` when int32 positions would wrap
-
-
-def _exprs_in(attr: Attribute) -> list[sympy.Expr]:
-    if isinstance(attr, ExprAttr):
-        return [attr.expr]
-    if isinstance(attr, ArrayAttr):
-        return [e for a in attr.data for e in _exprs_in(a)]
-    return []
 
 
 @irdl_op_definition
@@ -124,11 +118,7 @@ class KernelOp(IRDLOperation):
     def size_args(self) -> list[str]:
         """The sizes (`s0`, ...) the body's expressions use, by number: parameters of the
         kernel after its pointers, passed by the launch from the wrapper's bindings."""
-        found: set[str] = set()
-        for op in self.body.walk():
-            for attr in op.properties.values():
-                for e in _exprs_in(attr):
-                    found |= {n for n in free_symbol_names(e) if is_size_symbol(n)}
+        found = set().union(*(size_names_in(a) for op in self.body.walk() for a in op.properties.values()))
         return sorted(found, key=lambda n: int(n[1:]))
 
     @property

@@ -22,7 +22,7 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
 from mlc.dialects.buffer import ExternCall, LayoutAttr, ViewBase
-from mlc.dialects.sym import ExprAttr, is_size_symbol, parse_expr
+from mlc.dialects.sym import ExprAttr, parse_expr, size_names_in
 from mlc.dialects.triton.core import (
     PtrType,
     _blame,
@@ -418,19 +418,11 @@ def _verify_sizes_bound(wrapper: WrapperOp) -> None:
     given |= {e for op in ops if isinstance(op, InputOp) for e in op.layout.sizes}
     bound = {e.name for e in given if isinstance(e, sympy.Symbol)}
     for op in ops:
-        used = set().union(*(_size_names(a) for a in op.properties.values()))
-        if isinstance(op, LaunchOp) and (kernel := op.lookup_kernel()) is not None:
-            used |= set(kernel.size_args)
+        used = set().union(*(size_names_in(a) for a in op.properties.values()))
+        if isinstance(op, LaunchOp):
+            kernels = [op.lookup_kernel(name) for name in op.kernel_names]
+            used |= {n for kernel in kernels if kernel is not None for n in kernel.size_args}
         if unbound := sorted(used - bound):
             raise _blame(op, f"{op.name}: size {', '.join(unbound)} is not given by any input of the wrapper")
 
-
-def _size_names(attr: Attribute) -> set[str]:
-    if isinstance(attr, ExprAttr):
-        return {s.name for s in attr.expr.free_symbols if is_size_symbol(s.name)}
-    if isinstance(attr, ArrayAttr):
-        return set().union(*(_size_names(a) for a in attr.data))
-    if isinstance(attr, LayoutAttr):
-        return set().union(*(_size_names(a) for a in (attr.size, attr.stride, attr.offset)))
-    return set()
 
