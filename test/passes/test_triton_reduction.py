@@ -18,7 +18,10 @@ from mlc.analysis.launch import (
     INNER,
     OUTER,
     num_splits,
+    persistent_r0_blocks,
     persistent_reduction_configs,
+    persistent_reduction_configs_up_to,
+    persistent_up_to_limit,
     reduction_configs,
     reduction_hint,
     split_factor,
@@ -144,6 +147,23 @@ def test_persistent_iff_static_and_at_most_the_threshold() -> None:
     assert kernels(convert(rg.reduction_graph("sum", [3, 1025], [1])))[0].kernel_kind == "reduction"
     looped = convert(rg.reduction_graph("sum", [3, 9], [1]), persistent_reduction_threshold=8)
     assert kernels(looped)[0].sym_name.data == "triton_red_fused_sum_0"
+
+
+def test_a_symbolic_r0_numel_is_persistent_up_to_the_bound() -> None:
+    """Over a symbolic r0_numel a persistent kernel runs up to the bound (64 along a strided
+    dim), unless r0_numel exceeds it at every size; its configs cover every R0_BLOCK it may take."""
+    s0, s1 = sympy.Symbol("s0"), sympy.Symbol("s1")
+    assert persistent_up_to_limit(s0, 1024, INNER) == 1024 and persistent_up_to_limit(s0, 1024, OUTER) == 64
+    assert persistent_up_to_limit(s0 * s1, 1000, DEFAULT) == 1000
+    assert persistent_up_to_limit(sympy.Integer(100), 1024) is None  # static: decided at compile time
+    assert persistent_up_to_limit(1024 * s0 + 1, 1024) is None  # above the bound at every size
+    assert persistent_up_to_limit(s0 + 1023, 1024) == 1024  # s0 = 1 fits
+    assert persistent_r0_blocks(1024) == persistent_r0_blocks(1000) == [2**k for k in range(11)]
+    assert persistent_r0_blocks(1) == [1]
+    configs = persistent_reduction_configs_up_to(8 * s0, 64, OUTER)
+    assert sorted({c.block_sizes["R0_BLOCK"] for c in configs}) == persistent_r0_blocks(64)
+    for c in configs:
+        assert c.block_sizes["XBLOCK"] * c.block_sizes["R0_BLOCK"] <= 4096 or c.block_sizes["XBLOCK"] == 1
 
 
 def test_the_store_of_a_reduction_has_xmask_only() -> None:
