@@ -252,10 +252,13 @@ def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: 
 
 
 def _sizes_of(xnumel: int, ynumel: int | None, args: tuple) -> tuple:
-    """The sizes of a launch (xnumel, ynumel and the integers it passes: r0_numel, the
-    kernel's size symbols): a tuned config is kept per sizes, since the best blocks of a
-    reduction depend on r0_numel too."""
-    return (xnumel, ynumel, *(a for a in args if isinstance(a, int)))
+    """The sizes a tuned config is kept for: xnumel, ynumel and the integers the launch passes
+    (r0_numel, the kernel's size symbols: the best blocks of a reduction depend on r0_numel
+    too), each rounded up to a power of two. A kernel over symbolic sizes is tuned once per
+    such bucket, not at every new size (every config is right for every size; only its speed
+    differs, and little within a bucket)."""
+    sizes = (xnumel, ynumel, *(a for a in args if isinstance(a, int)))
+    return tuple(None if n is None else triton.next_power_of_2(n) for n in sizes)
 
 
 def _specialization(arg: object) -> object:
@@ -294,9 +297,9 @@ class _Binary:
         k = self.compiled
         full = (*args, *self.constexprs)
         hooks = knobs.runtime
-        metadata = k.launch_metadata(self.grid, stream, *full)  # None unless a launch hook is set
-        k.run(*self.grid, stream, k.function, k.packed_metadata, metadata,
-              hooks.launch_enter_hook, hooks.launch_exit_hook, *full)
+        enter = hooks.launch_enter_hook
+        metadata = None if enter is None else k.launch_metadata(self.grid, stream, *full)
+        k.run(*self.grid, stream, k.function, k.packed_metadata, metadata, enter, hooks.launch_exit_hook, *full)
 
 
 def _kept_tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> dict:

@@ -225,8 +225,8 @@ def test_hit_in_process_and_cache_off(tmp_path, monkeypatch):
 
 def test_autotuned_config_is_kept(tmp_path, monkeypatch):
     """The autotuner's choice is written once and read back by the next launch of the same
-    kernel and sizes (another process: nothing in memory); a damaged file, or one naming a
-    config that is not offered, tunes again."""
+    kernel and sizes, each rounded up to a power of two (another process: nothing in memory);
+    a damaged file, or one naming a config that is not offered, tunes again."""
     from mlc.codegen import triton_helpers
 
     monkeypatch.setenv("MLC_CACHE_DIR", str(tmp_path))
@@ -250,6 +250,9 @@ def test_autotuned_config_is_kept(tmp_path, monkeypatch):
     triton_helpers._kept_tuned(kernel, configs, 100, (100, 700))  # another r0_numel
     assert tunings == [100, 200, 100, 100, 100]
     assert len(list((tmp_path / "autotune").iterdir())) == 5
+    triton_helpers._kept_tuned(kernel, configs, 120, ())  # the same power-of-two bucket as 100
+    triton_helpers._kept_tuned(kernel, configs, 100, (97, 600))  # ... as (100, 700)
+    assert tunings == [100, 200, 100, 100, 100]
     for damage in ("{", json.dumps({"config": dict(XBLOCK=512, num_warps=8)}), "[]"):
         kept.write_text(damage)
         assert triton_helpers._kept_tuned(kernel, configs, 100, ()) == configs[1]
