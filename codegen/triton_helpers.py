@@ -210,9 +210,10 @@ def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: 
     """Launch `kernel` over cdiv(xnumel, XBLOCK) programs with the best of `configs` (a 2-D
     tiled kernel, given `ynumel`: over (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK))).
 
-    With several configs on a GPU, the first launch times each one (Inductor's CachingAutotuner:
-    every listed config is benchmarked, the fastest kept, and remembered on disk for the next
-    process, `_kept_tuned`), replayed from a CUDA graph so that
+    With several configs on a GPU, the first launch at new sizes (`_sizes_of`: rounded up to
+    powers of two) times each one (Inductor's CachingAutotuner: every listed config is
+    benchmarked, the fastest kept, and remembered on disk for the next process, `_kept_tuned`),
+    replayed from a CUDA graph so that
     a short kernel's time is not the host's launch overhead; such kernels only write fresh
     outputs, so running them repeatedly is harmless (a kernel that adds into memory, a scatter's,
     is given one config by --convert-to-triton: it is never re-run). Under the interpreter, or
