@@ -38,7 +38,7 @@ from xdsl.ir import Attribute
 
 from mlc.analysis import kernel_shape as ks
 from mlc.analysis.dependencies import dep_buffer, read_writes
-from mlc.analysis.launch import SYMBOLIC_SIZE_HINT
+from mlc.analysis.launch import hinted
 from mlc.dialects import buffer
 from mlc.dialects.sym import expr_str
 
@@ -268,11 +268,10 @@ def _ignores_a_loop(node: buffer.ComputedOp, index: sympy.Expr) -> bool:
 def _bytes(dep: buffer.MemoryDepAttr, layouts: dict[str, buffer.LayoutAttr]) -> int:
     """The bytes `dep` moves; a symbolic size counts as the launch heuristics' size hint (as
     Inductor scores with size hints), so that 32*s0*s1 elements outweigh s0*s1."""
-    numel = sympy.Mul(*(s for _, s in dep.ranges))
-    numel = numel.xreplace({s: sympy.Integer(SYMBOLIC_SIZE_HINT) for s in numel.free_symbols})
+    numel = hinted(sympy.Mul(*(s for _, s in dep.ranges)))
     layout = layouts.get(dep.buffer.data)
     width = max(1, getattr(layout.dtype, "bitwidth", 32) // 8) if layout is not None else 4
-    return int(numel) * width if numel.is_Integer else 0
+    return numel * width
 
 
 def shared_bytes(a: Unit, b: Unit, layouts: dict[str, buffer.LayoutAttr]) -> int:

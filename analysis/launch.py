@@ -41,7 +41,7 @@ import sympy
 from xdsl.dialects.builtin import StringAttr
 
 from mlc.dialects import buffer, triton
-from mlc.dialects.sym import symbol
+from mlc.dialects.sym import at_hint, symbol
 from mlc.analysis.flat_index import nonnegative
 
 
@@ -117,7 +117,7 @@ def size_hint(numel: sympy.Expr) -> int:
 def hinted(expr: sympy.Expr) -> int:
     """`expr` with each size symbol at SYMBOLIC_SIZE_HINT (a product of two sizes is their
     hints' product, where `size_hint` gives a whole symbolic numel one hint)."""
-    return int(expr.xreplace({s: SYMBOLIC_SIZE_HINT for s in expr.free_symbols}))
+    return at_hint(expr, SYMBOLIC_SIZE_HINT)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -354,8 +354,9 @@ def persistent_up_to_limit(rnumel: sympy.Expr, threshold: int, hint: str = DEFAU
 
 
 def persistent_r0_blocks(limit: int) -> list[int]:
-    """The R0_BLOCKs (next_pow2(r0_numel)) of a persistent kernel over r0_numel in [1, limit]."""
-    return [2**k for k in range(next_power_of_2(limit).bit_length())]
+    """The R0_BLOCKs (next_pow2(r0_numel)) of a persistent kernel over r0_numel in [1, limit]
+    (the triton dialect's `r0_blocks_up_to`, which the launch's verifier checks the configs by)."""
+    return triton.r0_blocks_up_to(limit)
 
 
 def second_step_hint(split: int, numel: int, hint: str) -> str:

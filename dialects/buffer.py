@@ -66,6 +66,7 @@ from mlc.dialects.loops import (
 )
 from mlc.dialects.sym import (
     ExprAttr,
+    at_hint,
     equal,
     expr_str,
     exprs_of,
@@ -109,7 +110,7 @@ def is_dense(size: Sequence[int | sympy.Expr], stride: Sequence[int | sympy.Expr
             expected *= n
         return True
     product: sympy.Expr = sympy.Integer(1)
-    for n, s in sorted(dims, key=lambda p: _at_hint(p[1])):
+    for n, s in sorted(dims, key=lambda p: at_hint(p[1], DENSE_ORDER_HINT)):
         if not equal(s, product):
             return False
         product *= n
@@ -117,11 +118,6 @@ def is_dense(size: Sequence[int | sympy.Expr], stride: Sequence[int | sympy.Expr
 
 
 DENSE_ORDER_HINT = 4096  # each size's value when ordering symbolic strides (a wrong order only fails the proof)
-
-
-def _at_hint(expr: int | sympy.Expr) -> int:
-    expr = sympy.sympify(expr)
-    return int(expr.xreplace({s: DENSE_ORDER_HINT for s in expr.free_symbols}))
 
 
 @irdl_attr_definition

@@ -536,6 +536,13 @@ class SizesAttr(ParametrizedAttribute):
                 raise VerifyException(f"a size may only use size symbols s0, s1, ..., got '{expr_str(e)}'")
 
 
+def at_hint(expr: sympy.Expr | int, hint: int) -> int:
+    """`expr`'s value with every size at `hint` (an integer expression of sizes: FloorDiv and
+    the like evaluate on integers)."""
+    expr = sympy.sympify(expr)
+    return int(expr.xreplace({s: hint for s in expr.free_symbols}))
+
+
 def size_names_in(attr: Attribute) -> set[str]:
     """The size symbols (`s0`, ...) an attribute names, however nested: expressions,
     `#sym.sizes`, arrays and the parameters of other attributes (a `#buffer.layout`)."""

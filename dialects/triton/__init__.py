@@ -106,7 +106,7 @@ from mlc.dialects.triton.core import (
     ConfigAttr,
     PtrType,
 )
-from mlc.dialects.triton.kernel import INDEX_BITS, IndexOp, KernelBodyOp, KernelOp, RLoopOp, YieldOp
+from mlc.dialects.triton.kernel import INDEX_BITS, IndexOp, KernelBodyOp, KernelOp, RLoopOp, YieldOp, r0_blocks_up_to
 from mlc.dialects.triton.reductions import AccumulateOp, ReduceOp, reduction_identity
 from mlc.dialects.triton.wrapper import (
     GRAPH_INPUTS,
@@ -127,7 +127,7 @@ __all__ = [
     "REDUCE_KINDS", "RESERVED", "TILED_INDICES", "TILED_MASKS",
     "ExprAttr",  # re-exported from mlc.dialects.sym (passes/triton_reduction.py uses triton.ExprAttr)
     "PtrType", "ConfigAttr", "KernelOp", "KernelBodyOp", "IndexOp", "LoadOp", "StoreOp", "ExprOp", "IndirectIndexOp",
-    "reduction_identity", "ReduceOp", "AccumulateOp", "RLoopOp", "YieldOp",
+    "r0_blocks_up_to", "reduction_identity", "ReduceOp", "AccumulateOp", "RLoopOp", "YieldOp",
     "WrapperBodyOp", "GRAPH_INPUTS", "InputOp", "SizeInputOp", "AllocOp", "LaunchOp", "ExternOp", "ViewOp", "FreeOp", "ReturnOp", "WrapperOp",
     "Triton",
 ]

@@ -51,6 +51,11 @@ from mlc.dialects.triton.core import (
 INDEX_BITS = "index_bits"  # kernel attribute: `index_bits = 64` when int32 positions would wrap
 
 
+def r0_blocks_up_to(bound: int) -> list[int]:
+    """The R0_BLOCKs (next_pow2(r0_numel)) a persistent kernel over r0_numel in [1, bound] takes."""
+    return [2**k for k in range((bound - 1).bit_length() + 1)] if bound >= 1 else []
+
+
 @irdl_op_definition
 class KernelOp(IRDLOperation):
     """A `@triton.jit` kernel: name, kind, pointer arguments, numels, origins, launch configs.

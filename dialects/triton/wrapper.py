@@ -33,7 +33,7 @@ from mlc.dialects.triton.core import (
     _ref_names,
     _refs,
 )
-from mlc.dialects.triton.kernel import KernelOp
+from mlc.dialects.triton.kernel import KernelOp, r0_blocks_up_to
 
 # ---------------------------------------------------------------------------------------------
 # The host wrapper
@@ -214,7 +214,7 @@ class LaunchOp(WrapperBodyOp):
         if bound < 1:
             raise VerifyException(f"triton.launch: the persistent kernel's bound must be positive, got {bound}")
         blocks = {c.block_sizes["R0_BLOCK"] for c in persistent.config_list if "R0_BLOCK" in c.block_sizes}
-        missing = [r for r in (2**k for k in range((bound - 1).bit_length() + 1)) if r not in blocks]
+        missing = [r for r in r0_blocks_up_to(bound) if r not in blocks]
         if missing:
             raise VerifyException(
                 f"triton.launch: @{self.kernel_name} runs r0_numel up to {bound}, but no config has R0_BLOCK "
