@@ -50,6 +50,7 @@ import torch.fx
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
+    DictionaryAttr,
     FunctionType,
     ModuleOp,
     NameLoc,
@@ -62,7 +63,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from mlc.dialects.buffer import OUTPUT_STRIDES, RESULT_STRIDES, contiguous_strides, is_dense
+from mlc.dialects.buffer import INPUT_STRIDES, OUTPUT_STRIDES, RESULT_STRIDES, contiguous_strides, is_dense
 from mlc.dialects.aten import AtenOp, CallOp, NoneArgAttr, TensorArgAttr, op_class
 from mlc.dialects.sym import CeilDiv, FloorDiv, IntType, ModularIndexing, SizesAttr, equal, size_symbol
 from mlc.dialects.sym import tensor_type as sym_tensor_type
@@ -223,6 +224,19 @@ def _strides_array(strides: Sequence[Sequence[int | sympy.Expr]]) -> ArrayAttr:
     ])
 
 
+def _input_strides(value: torch.Tensor) -> list[int] | None:
+    """An input's strides where they are static and not row-major, else None: any strided
+    layout (a view with gaps, an expanded dim) is kept, since an input is only read where it is.
+    Symbolic strides are not read (int() of a SymInt would guard on its value); such an input
+    is made row-major on each call."""
+    strides, sizes = value.stride(), value.shape
+    if not all(isinstance(d, int) for d in (*strides, *sizes)) or 0 in sizes:
+        return None
+    if all(n == 1 or s == c for n, s, c in zip(sizes, strides, contiguous_strides(sizes))):
+        return None
+    return list(strides)
+
+
 def _dense_strides(value: Any, names: _SizeNames, node: torch.fx.Node) -> list[int | sympy.Expr]:
     """A tensor's strides where they are those of a dense, non-overlapping layout other than
     row-major (a transposed result, channels-last); [] otherwise (row-major, expanded, empty
@@ -282,6 +296,7 @@ class _Importer:
         self.constants: dict[str, torch.Tensor] = {}
         self.constant_args: dict[str, SSAValue] = {}
         self.arg_names: list[str] = []
+        self.arg_strides: dict[int, list[int]] = {}  # by argument: an input's strides when not row-major
         self.sizes = _SizeNames()
         self.comms = InFlight()  # collective results not waited for yet (frontend/collectives.py)
 
@@ -320,10 +335,21 @@ class _Importer:
             ret.attributes[OUTPUT_STRIDES] = _strides_array(strides)
         self.block.add_op(ret)
         ftype = FunctionType.from_lists(self.block.arg_types, [r.type for r in results])
-        func = FuncOp(name, ftype, Region(self.block))
+        func = FuncOp(name, ftype, Region(self.block), arg_attrs=self._arg_attrs())
         module = ModuleOp([func])
         module.verify()
         return ImportedGraph(module, self.constants, output_spec, self.arg_names, size_sources=self._size_sources(nodes))
+
+    def _arg_attrs(self) -> ArrayAttr[DictionaryAttr] | None:
+        """`{strides = array<i64: ...>}` on each input traced with strides other than row-major
+        (a saved `q` viewed out of the fused qkv projection, a transposed weight): realize lays
+        the input out with them, so that the call takes the tensor as it comes, uncopied."""
+        if not self.arg_strides:
+            return None
+        return ArrayAttr([
+            DictionaryAttr({INPUT_STRIDES: DenseArrayBase.from_list(i64, self.arg_strides[k])} if k in self.arg_strides else {})
+            for k in range(len(self.block.args))
+        ])
 
     def _size_sources(self, nodes: list[torch.fx.Node]) -> dict[sympy.Symbol, tuple[int, int | None]]:
         sources: dict[sympy.Symbol, tuple[int, int | None]] = {}
@@ -360,6 +386,8 @@ class _Importer:
                 f"{_describe(node)}: only tensor and size inputs are supported, got {type(val).__name__}"
             )
         self.values[node] = self._add_arg(node, tensor_type(val, node, self.sizes))
+        if (strides := _input_strides(val)) is not None:
+            self.arg_strides[len(self.block.args) - 1] = strides
 
     def get_attr(self, node: torch.fx.Node) -> SSAValue:
         target = str(node.target)

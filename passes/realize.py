@@ -28,7 +28,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from mlc.dialects import buffer, loops
 from mlc.dialects.aten import TensorArgAttr
-from mlc.dialects.buffer import OUTPUT_STRIDES, RESULT_STRIDES, LayoutAttr, is_dense
+from mlc.dialects.buffer import INPUT_STRIDES, OUTPUT_STRIDES, RESULT_STRIDES, LayoutAttr, is_dense
 from mlc.dialects.sym import IntType, SizesAttr, sizes_of, symbol, unnamed_sizes
 from mlc.analysis.flat_index import affine_strides, simplify_index
 from mlc.passes.realization import RealizeOptions, ThresholdOptions, consumers, is_view, realize_reason
@@ -107,6 +107,20 @@ def _strides_attr(op: Operation, key: str, values: Sequence[SSAValue]) -> dict[S
     return out
 
 
+def _input_strides(f: func.FuncOp, k: int) -> list[int] | None:
+    """Argument `k`'s `{strides = array<i64: ...>}` (the importer's: how the input comes when
+    not row-major; any non-negative strides, one per dim), or None for row-major."""
+    attrs = f.arg_attrs.data[k].data if f.arg_attrs is not None and k < len(f.arg_attrs.data) else {}
+    strides = attrs.get(INPUT_STRIDES)
+    if strides is None:
+        return None
+    typ = f.body.block.args[k].type
+    given = [int(v) for v in strides.get_values()] if isinstance(strides, DenseArrayBase) else None
+    if given is None or not isinstance(typ, TensorType) or len(given) != len(typ.get_shape()) or min(given, default=0) < 0:
+        raise _fail(f, f"'{INPUT_STRIDES}' of argument {k} are not strides of {typ}: {strides}")
+    return given
+
+
 def _arg_name(arg: SSAValue, k: int, taken: set[str]) -> str:
     """An input's name: its `loc("primals_1")`, else its name hint, else `arg{k}`.
 
@@ -182,7 +196,7 @@ class _Realizer:
                 self.names[arg] = name
                 self.nodes.append(buffer.SizeInputOp(name, arg.type.expr))
                 continue
-            layout = _layout(arg.type, self.func)
+            layout = _layout(arg.type, self.func, _input_strides(self.func, k))
             self.storage[arg], self.names[arg] = Storage(name, layout), name
             self.nodes.append(buffer.InputOp(name, layout))
         live = self.live_ops()

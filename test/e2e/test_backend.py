@@ -253,6 +253,26 @@ def test_channels_last_output_is_written_in_place(tmp_path, monkeypatch, make):
     assert "empty_strided((2, 8, 5, 6), (240, 1, 48, 8)" in (_graph_dirs(tmp_path)[0] / "module.py").read_text()
 
 
+def test_strided_inputs_are_taken_as_they_come(tmp_path, monkeypatch, make):
+    """The backward gets the forward's saved views of the fused projection (strides [36, 1] for
+    [B, 12] pieces, as attention's q, k, v are saved): its kernels index them so, with no copy
+    into row-major on each call, and a transposed input likewise."""
+    monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
+    x, w = make(4, 8, grad=True), make(8, 36, grad=True)
+
+    def fn(x, w):
+        q, k, v = (x @ w).split(12, dim=1)
+        return (q.sin() * k.cos() * v).sum(dim=1) + x.t()[0, :4]
+
+    out = torch.compile(fn, backend="mlc", fullgraph=True, dynamic=False)(x, w)
+    torch.testing.assert_close(out, fn(x, w))
+    grad = make(4)
+    out.backward(grad)
+    torch.testing.assert_close((x.grad, w.grad), torch.autograd.grad(fn(x, w), (x, w), grad))
+    backward = (_graph_dirs(tmp_path)[1] / "module.py").read_text()
+    assert backward.count("(4, 12), (36, 1))") == 3, backward
+
+
 @pytest.mark.parametrize("dump", [True, False])
 def test_a_failing_pass_leaves_a_reproducer(tmp_path, monkeypatch, make, dump):
     """A pass that fails inside torch.compile writes its input IR and the one mlc-opt command

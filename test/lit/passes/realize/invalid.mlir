@@ -76,3 +76,18 @@ func.func @result_strides_count(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %0 = loops.extern "neg.default" (%x) {args = [#aten.tensor]} attributes {result_strides = [array<i64>, array<i64>]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   func.return %0 : tensor<2x3xf32>
 }
+
+// -----
+
+// An input's strides: one non-negative stride per dim.
+// expected-error@+1 {{'strides' of argument 0 are not strides of tensor<2x3xf32>: array<i64: 1>}}
+func.func @input_strides_rank(%x: tensor<2x3xf32> {strides = array<i64: 1>}) -> tensor<2x3xf32> {
+  func.return %x : tensor<2x3xf32>
+}
+
+// -----
+
+// expected-error@+1 {{'strides' of argument 1 are not strides of tensor<2x3xf32>: array<i64: -1, 2>}}
+func.func @input_strides_negative(%x: tensor<2x3xf32>, %y: tensor<2x3xf32> {strides = array<i64: -1, 2>}) -> tensor<2x3xf32> {
+  func.return %y : tensor<2x3xf32>
+}
