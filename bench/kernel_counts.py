@@ -338,7 +338,7 @@ def wrapper_calls(source: str) -> list[str]:
 
 
 def count_launches(source: str) -> int:
-    """Kernel launches: `launch(kernel, kernel_configs, xnumel, (args...))` (codegen/emit_wrapper.py: _launch)."""
+    """Kernel launches: `launch(kernel, kernel_configs, xnumel, (args...), launches)` (codegen/emit_wrapper.py: _launch)."""
     return wrapper_calls(source).count("launch")
 
 

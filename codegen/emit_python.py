@@ -23,9 +23,10 @@ externs and returns the outputs. For the seed-000 gelu:
     def call(args):
         arg0_1, = args
         args.clear()
+        launches = launch_context()
         assert_size_stride(arg0_1, (8, 64), (64, 1))
-        buf0 = empty_strided((8, 64), (64, 1), dtype=torch.float32, device=DEVICE)
-        launch(triton_poi_fused_gelu_0, triton_poi_fused_gelu_0_configs, 512, (arg0_1, buf0, 512,))
+        buf0 = empty_on_device((8, 64), (64, 1), torch.float32)
+        launch(triton_poi_fused_gelu_0, triton_poi_fused_gelu_0_configs, 512, (arg0_1, buf0, 512,), launches)
         return (buf0,)
 
 Choices (each one is the why behind a rule below):
@@ -75,15 +76,16 @@ HEADER = '''\
 import torch
 import triton
 import triton.language as tl
-from torch import empty_strided
 from torch._C._dynamo.guards import _reinterpret_tensor as reinterpret_tensor, assert_size_stride
 
 from mlc.codegen.triton_helpers import (
     DEVICE,
     ceil_div_integer,
+    empty_on_device,
     ensure_layout,
     floor_div_integer,
     launch,
+    launch_context,
     libdevice,
     maximum,
     minimum,

@@ -83,17 +83,32 @@ def _emit_wrapper(wrapper: tt.WrapperOp, kernels: dict[str, tt.KernelOp]) -> str
     if inputs:
         lines.append(f"{', '.join(inputs)}, = args")
     lines.append("args.clear()")
+    context = _launch_context_name(wrapper)
+    if context is not None:  # the device and stream every launch of the call goes on, read once
+        lines.append(f"{context} = launch_context()")
     bound: set[str] = set()
     for op in wrapper.body.block.ops:
         try:
             lines.extend(_bindings(op, bound))
-            lines.extend(_wrapper_op(op, kernels))
+            lines.extend(_wrapper_op(op, kernels, context or ""))
         except (EmitError, ExprPrintError) as e:
             if getattr(e, "op", None) is not None:
                 raise
             raise EmitError(f"{_where(op)}: {e}", op) from None
     body = "\n".join("    " + line for line in lines)
     return f"def {wrapper.sym_name.data}(args):\n{body}\n"
+
+
+def _launch_context_name(wrapper: tt.WrapperOp) -> str | None:
+    """`launches`, or `launches_` (...) where a buffer has that name; None without launches."""
+    ops = list(wrapper.body.block.ops)
+    if not any(isinstance(op, tt.LaunchOp) for op in ops):
+        return None
+    taken = {*wrapper.input_names(), *(name for op in ops for name in op.defined_names())}
+    name = "launches"
+    while name in taken:
+        name += "_"
+    return name
 
 
 def _bindings(op: Operation, bound: set[str]) -> list[str]:
@@ -113,7 +128,7 @@ def _bindings(op: Operation, bound: set[str]) -> list[str]:
     return lines
 
 
-def _wrapper_op(op: Operation, kernels: dict[str, tt.KernelOp]) -> list[str]:
+def _wrapper_op(op: Operation, kernels: dict[str, tt.KernelOp], context: str) -> list[str]:
     if isinstance(op, tt.SizeInputOp):
         return []
     if isinstance(op, tt.InputOp):
@@ -124,7 +139,7 @@ def _wrapper_op(op: Operation, kernels: dict[str, tt.KernelOp]) -> list[str]:
     if isinstance(op, tt.AllocOp):
         return [f"{op.buffer.data} = {_alloc(op.layout, op)}"]
     if isinstance(op, tt.LaunchOp):
-        return _launch_choice(op, kernels)
+        return _launch_choice(op, kernels, context)
     if isinstance(op, tt.ExternOp):
         return _extern(op)
     if isinstance(op, tt.ViewOp):
@@ -151,24 +166,23 @@ def _sizes(exprs: Sequence[sympy.Expr]) -> str:
 def _alloc(layout: LayoutAttr, op: Operation) -> str:
     if layout.offset.expr != 0:
         raise EmitError(f"{_where(op)}: an allocation with a storage offset", op)
-    return (f"empty_strided({_sizes(layout.sizes)}, {_sizes(layout.strides)}, "
-            f"dtype={torch_dtype(layout.dtype)}, device=DEVICE)")
+    return f"empty_on_device({_sizes(layout.sizes)}, {_sizes(layout.strides)}, {torch_dtype(layout.dtype)})"
 
 
-def _launch_choice(op: tt.LaunchOp, kernels: dict[str, tt.KernelOp]) -> list[str]:
+def _launch_choice(op: tt.LaunchOp, kernels: dict[str, tt.KernelOp], context: str) -> list[str]:
     """One `launch(...)`, or, for a persistent kernel with a looped one above its bound:
     `if r0_numel <= bound:` the persistent kernel with the configs of R0_BLOCK =
     next_pow2(r0_numel), `else:` the looped one."""
     kernel = _kernel_of(op, op.kernel_name, kernels)
     if op.looped_kernel_name is None or op.persistent_max is None or op.r0_numel is None:
-        return [_launch(op, kernel)]
+        return [_launch(op, kernel, context)]
     r0_numel = _host(op.r0_numel.expr)
     configs = f"{_configs_name(kernel)}[triton.next_power_of_2({r0_numel})]"
     return [
         f"if {r0_numel} <= {op.persistent_max.value.data}:",
-        "    " + _launch(op, kernel, configs),
+        "    " + _launch(op, kernel, context, configs),
         "else:",
-        "    " + _launch(op, _kernel_of(op, op.looped_kernel_name, kernels)),
+        "    " + _launch(op, _kernel_of(op, op.looped_kernel_name, kernels), context),
     ]
 
 
@@ -179,22 +193,22 @@ def _kernel_of(op: tt.LaunchOp, name: str, kernels: dict[str, tt.KernelOp]) -> t
     return kernel
 
 
-def _launch(op: tt.LaunchOp, kernel: tt.KernelOp, configs: str | None = None) -> str:
-    """`launch(kernel, kernel_configs, xnumel, (buffers..., xnumel[, r0_numel]))`: the grid is
-    cdiv(xnumel, XBLOCK) of the config `triton_helpers.launch` picks (autotuned on a GPU). A 2-D
-    kernel: `launch(kernel, configs, xnumel, (buffers..., ynumel, xnumel), ynumel=ynumel)`, grid
-    (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK))."""
+def _launch(op: tt.LaunchOp, kernel: tt.KernelOp, context: str, configs: str | None = None) -> str:
+    """`launch(kernel, kernel_configs, xnumel, (buffers..., xnumel[, r0_numel]), launches)`: the
+    grid is cdiv(xnumel, XBLOCK) of the config `triton_helpers.launch` picks (autotuned on a
+    GPU). A 2-D kernel: `launch(kernel, configs, xnumel, (buffers..., ynumel, xnumel), launches,
+    ynumel=ynumel)`, grid (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK))."""
     name, configs = kernel.sym_name.data, configs or _configs_name(kernel)
     xnumel = _host(op.xnumel.expr)
     debug = ", debug=True" if checks_indices(kernel) else ""  # its asserts run under the interpreter too
     if op.ynumel is not None:
         ynumel = _host(op.ynumel.expr)
         args = [*op.arg_names, *kernel.size_args, ynumel, xnumel]
-        return f"launch({name}, {configs}, {xnumel}, ({', '.join(args)},), ynumel={ynumel}{debug})"
+        return f"launch({name}, {configs}, {xnumel}, ({', '.join(args)},), {context}, ynumel={ynumel}{debug})"
     args = [*op.arg_names, *kernel.size_args, xnumel]
     if kernel.kernel_kind != "pointwise":
         args.append(_host(op.r0_numel.expr if op.r0_numel is not None else 1))
-    return f"launch({name}, {configs}, {xnumel}, ({', '.join(args)},){debug})"
+    return f"launch({name}, {configs}, {xnumel}, ({', '.join(args)},), {context}{debug})"
 
 
 # Device-ish strings the importer keeps for aten arguments.

@@ -4,7 +4,9 @@
 `maximum`, `to_bfloat16`, ...), and so stays the same text on every machine: what differs
 between the GPU and Triton's interpreter is decided here, once, at import.
 
-* `DEVICE` is where `call` allocates: `cuda` when a GPU is present, else `cpu`.
+* `DEVICE` is where `call` allocates (`empty_on_device`): `cuda` when a GPU is present, else `cpu`.
+* `launch_context` and `launch`: a call reads its device and stream once, and each launch of a
+  compiled kernel is one call into its C launcher.
 * Without a GPU the kernels run under Triton's interpreter. `TRITON_INTERPRET` is read when a
   function is decorated with `@triton.jit`, so it is set here, before this module defines its
   own jit helpers and before any generated module is loaded.
@@ -23,9 +25,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import torch
 
@@ -40,6 +43,12 @@ from triton import knobs  # noqa: E402
 from triton.runtime import driver  # noqa: E402
 
 DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+# `empty_on_device(size, stride, dtype)`: an uninitialized tensor on DEVICE (the current GPU),
+# through the entry point Inductor's wrappers call: half the host time of torch.empty_strided.
+if DEVICE.type == "cuda":
+    from torch._C._dynamo.guards import _empty_strided_cuda as empty_on_device
+else:
+    from torch._C._dynamo.guards import _empty_strided_cpu as empty_on_device
 INTERPRETING = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 
 
@@ -206,9 +215,38 @@ def _grid(config: dict, xnumel: int, ynumel: int | None) -> tuple[int, int, int]
     return (triton.cdiv(xnumel, config["XBLOCK"]), min(ny, MAX_GRID_Y), triton.cdiv(ny, MAX_GRID_Y))
 
 
-def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None, debug: bool = False) -> None:
+class LaunchContext(NamedTuple):
+    """What every launch of one call shares, read once at the call's start (`launch_context`):
+    the current device (binaries are kept per device) and stream (launches go on it, as eager
+    ops do), and whether Triton's launch hooks are set (a profiler's; without them a launch
+    skips building their metadata)."""
+
+    device: int
+    stream: int
+    hooked: bool
+
+
+def launch_context() -> LaunchContext | None:
+    """The context `launch` takes, read once per call of a generated module (None under the
+    interpreter, which launches through `kernel[grid]`)."""
+    if INTERPRETING:
+        return None
+    device = torch.cuda.current_device()
+    hooks = knobs.runtime
+    return LaunchContext(device, driver.active.get_current_stream(device),
+                         _hooked(hooks.launch_enter_hook) or _hooked(hooks.launch_exit_hook))
+
+
+def _hooked(hook: object) -> bool:
+    """Whether a launch hook is set: Triton 3.6 keeps a HookChain, empty when none is."""
+    return hook is not None and bool(getattr(hook, "calls", True))
+
+
+def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, context: LaunchContext | None,
+           ynumel: int | None = None, debug: bool = False) -> None:
     """Launch `kernel` over cdiv(xnumel, XBLOCK) programs with the best of `configs` (a 2-D
-    tiled kernel, given `ynumel`: over (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK))).
+    tiled kernel, given `ynumel`: over (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK))), on the
+    `context` of `launch_context()`.
 
     With several configs on a GPU, the first launch at new sizes (`_sizes_of`: rounded up to
     powers of two) times each one (Inductor's CachingAutotuner: every listed config is
@@ -222,25 +260,31 @@ def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: 
 
     On a GPU the first launch goes through Triton's `kernel[grid](...)`, which compiles (or
     finds the binary in Triton's own on-disk cache, `~/.triton/cache`, in a later process); later
-    ones call the compiled binary's launcher directly, as Inductor's launchers do, skipping
-    Triton's per-call argument binding (most of a launch's host time, and a training step
-    launches hundreds of kernels). A binary is specialized on its arguments (the dtypes and
+    ones call the compiled binary's C launcher directly (`_Binary`), as Inductor's launchers do,
+    skipping Triton's per-call argument binding (most of a launch's host time, and a training
+    step launches hundreds of kernels). A binary is specialized on its arguments (the dtypes and
     16-byte alignment of pointers, integer values), so it is kept per device, sizes and those
     properties: one kernel text serves int32 and int64 index tensors with two binaries.
     `debug`: the kernel asserts its indices (compiled with `@triton.jit(debug=True)`), which the
     interpreter needs to be told."""
-    if INTERPRETING:
+    if context is None:
         config = configs[0]
         with _interpreter_debug(debug):
             kernel[_grid(config, xnumel, ynumel)](*args, **config)
         return
+    state = kernel.__dict__.get("mlc_launch_state")
+    key = (context.device, xnumel, ynumel,
+           *[(a.dtype, a.data_ptr() & 15 == 0) if isinstance(a, torch.Tensor) else a for a in args])
+    binary = None if state is None else state.binaries.get(key)
+    if binary is None:
+        binary = _compiled(kernel, configs, xnumel, args, ynumel, key)
+    binary.run(context, args)
+
+
+def _compiled(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None, key: tuple) -> _Binary:
+    """The binary for `key`, compiled with the config tuned for these sizes (tuned first where
+    none is kept), and kept on the kernel for the next launch."""
     state = _launch_state(kernel)
-    device = driver.active.get_current_device()
-    key = (device, xnumel, ynumel, *[_specialization(a) for a in args])
-    binary = state.binaries.get(key)
-    if binary is not None:
-        binary.run(driver.active.get_current_stream(device), args)
-        return
     sizes = _sizes_of(xnumel, ynumel, args)
     config = state.tuned.get(sizes)
     if config is None:
@@ -249,7 +293,8 @@ def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: 
     grid = _grid(config, xnumel, ynumel)
     compiled = kernel[grid](*args, **config)
     constexprs = tuple(config[name] for name in kernel.arg_names[len(args):])
-    state.binaries[key] = _Binary(compiled, grid, constexprs)
+    binary = state.binaries[key] = _Binary.of(compiled, grid, constexprs)
+    return binary
 
 
 def _sizes_of(xnumel: int, ynumel: int | None, args: tuple) -> tuple:
@@ -260,13 +305,6 @@ def _sizes_of(xnumel: int, ynumel: int | None, args: tuple) -> tuple:
     differs, and little within a bucket)."""
     sizes = (xnumel, ynumel, *(a for a in args if isinstance(a, int)))
     return tuple(None if n is None else triton.next_power_of_2(n) for n in sizes)
-
-
-def _specialization(arg: object) -> object:
-    """What a compiled binary assumed of one argument: a tensor's dtype and alignment, else the value."""
-    if isinstance(arg, torch.Tensor):
-        return arg.dtype, arg.data_ptr() % 16 == 0
-    return arg
 
 
 @dataclass
@@ -288,19 +326,40 @@ def _launch_state(kernel) -> _LaunchState:
 
 @dataclass(frozen=True)
 class _Binary:
-    """A compiled kernel with its grid and the constexpr arguments that follow the others."""
+    """A compiled kernel with its grid and the constexpr arguments that follow the others, and
+    what its C launcher takes besides the arguments, fixed once: a launch is one call into C.
+    A kernel that needs scratch memory, or a launch with hooks set, goes through Triton's own
+    Python launcher (`compiled.run`), which allocates the scratch and builds the hooks' metadata."""
 
     compiled: object
     grid: tuple[int, int, int]
     constexprs: tuple
+    direct: Callable[..., None] | None  # the C launcher, where no scratch is needed
+    fixed: tuple  # what `direct` takes between the stream and the arguments
 
-    def run(self, stream: int, args: tuple) -> None:
+    @staticmethod
+    def of(compiled, grid: tuple[int, int, int], constexprs: tuple) -> _Binary:
+        launcher = compiled.run
+        try:
+            scratch = launcher.global_scratch_size or launcher.profile_scratch_size
+            direct, fixed = launcher.launch, (compiled.function, launcher.launch_cooperative_grid,
+                                              launcher.launch_pdl, None, None, compiled.packed_metadata, None, None, None)
+        except AttributeError:  # another Triton's launcher: go through it
+            scratch, direct, fixed = True, None, ()
+        return _Binary(compiled, grid, constexprs, None if scratch else direct, fixed)
+
+    def run(self, context: LaunchContext, args: tuple) -> None:
+        if self.direct is not None and not context.hooked:
+            self.direct(*self.grid, context.stream, *self.fixed, *args, *self.constexprs)
+            return
         k = self.compiled
         full = (*args, *self.constexprs)
-        hooks = knobs.runtime
-        enter = hooks.launch_enter_hook
-        metadata = None if enter is None else k.launch_metadata(self.grid, stream, *full)
-        k.run(*self.grid, stream, k.function, k.packed_metadata, metadata, enter, hooks.launch_exit_hook, *full)
+        metadata = enter = leave = None
+        if context.hooked:
+            hooks = knobs.runtime
+            metadata = k.launch_metadata(self.grid, context.stream, *full)
+            enter, leave = hooks.launch_enter_hook, hooks.launch_exit_hook
+        k.run(*self.grid, context.stream, k.function, k.packed_metadata, metadata, enter, leave, *full)
 
 
 def _kept_tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> dict:

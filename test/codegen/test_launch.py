@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from mlc.codegen import triton_helpers
-from mlc.codegen.triton_helpers import DEVICE, launch, tl, triton
+from mlc.codegen.triton_helpers import DEVICE, launch, launch_context, tl, triton
 
 GPU = pytest.mark.skipif(triton_helpers.INTERPRETING, reason="binaries are reused on a GPU only")
 
@@ -37,7 +37,7 @@ CONFIGS = (dict(XBLOCK=64, num_warps=2, num_stages=1),)
 
 def _run(kernel, x: torch.Tensor) -> torch.Tensor:
     out = torch.empty_like(x)
-    launch(kernel, CONFIGS, x.numel(), (x, out, x.numel()))
+    launch(kernel, CONFIGS, x.numel(), (x, out, x.numel()), launch_context())
     return out
 
 
@@ -66,7 +66,7 @@ def test_a_binary_is_reused_only_for_the_dtypes_it_was_compiled_for() -> None:
     for dtype in (torch.int64, torch.int32, torch.int64, torch.int32):
         x = torch.arange(1000, device=DEVICE, dtype=dtype)
         out = torch.empty(1000, device=DEVICE, dtype=torch.float32)
-        launch(_gather_rows, CONFIGS, 1000, (x, out, 1000))
+        launch(_gather_rows, CONFIGS, 1000, (x, out, 1000), launch_context())
         torch.testing.assert_close(out, x.float() * 3)
     kept = [k for k in _gather_rows.mlc_launch_state.binaries if k[1] == 1000]
     assert {k[3][0] for k in kept} == {torch.int64, torch.int32}
@@ -81,3 +81,23 @@ def test_the_reused_binary_launches_on_the_current_stream() -> None:
         out = _run(_scale, x)
     stream.synchronize()
     torch.testing.assert_close(out, x * 3)
+
+
+@GPU
+def test_launch_hooks_see_the_reused_binary_launch() -> None:
+    """With a launch hook set (a profiler's), a launch goes through Triton's launcher with the
+    hook's metadata; without one, straight into the C launcher."""
+    x = torch.randn(4096, device=DEVICE)
+    _run(_scale, x)  # compiles
+    seen: list[str] = []
+    hook = lambda metadata: seen.append(metadata.get()["name"])  # noqa: E731
+    hooks = triton.knobs.runtime.launch_enter_hook
+    hooks.add(hook)
+    try:
+        out = _run(_scale, x)
+    finally:
+        hooks.remove(hook)
+    torch.testing.assert_close(out, x * 3)
+    assert seen == ["_scale"]
+    _run(_scale, x)
+    assert seen == ["_scale"]

@@ -46,7 +46,9 @@ triton.wrapper @call {
 // CHECK:       def call(args):
 // CHECK-NEXT:      arg0_1, = args
 // CHECK-NEXT:      args.clear()
+// The device and stream, read once per call, that every launch goes on.
+// CHECK-NEXT:      launches = launch_context()
 // CHECK-NEXT:      assert_size_stride(arg0_1, (8, 64), (64, 1))
-// CHECK-NEXT:      buf0 = empty_strided((8, 64), (64, 1), dtype=torch.float32, device=DEVICE)
-// CHECK-NEXT:      launch(triton_poi_fused_gelu_0, triton_poi_fused_gelu_0_configs, 512, (arg0_1, buf0, 512,))
+// CHECK-NEXT:      buf0 = empty_on_device((8, 64), (64, 1), torch.float32)
+// CHECK-NEXT:      launch(triton_poi_fused_gelu_0, triton_poi_fused_gelu_0_configs, 512, (arg0_1, buf0, 512,), launches)
 // CHECK-NEXT:      return (buf0,)
