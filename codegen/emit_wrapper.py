@@ -87,10 +87,11 @@ def _emit_wrapper(wrapper: tt.WrapperOp, kernels: dict[str, tt.KernelOp]) -> str
     if context is not None:  # the device and stream every launch of the call goes on, read once
         lines.append(f"{context} = launch_context()")
     bound: set[str] = set()
+    layouts = wrapper.layouts()
     for op in wrapper.body.block.ops:
         try:
             lines.extend(_bindings(op, bound))
-            lines.extend(_wrapper_op(op, kernels, context or ""))
+            lines.extend(_wrapper_op(op, kernels, context or "", layouts))
         except (EmitError, ExprPrintError) as e:
             if getattr(e, "op", None) is not None:
                 raise
@@ -128,7 +129,7 @@ def _bindings(op: Operation, bound: set[str]) -> list[str]:
     return lines
 
 
-def _wrapper_op(op: Operation, kernels: dict[str, tt.KernelOp], context: str) -> list[str]:
+def _wrapper_op(op: Operation, kernels: dict[str, tt.KernelOp], context: str, layouts: dict[str, LayoutAttr]) -> list[str]:
     if isinstance(op, tt.SizeInputOp):
         return []
     if isinstance(op, tt.InputOp):
@@ -151,12 +152,26 @@ def _wrapper_op(op: Operation, kernels: dict[str, tt.KernelOp], context: str) ->
             f"{op.buffer.data} = reinterpret_tensor({source}, {_sizes(layout.sizes)}, "
             f"{_sizes(layout.strides)}, {_host(layout.offset.expr)})"
         ]
+    if isinstance(op, tt.ReuseOp):
+        return [_reuse(op, layouts)]
     if isinstance(op, tt.FreeOp):
         return [f"del {', '.join(op.freed)}"]
     if isinstance(op, tt.ReturnOp):
         outs = op.output_names
         return [f"return ({', '.join(outs)}{',' if len(outs) == 1 else ''})"]
     raise EmitError(f"{_where(op)}: emit-python cannot print {op.name} in the wrapper", op)
+
+
+def _reuse(op: tt.ReuseOp, layouts: dict[str, LayoutAttr]) -> str:
+    """`buf7 = buf3; del buf3  # reuse`, through reinterpret_tensor where the layouts differ
+    (the storage is the same: the verifier checked its dtype and extent)."""
+    source, layout = op.source.root_reference.data, op.layout
+    if layout.offset.expr != 0:
+        raise EmitError(f"{_where(op)}: a reuse with a storage offset", op)
+    value = source
+    if layouts.get(source) != layout:
+        value = f"reinterpret_tensor({source}, {_sizes(layout.sizes)}, {_sizes(layout.strides)}, 0)"
+    return f"{op.buffer.data} = {value}; del {source}  # reuse"
 
 
 def _sizes(exprs: Sequence[sympy.Expr]) -> str:

@@ -80,6 +80,7 @@ class Schema:
     overload: str  # "add.Tensor", "cat" (for .default)
     args: tuple[Arg, ...]
     returns: tuple[str, ...]  # return types, alias annotations removed
+    fresh_results: bool = True  # no return carries an alias annotation: the op returns new tensors
 
     @property
     def op_name(self) -> str:
@@ -125,7 +126,8 @@ def parse_schema(text: str) -> Schema:
         returns = tuple(r.split(" ")[0] for r in _split_top(rets[1:-1]))
     else:
         returns = (rets,)
-    return Schema(name, tuple(args), tuple(r for r in returns if r))
+    fresh = _ALIAS.search(text.rpartition(") -> ")[2]) is None
+    return Schema(name, tuple(args), tuple(r for r in returns if r), fresh)
 
 
 def _split_top(s: str) -> list[str]:
@@ -486,10 +488,15 @@ def count_tensor_marks(a: Attribute) -> int:
 class CallOp(ExternCallBase):
     """Any aten overload without a dedicated op; `--lower-aten` makes it a `loops.extern`.
 
-        %0 = aten.call "fft_fft" (%x) {args = [#aten.tensor, 8 : i64]} : (tensor<8xf32>) -> tensor<8xcomplex<f32>>
-    """
+        %0 = aten.call "fft_fft" (%x) {args = [#aten.tensor, 8 : i64]} attributes {fresh} : (tensor<8xf32>) -> tensor<8xcomplex<f32>>
+
+    `fresh` (FRESH_RESULTS, recorded by the importer from torch's schema): no result is an
+    argument or a view of one; the extern it becomes keeps it."""
 
     name = "aten.call"
+
+
+FRESH_RESULTS = "fresh"  # on an aten.call, and the loops.extern it becomes: its results are new tensors
 
 
 def _make_op_class(schema: Schema) -> type[AtenOp]:

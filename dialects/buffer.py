@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import sympy
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, NoneType, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, NoneType, StringAttr, SymbolRefAttr, UnitAttr
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, Region, TypeAttribute
 from xdsl.irdl import (
     IRDLOperation,
@@ -156,6 +156,13 @@ class LayoutAttr(ParametrizedAttribute):
     def flat_index(self, indices: Sequence[sympy.Expr]) -> sympy.Expr:
         """The storage offset of the element at `indices`."""
         return self.offset.expr + sum((i * s for i, s in zip(indices, self.strides)), sympy.Integer(0))
+
+    def storage_extent(self) -> sympy.Expr:
+        """Elements of storage the layout spans: offset + sum((size - 1) * stride) + 1 (0 when
+        a size is 0)."""
+        if any(n == 0 for n in self.sizes):
+            return sympy.Integer(0)
+        return self.offset.expr + 1 + sum(((n - 1) * st for n, st in zip(self.sizes, self.strides)), sympy.Integer(0))
 
     def verify(self) -> None:
         if len(self.size.data) != len(self.stride.data):
@@ -608,8 +615,10 @@ class ExternCall(IRDLOperation):
     `args`/`kwargs` are the call's Python arguments, with `@name` for a buffer. `buffers` has
     one entry per value the call returns: a name, or `none` where it returns no tensor (None, or
     a number): `none, "buf3" = "convolution_backward.default" ...`; `layouts` has one layout
-    per name. Shared by `buffer.extern` and the wrapper's `triton.extern`, which differ only in
-    where they live."""
+    per name. `fresh` (`{args = [...], fresh}`): the call returns new tensors, none of them an
+    argument or a view of one (its schema's returns carry no alias annotation); without it a
+    result may hold an argument's storage. Shared by `buffer.extern` and the wrapper's
+    `triton.extern`, which differ only in where they live."""
 
     buffers = prop_def(ArrayAttr)
     layouts = prop_def(ArrayAttr)
@@ -617,6 +626,7 @@ class ExternCall(IRDLOperation):
     args = prop_def(ArrayAttr)
     kwargs = opt_prop_def(DictionaryAttr)
     origins = opt_prop_def(ArrayAttr)
+    fresh = opt_prop_def(UnitAttr)
 
     def __init__(
         self,
@@ -626,6 +636,7 @@ class ExternCall(IRDLOperation):
         args: Sequence[Attribute],
         kwargs: dict[str, Attribute] | None = None,
         origins: Sequence[str] = (),
+        fresh: bool = False,
     ):
         props: dict[str, Attribute] = {
             "buffers": ArrayAttr([NoneType() if n is None else StringAttr(n) for n in names]),
@@ -637,6 +648,8 @@ class ExternCall(IRDLOperation):
             props["kwargs"] = DictionaryAttr(kwargs)
         if origins:
             props["origins"] = ArrayAttr([StringAttr(o) for o in sorted(set(origins))])
+        if fresh:
+            props["fresh"] = UnitAttr()
         super().__init__(properties=props)
 
     def result_names(self) -> list[str | None]:
@@ -673,6 +686,8 @@ class ExternCall(IRDLOperation):
         props: dict[str, Attribute] = {"args": self.args}
         if self.kwargs is not None:
             props["kwargs"] = self.kwargs
+        if self.fresh is not None:
+            props["fresh"] = self.fresh
         if self.origins is not None:
             props["origins"] = self.origins
         printer.print_string(" ")
@@ -697,7 +712,7 @@ class ExternCall(IRDLOperation):
         props = parser.parse_optional_attr_dict()
         if not isinstance(props.get("args"), ArrayAttr):
             parser.raise_error(f"{cls.name} needs {{args = [...]}}", pos, parser.pos)
-        unknown = set(props) - {"args", "kwargs", "origins"}
+        unknown = set(props) - {"args", "kwargs", "fresh", "origins"}
         if unknown:
             parser.raise_error(f"{cls.name}: unknown property {sorted(unknown)[0]!r}", pos, parser.pos)
         layouts = []
@@ -706,7 +721,7 @@ class ExternCall(IRDLOperation):
             while parser.parse_optional_punctuation(","):
                 layouts.append(parser.parse_attribute())
         op = cls(names, layouts, overload, props["args"].data)  # type: ignore[arg-type]
-        for key in ("kwargs", "origins"):
+        for key in ("kwargs", "fresh", "origins"):
             if key in props:
                 op.properties[key] = props[key]
         if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:

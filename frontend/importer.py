@@ -58,16 +58,18 @@ from xdsl.dialects.builtin import (
     NoneType,
     StringAttr,
     TensorType,
+    UnitAttr,
     i64,
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from mlc.dialects.buffer import INPUT_STRIDES, OUTPUT_STRIDES, RESULT_STRIDES, contiguous_strides, is_dense
-from mlc.dialects.aten import AtenOp, CallOp, NoneArgAttr, TensorArgAttr, op_class
+from mlc.dialects.aten import FRESH_RESULTS, AtenOp, CallOp, NoneArgAttr, TensorArgAttr, op_class
 from mlc.dialects.sym import CeilDiv, FloorDiv, IntType, ModularIndexing, SizesAttr, equal, size_symbol
 from mlc.dialects.sym import tensor_type as sym_tensor_type
 from mlc.dialects.values import DTYPES, py_to_attr
+from mlc.analysis.collectives import comm_kind
 from mlc.frontend.collectives import CollectiveError, InFlight, is_wait
 
 
@@ -224,13 +226,25 @@ def _strides_array(strides: Sequence[Sequence[int | sympy.Expr]]) -> ArrayAttr:
     ])
 
 
+def _returns_fresh(schema: torch._C.FunctionSchema, overload: str) -> bool:
+    """Whether a call returns new tensors that hold nothing of its arguments (plan-buffers then
+    reuses the arguments' storage after their last use): its schema's returns carry no alias
+    annotation, and it is no collective (a collective reads its input until its wait, and the
+    wait returns the buffer it was given, whatever its schema says)."""
+    return all(r.alias_info is None for r in schema.returns) and comm_kind(overload) is None
+
+
 def _input_strides(value: torch.Tensor) -> list[int] | None:
     """An input's strides where they are static and not row-major, else None: any strided
-    layout (a view with gaps, an expanded dim) is kept, since an input is only read where it is.
-    Symbolic strides are not read (int() of a SymInt would guard on its value); such an input
-    is made row-major on each call."""
+    layout without broadcast dims (a transposed weight, a view with gaps between rows). An
+    expanded input (a stride 0) is not taken as traced: a compiled forward returns such an
+    output materialized, and its backward then gets it row-major. Symbolic strides are not
+    read (int() of a SymInt would guard on its value). Without strides an input is made
+    row-major on each call where it comes otherwise (a no-op for one that is)."""
     strides, sizes = value.stride(), value.shape
     if not all(isinstance(d, int) for d in (*strides, *sizes)) or 0 in sizes:
+        return None
+    if any(s == 0 and n != 1 for n, s in zip(sizes, strides)):
         return None
     if all(n == 1 or s == c for n, s, c in zip(sizes, strides, contiguous_strides(sizes))):
         return None
@@ -516,9 +530,10 @@ class _Importer:
                 keywords[arg.name] = attr
             else:
                 positional.append(attr)
-        return CallOp(
-            overload.removesuffix(".default"), operands, positional, keywords, result_types
-        )
+        call = CallOp(overload.removesuffix(".default"), operands, positional, keywords, result_types)
+        if _returns_fresh(schema, overload):
+            call.attributes[FRESH_RESULTS] = UnitAttr()
+        return call
 
     def _size_or_value(self, value: Any, node: torch.fx.Node) -> Any:
         """A size used as a number (`mul(x, s0)` in a backward) as its expression."""

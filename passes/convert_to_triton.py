@@ -580,7 +580,8 @@ class ConvertToTritonPass(ModulePass):
                     layouts[name] = layout  # type: ignore[assignment]
                 kwargs = node.kwargs.data if node.kwargs is not None else None
                 args = node.args.data
-                extern = triton.ExternOp(node.result_names(), list(node.layouts.data), node.overload.data, args, kwargs)  # type: ignore[arg-type]
+                extern = triton.ExternOp(node.result_names(), list(node.layouts.data), node.overload.data, args, kwargs,  # type: ignore[arg-type]
+                                         fresh=node.fresh is not None)
                 body.append(extern)
             elif isinstance(node, buffer.ViewOp):
                 layouts[node.buffer.data] = node.layout

@@ -27,7 +27,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from mlc.dialects import buffer, loops
-from mlc.dialects.aten import TensorArgAttr
+from mlc.dialects.aten import FRESH_RESULTS, TensorArgAttr
 from mlc.dialects.buffer import INPUT_STRIDES, OUTPUT_STRIDES, RESULT_STRIDES, LayoutAttr, is_dense
 from mlc.dialects.sym import IntType, SizesAttr, sizes_of, symbol, unnamed_sizes
 from mlc.analysis.flat_index import affine_strides, simplify_index
@@ -233,7 +233,8 @@ class _Realizer:
         layouts = [_layout(r.type, op, traced.get(r)) for r in tensors]
         names = {r: self.fresh("buf") for r in tensors}
         results = [names.get(r) for r in op.results]
-        self.add(buffer.ExternOp(results, layouts, op.overload.data, args, kwargs, _origins(op)), op)
+        fresh = FRESH_RESULTS in op.attributes
+        self.add(buffer.ExternOp(results, layouts, op.overload.data, args, kwargs, _origins(op), fresh), op)
         for result, layout in zip(tensors, layouts):
             self.storage[result], self.names[result] = Storage(names[result], layout), names[result]
 

@@ -26,6 +26,7 @@ _BUILTIN: dict[str, str] = {
     "convert-to-triton": "mlc.passes.convert_to_triton:ConvertToTritonPass",
     "online-softmax": "mlc.passes.online_softmax:OnlineSoftmaxPass",
     "cse": "mlc.passes.cse:CsePass",
+    "plan-buffers": "mlc.passes.plan_buffers:PlanBuffersPass",
 }
 
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {}

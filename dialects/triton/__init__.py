@@ -83,7 +83,7 @@ Modules (each imports only those above it; import the dialect from this package)
     body.py        LoadOp, StoreOp, ExprOp, IndirectIndexOp; mask helpers
     reductions.py  reduction_identity, ReduceOp, AccumulateOp
     wrapper.py     WrapperOp and its body ops (InputOp, SizeInputOp, AllocOp, LaunchOp, ExternOp,
-                   ViewOp, FreeOp, ReturnOp)
+                   ViewOp, ReuseOp, FreeOp, ReturnOp)
 """
 
 from __future__ import annotations
@@ -116,6 +116,7 @@ from mlc.dialects.triton.wrapper import (
     InputOp,
     LaunchOp,
     ReturnOp,
+    ReuseOp,
     SizeInputOp,
     ViewOp,
     WrapperBodyOp,
@@ -128,13 +129,14 @@ __all__ = [
     "ExprAttr",  # re-exported from mlc.dialects.sym (passes/triton_reduction.py uses triton.ExprAttr)
     "PtrType", "ConfigAttr", "KernelOp", "KernelBodyOp", "IndexOp", "LoadOp", "StoreOp", "ExprOp", "IndirectIndexOp",
     "r0_blocks_up_to", "reduction_identity", "ReduceOp", "AccumulateOp", "RLoopOp", "YieldOp",
-    "WrapperBodyOp", "GRAPH_INPUTS", "InputOp", "SizeInputOp", "AllocOp", "LaunchOp", "ExternOp", "ViewOp", "FreeOp", "ReturnOp", "WrapperOp",
+    "WrapperBodyOp", "GRAPH_INPUTS", "InputOp", "SizeInputOp", "AllocOp", "LaunchOp", "ExternOp", "ViewOp", "ReuseOp", "FreeOp",
+    "ReturnOp", "WrapperOp",
     "Triton",
 ]
 
 Triton = Dialect(
     "triton",
     [KernelOp, IndexOp, LoadOp, StoreOp, ExprOp, IndirectIndexOp, ReduceOp, AccumulateOp, RLoopOp, YieldOp]
-    + [WrapperOp, InputOp, SizeInputOp, AllocOp, LaunchOp, ExternOp, ViewOp, FreeOp, ReturnOp],
+    + [WrapperOp, InputOp, SizeInputOp, AllocOp, LaunchOp, ExternOp, ViewOp, ReuseOp, FreeOp, ReturnOp],
     [PtrType, ConfigAttr],
 )

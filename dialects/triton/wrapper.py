@@ -267,6 +267,16 @@ class ViewOp(ViewBase, WrapperBodyOp):
 
 
 @irdl_op_definition
+class ReuseOp(ViewBase, WrapperBodyOp):
+    """`triton.reuse "buf7" = @buf3 #buffer.layout<...>`: buf7 takes the storage of buf3, which
+    nothing holds after this op (Inductor's `buf7 = buf3; del buf3  # reuse`), with its own
+    layout (`reinterpret_tensor` where they differ). The wrapper's verifier checks that buf3 is
+    an allocation (or a reuse) of the same dtype and storage extent, and dead from here on."""
+
+    name = "triton.reuse"
+
+
+@irdl_op_definition
 class FreeOp(WrapperBodyOp):
     """`triton.free @buf0, @buf2`: `del buf0, buf2` after their last use."""
 
@@ -375,6 +385,7 @@ class WrapperOp(IRDLOperation):
             raise VerifyException("triton.wrapper must end with triton.return")
         live: dict[str, LayoutAttr | None] = {}
         dead: set[str] = set()
+        owned: set[str] = set()  # buffers whose storage the wrapper allocated: what a reuse may take
         past_inputs = False
         for op in self.body.block.ops:
             if not isinstance(op, WrapperBodyOp):
@@ -388,10 +399,13 @@ class WrapperOp(IRDLOperation):
                     raise _blame(op, f"{op.name}: buffer '{ref}' is {why}")
             if isinstance(op, LaunchOp):
                 _verify_pointees(op, live)
-            if isinstance(op, FreeOp):
-                for name in op.freed:
-                    dead.add(name)
-                    del live[name]
+            if isinstance(op, ReuseOp):
+                _verify_reuse(op, live, owned)
+            for name in op.freed if isinstance(op, FreeOp) else op.referenced_names() if isinstance(op, ReuseOp) else ():
+                dead.add(name)
+                del live[name]
+            if isinstance(op, (AllocOp, ReuseOp)):
+                owned.update(op.defined_names())
             for name in op.defined_names():
                 if name in live or name in dead:
                     raise _blame(op, f"{op.name}: buffer '{name}' is defined twice")
@@ -408,6 +422,18 @@ class WrapperOp(IRDLOperation):
     def parse(cls, parser: Parser) -> WrapperOp:
         name = parser.parse_symbol_name().data
         return cls(name, parser.parse_region())
+
+
+def _verify_reuse(op: ReuseOp, live: dict[str, LayoutAttr | None], owned: set[str]) -> None:
+    source = op.source.root_reference.data
+    if source not in owned:
+        raise _blame(op, f"triton.reuse: '{source}' is not an allocation of this wrapper: its storage is not its own to give")
+    given = live[source]
+    if given is None or given.dtype != op.layout.dtype or given.storage_extent() != op.layout.storage_extent():
+        raise _blame(
+            op, f"triton.reuse: '{op.buffer.data}' needs {op.layout.storage_extent()} elements of {op.layout.dtype}, "
+            f"'{source}' holds {given.storage_extent() if given else '?'} of {given.dtype if given else '?'}"
+        )
 
 
 def _verify_sizes_bound(wrapper: WrapperOp) -> None:

@@ -4,14 +4,16 @@ A `loops.extern` names the overload as `packet.overload` ("mm.default") and spel
 arguments so that `torch.ops.aten.<packet>.<overload>(*args, **kwargs)` reproduces the call:
 `#aten.tensor` marks the operands in order, other arguments are attributes by position (or by
 keyword for keyword-only ones), and positional defaults fill gaps before a given argument.
+`fresh` (an attribute) says the call returns new tensors (mlc's schema of the op, or, for an
+`aten.call`, torch's, as the importer recorded it): plan-buffers reuses its arguments' storage.
 """
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ArrayAttr
+from xdsl.dialects.builtin import ArrayAttr, UnitAttr
 from xdsl.ir import Attribute, Operation
 
-from mlc.dialects.aten import Arg, AtenOp, CallOp, NoneArgAttr, TensorArgAttr, default_value
+from mlc.dialects.aten import FRESH_RESULTS, Arg, AtenOp, CallOp, NoneArgAttr, TensorArgAttr, default_value
 from mlc.dialects.loops import ExternOp
 from mlc.dialects.values import py_to_attr
 from mlc.passes.lowering.registry import Call
@@ -35,7 +37,10 @@ def extern(call: Call) -> list[Operation]:
         assert isinstance(op, AtenOp)
         args, kwargs = _arguments(op)
         new = ExternOp(call.full_overload, list(op.tensors), args, kwargs, result_types)
-    # Keep discardable attributes (the importer's `origin` tag) for realize and kernel names.
+        if op.SCHEMA.fresh_results:
+            new.attributes[FRESH_RESULTS] = UnitAttr()
+    # Keep discardable attributes (the importer's `origin` tag and an aten.call's `fresh`, which
+    # realize reads) for realize and kernel names.
     new.attributes |= op.attributes
     new.location = op.location
     return [new]

@@ -410,16 +410,34 @@ def test_traced_strides_of_results_that_are_not_row_major():
 
 def test_strides_of_inputs_that_are_not_row_major():
     """An input traced with strides other than row-major (a transposed weight, a view with gaps
-    between rows, an expanded dim) carries them in its argument attributes; row-major inputs
-    carry none."""
+    between rows) carries them in its argument attributes; row-major and expanded inputs
+    (which a compiled forward returns materialized) carry none."""
     with fx_traceback.preserve_node_meta():
         gm = make_fx(lambda w, v, e, x: (w + 1, v * 2, e - 1, x))(
             torch.randn(3, 2).t(), torch.randn(4, 6)[:, :3], torch.randn(3).expand(2, 3), torch.randn(2, 3))
     g = import_graph(gm)
     func = next(op for op in g.module.walk() if op.name == "func.func")
     strides = [list(a.data["strides"].get_values()) if "strides" in a.data else None for a in func.arg_attrs.data]
-    assert strides == [[1, 2], [6, 1], [0, 1], None], strides
+    assert strides == [[1, 2], [6, 1], None, None], strides
     check_round_trip(g.module)
+
+
+def test_calls_returning_new_tensors_are_fresh():
+    """An aten.call whose schema returns new tensors is `fresh` (plan-buffers may reuse its
+    arguments' storage); one returning an alias of an argument is not, nor is a collective,
+    whose wait returns the buffer it was given whatever its schema says."""
+    import importlib
+
+    from mlc.frontend.importer import _returns_fresh
+
+    importlib.import_module("torch.distributed._functional_collectives")  # registers _c10d_functional
+    ops = torch.ops
+    assert _returns_fresh(ops.aten._scaled_dot_product_cudnn_attention.default._schema,
+                          "_scaled_dot_product_cudnn_attention.default")
+    assert not _returns_fresh(ops.aten.alias.default._schema, "alias.default")
+    assert not _returns_fresh(ops.aten.add_.Tensor._schema, "add_.Tensor")
+    wait = ops._c10d_functional.wait_tensor.default
+    assert not _returns_fresh(wait._schema, "_c10d_functional::wait_tensor.default")
 
 
 def test_traced_strides_over_symbolic_sizes():

@@ -548,3 +548,41 @@ triton.wrapper @call {
   triton.launch @per(@buf0) xnumel 8 r0_numel s0 else @red when r0_numel > 1
   triton.return @buf0
 }
+
+// -----
+
+// A reuse takes the storage of the wrapper's own allocation, of the same dtype and extent; the
+// buffer it takes is dead after it.
+triton.wrapper @call {
+  triton.input "arg0_1" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{triton.reuse: 'arg0_1' is not an allocation of this wrapper: its storage is not its own to give}}
+  triton.reuse "buf0" = @arg0_1 #buffer.layout<[8], [1], f32>
+  triton.return @buf0
+}
+
+// -----
+
+triton.wrapper @call {
+  triton.alloc "buf0" #buffer.layout<[4, 3], [3, 1], f32>
+  // expected-error@+1 {{triton.reuse: 'buf1' needs 12 elements of f16, 'buf0' holds 12 of f32}}
+  triton.reuse "buf1" = @buf0 #buffer.layout<[3, 4], [1, 3], f16>
+  triton.return @buf1
+}
+
+// -----
+
+triton.wrapper @call {
+  triton.alloc "buf0" #buffer.layout<[4, 3], [3, 1], f32>
+  // expected-error@+1 {{triton.reuse: 'buf1' needs 8 elements of f32, 'buf0' holds 12 of f32}}
+  triton.reuse "buf1" = @buf0 #buffer.layout<[8], [1], f32>
+  triton.return @buf1
+}
+
+// -----
+
+triton.wrapper @call {
+  triton.alloc "buf0" #buffer.layout<[8], [1], f32>
+  triton.reuse "buf1" = @buf0 #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{buffer 'buf0' is already freed}}
+  triton.return @buf0, @buf1
+}

@@ -82,8 +82,10 @@ triton.wrapper @call {
   triton.launch @triton_poi_fused_add_cat_1(@buf0, @arg1_1, @arg2_1, @buf3) xnumel 1024
   triton.alloc "buf4" #buffer.layout<[64, 8], [8, 1], f32>
   triton.launch @triton_poi_fused_permute_2(@buf0, @arg1_1, @buf4) ynumel 8 xnumel 64
-  triton.free @buf0, @buf1
-  triton.return @buf3, @buf2, @arg0_1, @buf4
+  triton.free @buf1
+  triton.reuse "buf5" = @buf0 #buffer.layout<[64, 8], [1, 64], f32>
+  triton.launch @triton_poi_fused_gelu_0(@arg0_1, @buf5) xnumel 512
+  triton.return @buf3, @buf2, @arg0_1, @buf4, @buf5
 }
 // CHECK-LABEL: triton.wrapper @call {
 // CHECK-NEXT:    triton.input "arg0_1" #buffer.layout<[8, 64], [64, 1], f32>
@@ -97,8 +99,10 @@ triton.wrapper @call {
 // CHECK-NEXT:    triton.launch @triton_poi_fused_add_cat_1(@buf0, @arg1_1, @arg2_1, @buf3) xnumel 1024
 // CHECK-NEXT:    triton.alloc "buf4" #buffer.layout<[64, 8], [8, 1], f32>
 // CHECK-NEXT:    triton.launch @triton_poi_fused_permute_2(@buf0, @arg1_1, @buf4) ynumel 8 xnumel 64
-// CHECK-NEXT:    triton.free @buf0, @buf1
-// CHECK-NEXT:    triton.return @buf3, @buf2, @arg0_1, @buf4
+// CHECK-NEXT:    triton.free @buf1
+// CHECK-NEXT:    triton.reuse "buf5" = @buf0 #buffer.layout<[64, 8], [1, 64], f32>
+// CHECK-NEXT:    triton.launch @triton_poi_fused_gelu_0(@arg0_1, @buf5) xnumel 512
+// CHECK-NEXT:    triton.return @buf3, @buf2, @arg0_1, @buf4, @buf5
 // CHECK-NEXT:  }
 
 // Reductions. A persistent kernel reduces one R0_BLOCK slice per row with triton.reduce

@@ -4,16 +4,17 @@
 // mm, addmm and convolution stay aten calls (as Inductor's extern kernels). The overload is
 // spelled packet.overload; tensors are #aten.tensor marks in operand order, other arguments are
 // attributes by position, keyword-only ones (addmm's beta/alpha) are kwargs; the bias stays an
-// ordinary pointwise that loads the extern's result.
+// ordinary pointwise that loads the extern's result. `fresh`: the op's schema says it returns
+// new tensors (plan-buffers may reuse its arguments' storage after it).
 // CHECK-LABEL: func.func @linear_with_extern
 func.func @linear_with_extern(%x: tensor<8x32xf32>, %w: tensor<32x64xf32>, %b: tensor<64xf32>) -> (tensor<8x64xf32>, tensor<8x64xf32>) {
-  // CHECK:      %[[MM:.*]] = loops.extern "mm.default" (%x, %w) {args = [#aten.tensor, #aten.tensor]} : (tensor<8x32xf32>, tensor<32x64xf32>) -> tensor<8x64xf32>
+  // CHECK:      %[[MM:.*]] = loops.extern "mm.default" (%x, %w) {args = [#aten.tensor, #aten.tensor]} attributes {fresh} : (tensor<8x32xf32>, tensor<32x64xf32>) -> tensor<8x64xf32>
   %mm = aten.mm %x, %w : (tensor<8x32xf32>, tensor<32x64xf32>) -> tensor<8x64xf32>
   // CHECK:      loops.pointwise [8, 64] origins ["add"]
   // CHECK-NEXT:   loops.load %[[MM]][i0, i1] : tensor<8x64xf32>
   // CHECK-NEXT:   loops.load %b[i1] : tensor<64xf32>
   %y = aten.add.Tensor %mm, %b : (tensor<8x64xf32>, tensor<64xf32>) -> tensor<8x64xf32>
-  // CHECK:      loops.extern "addmm.default" (%b, %x, %w) {args = [#aten.tensor, #aten.tensor, #aten.tensor], kwargs = {beta = 2 : i64}} : (tensor<64xf32>, tensor<8x32xf32>, tensor<32x64xf32>) -> tensor<8x64xf32>
+  // CHECK:      loops.extern "addmm.default" (%b, %x, %w) {args = [#aten.tensor, #aten.tensor, #aten.tensor], kwargs = {beta = 2 : i64}} attributes {fresh} : (tensor<64xf32>, tensor<8x32xf32>, tensor<32x64xf32>) -> tensor<8x64xf32>
   %z = aten.addmm %b, %x, %w {beta = 2 : i64} : (tensor<64xf32>, tensor<8x32xf32>, tensor<32x64xf32>) -> tensor<8x64xf32>
   func.return %y, %z : tensor<8x64xf32>, tensor<8x64xf32>
 }
@@ -24,7 +25,7 @@ func.func @linear_with_extern(%x: tensor<8x32xf32>, %w: tensor<32x64xf32>, %b: t
 // origin tag and the location stay on the extern.
 // CHECK-LABEL: func.func @convolution_without_bias
 func.func @convolution_without_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
-  // CHECK:      loops.extern "convolution.default" (%x, %w) {args = [#aten.tensor, #aten.tensor, #aten.none, array<i64: 1, 1>, array<i64: 0, 0>, array<i64: 1, 1>, false, array<i64: 0, 0>, 1 : i64]} attributes {origin = "conv2d"}
+  // CHECK:      loops.extern "convolution.default" (%x, %w) {args = [#aten.tensor, #aten.tensor, #aten.none, array<i64: 1, 1>, array<i64: 0, 0>, array<i64: 1, 1>, false, array<i64: 0, 0>, 1 : i64]} attributes {fresh, origin = "conv2d"}
   %c = aten.convolution %x, %w, none {stride = array<i64: 1, 1>, padding = array<i64: 0, 0>, dilation = array<i64: 1, 1>, transposed = false, output_padding = array<i64: 0, 0>, groups = 1 : i64} attributes {origin = "conv2d"} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32>
   func.return %c : tensor<1x4x6x6xf32>
 }
@@ -32,15 +33,15 @@ func.func @convolution_without_bias(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3x
 // -----
 
 // Ops without a rule become externs: a gather from a float index tensor (a case the rule
-// refuses) and any aten.call (arguments passed through); a multi-result op keeps all its
-// results on one extern.
+// refuses) and any aten.call (arguments passed through, and its attributes: `fresh` only where
+// the importer recorded it); a multi-result op keeps all its results on one extern.
 // CHECK-LABEL: func.func @fallbacks
 func.func @fallbacks(%x: tensor<8x64xf32>, %idx: tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<8x64xf32>, tensor<8x64xi64>, tensor<8x64xf32>) {
   // CHECK:      loops.extern "gather.default" (%x, %idx) {args = [#aten.tensor, 1 : i64, #aten.tensor]}
   %g = aten.gather %x, %idx {dim = 1 : i64} : (tensor<8x64xf32>, tensor<8x4xf32>) -> tensor<8x4xf32>
-  // CHECK:      %{{.*}}, %{{.*}} = loops.extern "sort.default" (%x) {args = [#aten.tensor, 1 : i64]} : (tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xi64>)
-  %v, %i = aten.call "sort" (%x) {args = [#aten.tensor, 1 : i64]} : (tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xi64>)
-  // CHECK:      loops.extern "cumsum.default" (%x) {args = [#aten.tensor, 1 : i64]}
+  // CHECK:      %{{.*}}, %{{.*}} = loops.extern "sort.default" (%x) {args = [#aten.tensor, 1 : i64]} attributes {fresh} : (tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xi64>)
+  %v, %i = aten.call "sort" (%x) {args = [#aten.tensor, 1 : i64]} attributes {fresh} : (tensor<8x64xf32>) -> (tensor<8x64xf32>, tensor<8x64xi64>)
+  // CHECK:      loops.extern "cumsum.default" (%x) {args = [#aten.tensor, 1 : i64]} : (tensor<8x64xf32>)
   %c = aten.call "cumsum" (%x) {args = [#aten.tensor, 1 : i64]} : (tensor<8x64xf32>) -> tensor<8x64xf32>
   func.return %g, %v, %i, %c : tensor<8x4xf32>, tensor<8x64xf32>, tensor<8x64xi64>, tensor<8x64xf32>
 }

@@ -6,7 +6,7 @@
 // CHECK:      buffer.computed "buf0" #buffer.layout<[64, 32], [32, 1], f32> ranges [64, 32] origins ["add"] {
 // CHECK:      } attributes {realize_reason = "viewed by extern 'mm.default'"}
 // CHECK-NEXT: buffer.view "view0" = @buf0 #buffer.layout<[32, 64], [1, 32], f32> {realize_reason = "read by extern 'mm.default'"}
-// CHECK-NEXT: buffer.extern "buf1" = "mm.default" {args = [@view0, @w], origins = ["mm"]}
+// CHECK-NEXT: buffer.extern "buf1" = "mm.default" {args = [@view0, @w], fresh, origins = ["mm"]}
 func.func @transposed_operand(%x: tensor<64x32xf32>, %w: tensor<64x16xf32>) -> tensor<32x16xf32> {
   %c = aten.add.Scalar %x {other = 1.000000e+00 : f64} attributes {origin = "add"} : (tensor<64x32xf32>) -> tensor<64x32xf32>
   %t = aten.permute %c {dims = array<i64: 1, 0>} : (tensor<64x32xf32>) -> tensor<32x64xf32>

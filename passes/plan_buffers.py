@@ -1,0 +1,120 @@
+"""Give a new allocation the storage of a buffer that is dead by then (Inductor's memory
+planning: its wrapper's reuse pool, keyed by dtype and size).
+
+Before:
+    triton.alloc "buf0" #buffer.layout<[64, 64], [64, 1], f32>
+    triton.launch @k0(@x, @buf0) xnumel 4096
+    triton.alloc "buf1" #buffer.layout<[64, 64], [64, 1], f32>
+    triton.launch @k1(@buf0, @buf1) xnumel 4096
+    triton.free @buf0
+    triton.alloc "buf2" #buffer.layout<[64, 64], [1, 64], f32>
+    triton.launch @k2(@buf1, @buf2) xnumel 4096
+    triton.free @buf1
+    triton.return @buf2
+After:
+    triton.launch @k1(@buf0, @buf1) xnumel 4096
+    triton.reuse "buf2" = @buf0 #buffer.layout<[64, 64], [1, 64], f32>
+    triton.launch @k2(@buf1, @buf2) xnumel 4096
+    ...
+
+`buf2 = buf0; del buf0  # reuse` in the emitted `call` (`reinterpret_tensor` where the layouts
+differ): one allocation fewer per call, and the caching allocator's pool stays small.
+
+* A storage is dead once every name that holds it is freed: the allocation, its views, and the
+  results of extern calls that took any of them, unless the call is `fresh` (its schema says it
+  returns new tensors; another may return an argument or a view of one).
+* Only the wrapper's own allocations give storage. Inputs and extern results were allocated by
+  someone else; a storage that an output holds is never freed.
+* An allocation takes the most recently freed storage of the same dtype and extent (LIFO, as
+  Inductor's pool: the one most likely still in cache); the source's `triton.free` moves into
+  the `triton.reuse`, which frees it.
+* Launches and extern calls run in program order on the call's stream, so storage freed after
+  its last use may be overwritten by anything that follows.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import ClassVar
+
+import sympy
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute, Block
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+
+from mlc.dialects import triton as tt
+from mlc.passes.stages import check_stage
+
+_OWNS_STORAGE = (tt.AllocOp, tt.ReuseOp)
+
+
+def storage_holders(body: list[tt.WrapperBodyOp]) -> dict[str, set[str]]:
+    """For each storage the wrapper allocates (by the name that allocates it), every name that
+    holds it: itself, its views, and extern results made from any of them."""
+    holds: dict[str, set[str]] = {}  # name -> storages it holds
+    holders: dict[str, set[str]] = defaultdict(set)
+    for op in body:
+        if isinstance(op, _OWNS_STORAGE):
+            held = {op.buffer.data}
+        elif isinstance(op, tt.ViewOp):
+            held = set(holds.get(op.source.root_reference.data, ()))
+        elif isinstance(op, tt.ExternOp):
+            held = set() if op.fresh else set().union(*(holds.get(name, set()) for name in op.referenced_names()))
+        else:
+            continue
+        for name in op.defined_names():
+            holds[name] = held
+            for storage in held:
+                holders[storage].add(name)
+    return holders
+
+
+def plan_reuse(body: list[tt.WrapperBodyOp]) -> dict[str, str]:
+    """{allocation: the dead buffer whose storage it takes}, walking the body in order."""
+    freed_at = {name: pos for pos, op in enumerate(body) if isinstance(op, tt.FreeOp) for name in op.freed}
+    layouts = {op.buffer.data: op.layout for op in body if isinstance(op, _OWNS_STORAGE)}
+    dies_at: dict[int, list[str]] = defaultdict(list)
+    for storage, names in storage_holders(body).items():
+        if all(name in freed_at for name in names):
+            dies_at[max(freed_at[name] for name in names)].append(storage)
+    pool: dict[tuple[Attribute, sympy.Expr], list[str]] = defaultdict(list)
+    reuse: dict[str, str] = {}
+    for pos, op in enumerate(body):
+        if isinstance(op, tt.AllocOp) and (free := pool[_key(op.layout)]):
+            reuse[op.buffer.data] = free.pop()
+        for storage in sorted(dies_at.get(pos, ())):
+            pool[_key(layouts[storage])].append(storage)
+    return reuse
+
+
+def _key(layout) -> tuple[Attribute, sympy.Expr]:
+    return layout.dtype, sympy.expand(layout.storage_extent())
+
+
+def apply_reuse(block: Block, reuse: dict[str, str]) -> None:
+    """Turn each planned allocation into a `triton.reuse` and drop its source's free."""
+    sources = set(reuse.values())
+    for op in list(block.ops):
+        if isinstance(op, tt.AllocOp) and op.buffer.data in reuse:
+            Rewriter.replace_op(op, tt.ReuseOp(op.buffer.data, reuse[op.buffer.data], op.layout))
+        elif isinstance(op, tt.FreeOp) and sources.intersection(op.freed):
+            kept = [name for name in op.freed if name not in sources]
+            Rewriter.replace_op(op, [tt.FreeOp(kept)] if kept else [])
+
+
+@dataclass(frozen=True)
+class PlanBuffersPass(ModulePass):
+    """Give new allocations the storage of dead buffers of the same dtype and size."""
+
+    name = "plan-buffers"
+    ACCEPTS: ClassVar[tuple[str, ...]] = ("triton",)
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        check_stage(self, op)
+        for wrapper in op.body.block.ops:
+            if isinstance(wrapper, tt.WrapperOp):
+                block = wrapper.body.block
+                apply_reuse(block, plan_reuse([o for o in block.ops if isinstance(o, tt.WrapperBodyOp)]))
