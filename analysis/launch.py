@@ -99,10 +99,7 @@ def index_bits(numel: sympy.Expr, layouts: Sequence[buffer.LayoutAttr]) -> int:
     x, y and r0 together) and the storage extent of every buffer it touches (offset + sum of
     (size - 1) * stride, + 1) are below 2^31, else 64 (an int32 position would wrap around and
     read the wrong element, silently). Symbolic sizes: 64."""
-    extents = [numel]
-    for layout in layouts:
-        extents.append(layout.offset.expr + 1 + sum(((n - 1) * st for n, st in zip(layout.sizes, layout.strides)),
-                                                     sympy.Integer(0)))
+    extents = [numel, *(layout.storage_extent() for layout in layouts)]
     return 32 if all(e.is_Integer and int(e) < INT32_LIMIT for e in extents) else 64
 
 
