@@ -277,13 +277,15 @@ def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, context:
            *[(a.dtype, a.data_ptr() & 15 == 0) if isinstance(a, torch.Tensor) else a for a in args])
     binary = None if state is None else state.binaries.get(key)
     if binary is None:
-        binary = _compiled(kernel, configs, xnumel, args, ynumel, key)
-    binary.run(context, args)
+        _compile_and_run(kernel, configs, xnumel, args, ynumel, key)
+    else:
+        binary.run(context, args)
 
 
-def _compiled(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None, key: tuple) -> _Binary:
-    """The binary for `key`, compiled with the config tuned for these sizes (tuned first where
-    none is kept), and kept on the kernel for the next launch."""
+def _compile_and_run(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None, key: tuple) -> None:
+    """Run the kernel through `kernel[grid]`, which compiles it, with the config tuned for these
+    sizes (tuned first where none is kept), and keep the binary for `key`'s next launches. It
+    runs once: a scatter adds into memory."""
     state = _launch_state(kernel)
     sizes = _sizes_of(xnumel, ynumel, args)
     config = state.tuned.get(sizes)
@@ -293,8 +295,7 @@ def _compiled(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynume
     grid = _grid(config, xnumel, ynumel)
     compiled = kernel[grid](*args, **config)
     constexprs = tuple(config[name] for name in kernel.arg_names[len(args):])
-    binary = state.binaries[key] = _Binary.of(compiled, grid, constexprs)
-    return binary
+    state.binaries[key] = _Binary.of(compiled, grid, constexprs)
 
 
 def _sizes_of(xnumel: int, ynumel: int | None, args: tuple) -> tuple:

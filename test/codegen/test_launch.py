@@ -32,6 +32,13 @@ def _gather_rows(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
     tl.store(out_ptr0 + xindex, tl.load(in_ptr0 + xindex, xmask).to(tl.float32) * 3.0, xmask)
 
 
+@triton.jit
+def _accumulate(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
+    xmask = xindex < xnumel
+    tl.atomic_add(out_ptr0 + xindex, tl.load(in_ptr0 + xindex, xmask), xmask)
+
+
 CONFIGS = (dict(XBLOCK=64, num_warps=2, num_stages=1),)
 
 
@@ -46,6 +53,16 @@ def test_every_launch_computes_its_own_arguments() -> None:
         x = torch.randn(n, device=DEVICE)
         torch.testing.assert_close(_run(_scale, x), x * 3)
         torch.testing.assert_close(_run(_shift, x), x + 1)
+
+
+def test_each_launch_runs_the_kernel_once() -> None:
+    """A kernel that adds into memory (a scatter's) adds once per launch, the first one (which
+    compiles it) included."""
+    x = torch.randn(1000, device=DEVICE)
+    out = torch.zeros(1000, device=DEVICE)
+    for times in (1, 2, 3):
+        launch(_accumulate, CONFIGS, 1000, (x, out, 1000), launch_context())
+        torch.testing.assert_close(out, x * times)
 
 
 @GPU
