@@ -25,9 +25,11 @@ passes within `--tol` (2e-2), or within twice Inductor's own distance from eager
 tensor when Inductor's is larger (a measured noise floor: layers compound the rounding, and
 some gradients are zero in exact arithmetic, BERT's attention key biases, so that both
 compiled runs differ from eager's rounding noise by a relative error of about 1). The
-times are `triton.testing.do_bench` samples (L2 flushed before each call): median, and
-min-max as the spread; compile seconds are the first call's wall time (Dynamo, AOTAutograd,
-the backend, and one run). A backend that fails is a cell saying so, never a crash.
+times are wall-clock ms per call in rounds of back-to-back calls, the rounds alternating
+between the three (`time_interleaved`): median, and min-max over rounds as the spread; next
+to them each backend's GPU time per call (the kernels' durations, torch.profiler); compile
+seconds are the first call's wall time (Dynamo, AOTAutograd, the backend, and one run). A
+backend that fails is a cell saying so, never a crash.
 
 Loads mlc like bench/run.py (installed, or the checkout as the package `mlc`) and reuses its
 helpers; not part of the mlc package: see bench/README.md.
@@ -230,23 +232,6 @@ class Timing:
     samples: int
 
 
-def time_calls(fn: Callable[[], Any], warmup: int, rep: int) -> Timing:
-    """do_bench's per-call samples on CUDA; on CPU wall-clock samples (at least 2; the compiling
-    call was the warmup)."""
-    if CUDA:
-        import triton.testing
-
-        times = [float(t) for t in triton.testing.do_bench(fn, warmup=warmup, rep=rep, return_mode="all")]
-    else:
-        times = []
-        deadline = time.perf_counter() + rep / 1e3
-        while len(times) < 2 or (time.perf_counter() < deadline and len(times) < 1000):
-            start = time.perf_counter()
-            fn()
-            times.append((time.perf_counter() - start) * 1e3)
-    return Timing(statistics.median(times), min(times), max(times), len(times))
-
-
 def time_interleaved(fns: dict[str, Callable[[], Any]], rounds: int, calls: int) -> dict[str, Timing]:
     """Wall-clock ms per call of each function, timed in turn: each round runs each function
     `calls` times back to back (no synchronisation between calls, as a model is called in a
@@ -280,7 +265,8 @@ class Row:
     mode: str
     shape: str = ""
     dtype: str = ""
-    ms: dict[str, Timing] = field(default_factory=dict)  # backend -> timing
+    ms: dict[str, Timing] = field(default_factory=dict)  # backend -> wall-clock timing
+    gpu_ms: dict[str, float] = field(default_factory=dict)  # backend -> kernels' GPU time per call
     compile_s: dict[str, float] = field(default_factory=dict)  # backend -> first call, s
     rel_errors: dict[str, dict[str, float]] = field(default_factory=dict)  # inductor/mlc -> tensor -> err
     mlc_over_inductor: float | None = None
@@ -300,11 +286,12 @@ def compilers(mlc_backend: Callable[..., Any], reduce_overhead: bool = False
     }
 
 
-def measure(row: Row, backend: str, model: nn.Module, compile_fn: Callable[[nn.Module], Any],
-            inputs: dict[str, torch.Tensor], expected: dict[str, torch.Tensor] | None,
-            args: argparse.Namespace) -> dict[str, torch.Tensor] | None:
-    """Compile, run once (timed as compile seconds), compare with `expected`, time; fills `row`.
-    Returns the first step's results (eager's become the reference)."""
+def first_call(row: Row, backend: str, model: nn.Module, compile_fn: Callable[[nn.Module], Any],
+               inputs: dict[str, torch.Tensor], expected: dict[str, torch.Tensor] | None,
+               args: argparse.Namespace) -> tuple[Callable[[], Any], dict[str, torch.Tensor] | None]:
+    """Compile, run once (timed as compile seconds), compare with `expected`; fills `row`.
+    Returns the step to time, and the first step's results where there is no reference yet
+    (eager's become it)."""
     compiled = compile_fn(model)
     _sync()
     start = time.perf_counter()
@@ -318,23 +305,37 @@ def measure(row: Row, backend: str, model: nn.Module, compile_fn: Callable[[nn.M
         else:
             row.inductor_correct = verdict(row.rel_errors[backend], None, args.tol)
         results = None  # free them before timing
-    row.ms[backend] = time_calls(lambda: step(compiled, inputs, row.mode), args.warmup, args.rep)
-    return results
+    return (lambda: step(compiled, inputs, row.mode)), results
+
+
+def time_row(row: Row, calls: dict[str, Callable[[], Any]], args: argparse.Namespace) -> None:
+    """Warm each backend's step up, take its GPU time per call (the profiler's kernel durations),
+    then time them all together in interleaved rounds (`time_interleaved`)."""
+    for backend, call in calls.items():
+        for _ in range(args.warmup):
+            call()
+        kernels = run.kernel_times(call)
+        if kernels is not None:
+            row.gpu_ms[backend] = sum(kernels.values())
+    row.ms.update(time_interleaved(calls, args.rounds, args.calls))
 
 
 def bench_row(workload: Workload, name: str, mode: str, args: argparse.Namespace,
               mlc_backend: Callable[..., Any]) -> Row:
-    """Eager (the reference), then Inductor, then mlc, each on a fresh copy of the model."""
+    """Eager (the reference), then Inductor, then mlc, each on its own copy of the model:
+    compiled and checked one after another, then timed together (`time_row`), so that a drift
+    of the machine falls on all three alike."""
     row = Row(model=name, mode=mode, shape=workload.shape, dtype=args.dtype)
     expected: dict[str, torch.Tensor] | None = None
+    calls: dict[str, Callable[[], Any]] = {}
+    torch._dynamo.reset()
     for backend, compile_fn in compilers(mlc_backend, args.reduce_overhead).items():
         if backend in args.skip or (backend != "eager" and expected is None):
             row.errors[backend] = "skipped" if backend in args.skip else "no eager reference"
             continue
         model = workload.model if backend == "eager" else copy.deepcopy(workload.model)
-        torch._dynamo.reset()
         try:
-            results = measure(row, backend, model, compile_fn, workload.inputs, expected, args)
+            calls[backend], results = first_call(row, backend, model, compile_fn, workload.inputs, expected, args)
         except Exception as error:  # noqa: BLE001 (a cell, never a crash)
             row.errors[backend] = run.one_line(error)
             if args.verbose:
@@ -342,12 +343,14 @@ def bench_row(workload: Workload, name: str, mode: str, args: argparse.Namespace
             results = None
         if backend == "eager":
             expected = results
-        for p in model.parameters():
-            p.grad = None
-        del model
-        torch._dynamo.reset()
-        if CUDA:
-            torch.cuda.empty_cache()
+    expected = None
+    time_row(row, calls, args)
+    calls.clear()
+    for p in workload.model.parameters():
+        p.grad = None
+    torch._dynamo.reset()
+    if CUDA:
+        torch.cuda.empty_cache()
     if row.errors.get("mlc", "skipped") != "skipped":
         row.correct = f"failed: {row.errors['mlc']}"
     if row.errors.get("inductor", "skipped") != "skipped":
@@ -394,12 +397,13 @@ def _pair(a: float | None, b: float | None, fmt: str) -> str:
 
 def markdown(rows: Sequence[Row]) -> str:
     head = ["model", "mode", "shape", "eager ms", "inductor ms", "mlc ms", "mlc/inductor",
-            "compile s mlc / ind", "rel err mlc / ind", "correct"]
+            "GPU ms mlc / ind", "compile s mlc / ind", "rel err mlc / ind", "correct"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for r in rows:
         ratio = "-" if r.mlc_over_inductor is None else f"{r.mlc_over_inductor:.2f}"
         errs = _pair(worst(r.rel_errors.get("mlc"))[0], worst(r.rel_errors.get("inductor"))[0], ".1e")
         cells = [r.model, r.mode, r.shape, _ms(r, "eager"), _ms(r, "inductor"), _ms(r, "mlc"), ratio,
+                 _pair(r.gpu_ms.get("mlc"), r.gpu_ms.get("inductor"), ".2f"),
                  _pair(r.compile_s.get("mlc"), r.compile_s.get("inductor"), ".1f"), errs,
                  r.correct.replace("|", "\\|")]
         lines.append("| " + " | ".join(cells) + " |")
@@ -426,8 +430,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--markdown", type=Path, help="write the Markdown table here too")
     parser.add_argument("--doc", type=Path,
                         help="write the table, the command and the machine as a section of this document (docs/BENCHMARKS.md)")
-    parser.add_argument("--warmup", type=int, default=100, help="do_bench warmup, ms (default 100)")
-    parser.add_argument("--rep", type=int, default=1000, help="do_bench repetition time, ms (default 1000)")
+    parser.add_argument("--warmup", type=int, default=5, help="calls of each backend before timing (default 5)")
+    parser.add_argument("--rounds", type=int, default=15, help="timed rounds, alternating the backends (default 15)")
+    parser.add_argument("--calls", type=int, default=10, help="calls per round, back to back (default 10)")
     parser.add_argument("--reduce-overhead", action="store_true",
                         help="both compilers replay CUDA graphs: Inductor's mode=reduce-overhead, mlc's MLC_CUDAGRAPHS=1")
     parser.add_argument("--skip", default="", help="backends not to run: inductor,mlc")
@@ -456,7 +461,11 @@ MODELS_SECTION = """## Models: {models}{graphs}
 `{command}`
 
 {device}, torch {torch}, triton {triton}, transformers {transformers}, {dtype}; {time}. Times:
-{timer} over {rep} ms of calls (L2 flushed), median and min-max. *compile s* is the first call's
+wall-clock ms per call in {rounds} rounds of {calls} back-to-back calls, the rounds alternating
+between the backends (a training loop's view: the host's launches overlap the GPU's work),
+median and min-max over rounds. *GPU ms*: the kernels' durations per call summed (torch.profiler);
+where it is well below the wall time, the host's work per call bounds the call (a step of these
+models is a few hundred launches and extern calls). *compile s* is the first call's
 wall time (Dynamo, AOTAutograd, the backend, one run); *rel err* is the worst tensor's relative
 error norm against eager (logits; in training also the loss and every gradient), judged as
 `bench/models.py`'s docstring says.
@@ -479,7 +488,7 @@ def report(rows: Sequence[Row], env: dict[str, Any], args: argparse.Namespace) -
         models = ",".join(args.models)
         key = f"bench/models.py {models}" + (" --reduce-overhead" if args.reduce_overhead else "")
         run.write_section(args.doc, key, MODELS_SECTION.format(
-            **env, models=models, rep=args.rep, table=table,
+            **env, models=models, table=table,
             graphs=", CUDA graphs (Inductor's reduce-overhead, mlc's MLC_CUDAGRAPHS=1)" if args.reduce_overhead else ""))
 
 
@@ -493,10 +502,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     import transformers
 
     device = torch.device("cuda" if CUDA else "cpu")
-    env = run.environment(device, args)
+    env = run.machine(device, args)
     env["command"] = "python3 bench/models.py " + " ".join(sys.argv[1:] if argv is None else argv)
     env.update(transformers=transformers.__version__, dtype=args.dtype, tol=args.tol,
-               timer="triton.testing.do_bench samples" if CUDA else "wall-clock samples")
+               warmup_calls=args.warmup, rounds=args.rounds, calls=args.calls)
     print(f"# mlc model bench on {env['device']} (torch {env['torch']}, triton {env['triton']}, "
           f"transformers {env['transformers']})", flush=True)
     rows: list[Row] = []

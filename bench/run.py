@@ -672,7 +672,8 @@ def write_section(path: Path, key: str, body: str) -> None:
     path.write_text(text)
 
 
-def environment(device: torch.device, args: argparse.Namespace) -> dict[str, Any]:
+def machine(device: torch.device, args: argparse.Namespace) -> dict[str, Any]:
+    """What a run's numbers were taken on (bench/models.py and bench/dynamic.py share this)."""
     import triton
 
     return {
@@ -682,14 +683,15 @@ def environment(device: torch.device, args: argparse.Namespace) -> dict[str, Any
         "python": platform.python_version(),
         "triton_interpret": os.environ.get("TRITON_INTERPRET", "0"),
         "quick": args.quick,
-        "warmup_ms": args.warmup,
-        "rep_ms": args.rep,
-        "repeats": getattr(args, "repeats", 1),  # bench/models.py shares this and times once
-        "timer": ("triton.testing.do_bench_cudagraph median" if getattr(args, "cudagraph", False)
-                  else "triton.testing.do_bench median")
-        if CUDA else "wall-clock median",
         "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
+
+
+def environment(device: torch.device, args: argparse.Namespace) -> dict[str, Any]:
+    """The machine and this script's timer."""
+    timer = "triton.testing.do_bench_cudagraph median" if args.cudagraph else "triton.testing.do_bench median"
+    return {**machine(device, args), "warmup_ms": args.warmup, "rep_ms": args.rep, "repeats": args.repeats,
+            "timer": timer if CUDA else "wall-clock median"}
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

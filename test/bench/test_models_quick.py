@@ -22,7 +22,8 @@ def test_quick_llama_on_cpu(tmp_path: Path) -> None:
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TRITON_INTERPRET="1")
     env.pop("MLC_FALLBACK", None)
     out_json, out_md = tmp_path / "models.json", tmp_path / "models.md"
-    cmd = [sys.executable, str(MODELS), "--quick", "--models", "llama", "--skip", "inductor", "--rep", "1",
+    cmd = [sys.executable, str(MODELS), "--quick", "--models", "llama", "--skip", "inductor",
+           "--warmup", "0", "--rounds", "2", "--calls", "1",
            "--json", str(out_json), "--markdown", str(out_md)]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -30,7 +31,7 @@ def test_quick_llama_on_cpu(tmp_path: Path) -> None:
     header = next(ln for ln in proc.stdout.splitlines() if ln.startswith("| model"))
     assert [c.strip() for c in header.strip("|").split("|")] == [
         "model", "mode", "shape", "eager ms", "inductor ms", "mlc ms", "mlc/inductor",
-        "compile s mlc / ind", "rel err mlc / ind", "correct"]
+        "GPU ms mlc / ind", "compile s mlc / ind", "rel err mlc / ind", "correct"]
     assert header in out_md.read_text()
 
     report = json.loads(out_json.read_text())
@@ -87,7 +88,7 @@ spec.loader.exec_module(models)
 def broken_backend(gm, example_inputs):
     raise NotImplementedError("no rule for aten.frobnicate\\nmore detail")
 
-args = models.parse_args(["--quick", "--models", "gpt2", "--modes", "inference", "--skip", "inductor", "--rep", "1"])
+args = models.parse_args(["--quick", "--models", "gpt2", "--modes", "inference", "--skip", "inductor", "--rounds", "2", "--calls", "1"])
 (row,) = models.bench_model("gpt2", torch.device("cpu"), args, broken_backend)
 print(json.dumps(asdict(row)))
 print(models.markdown([row]))
@@ -102,4 +103,4 @@ def test_mlc_failure_is_a_row_not_a_crash() -> None:
     row = json.loads(proc.stdout.splitlines()[0])
     assert row["correct"] == "failed: NotImplementedError: no rule for aten.frobnicate"
     assert "mlc" not in row["ms"] and row["ms"]["eager"]["median"] > 0
-    assert "| failed | - | - / - | - / - | failed: NotImplementedError: no rule for aten.frobnicate |" in proc.stdout
+    assert "| failed | - | - / - | - / - | - / - | failed: NotImplementedError: no rule for aten.frobnicate |" in proc.stdout
