@@ -4,7 +4,11 @@
     run_pipeline(module, passes, ctx, verify=module_verify, after_pass=dump)
 
 Each pass is applied, then `after_pass(pass, module)` runs (a dump, `--print-ir-after-all`:
-before verification, so that IR a pass broke can be seen), then the module is verified.
+before verification, so that IR a pass broke can be seen), then the module is verified. With
+`verify_each=False` (MLIR's `PassManager::enableVerifier(false)`, but keeping one check) the
+module is verified once, after the last pass: a JIT pays for one verification instead of one per
+pass, and a failure says only that the pipeline's output does not verify (`PassFailed.located`
+is False); a driver reruns with `verify_each=True` to name the pass.
 
 A pass explains its decisions with `remark(op, message)` (MLIR's `op->emitRemark()`): each goes
 to the running pipeline's `on_remark` as a `Remark` naming the pass and the op it is about;
@@ -99,9 +103,11 @@ class PassFailed(Exception):
     """`pass_name` (the pipeline's pass number `index`, from 0) raised `cause`, or
     (`in_verify`) its output failed to verify with `cause`."""
 
-    def __init__(self, pass_name: str, cause: BaseException, in_verify: bool = False, index: int = 0):
+    def __init__(self, pass_name: str, cause: BaseException, in_verify: bool = False, index: int = 0,
+                 located: bool = True):
         super().__init__(f"pass '{pass_name}' {'left IR that does not verify' if in_verify else 'failed'}: {cause}")
         self.pass_name, self.cause, self.in_verify, self.index = pass_name, cause, in_verify, index
+        self.located = located  # False: verified only after the last pass, so any pass may be at fault
 
 
 def load_pipeline(*specs: str) -> list[ModulePass]:
@@ -120,8 +126,10 @@ def run_pipeline(
     after_pass: Callable[[ModulePass, ModuleOp], None] | None = None,
     on_remark: Callable[[Remark], None] | None = None,
     timing: Timing | None = None,
+    verify_each: bool = True,
 ) -> None:
-    """Apply `passes` to `module` in place, verifying after each (see the module docstring)."""
+    """Apply `passes` to `module` in place, verifying after each, or with `verify_each=False`
+    after the last (see the module docstring)."""
     for index, p in enumerate(passes):
         start = time.perf_counter()
         try:
@@ -132,11 +140,20 @@ def run_pipeline(
         applied = time.perf_counter()
         if after_pass is not None:
             after_pass(p, module)
-        dumped = time.perf_counter()
-        try:
-            verify(module)
-        except Exception as e:
-            raise PassFailed(p.name, e, in_verify=True, index=index) from e
         if timing is not None:
             timing.add(p.name, applied - start)
-            timing.add(f"{p.name} (verify)", time.perf_counter() - dumped)
+        if verify_each:
+            _verify(module, verify, p.name, index, timing)
+    if not verify_each and passes:
+        _verify(module, verify, passes[-1].name, len(passes) - 1, timing, located=False)
+
+
+def _verify(module: ModuleOp, verify: Callable[[ModuleOp], None], pass_name: str, index: int,
+            timing: Timing | None, located: bool = True) -> None:
+    start = time.perf_counter()
+    try:
+        verify(module)
+    except Exception as e:
+        raise PassFailed(pass_name, e, in_verify=True, index=index, located=located) from e
+    if timing is not None:
+        timing.add(f"{pass_name} (verify)" if located else "verify the pipeline's output", time.perf_counter() - start)

@@ -16,6 +16,12 @@ def test_run_pipeline_times_each_pass_and_its_verification() -> None:
     assert timing.total == sum(seconds for _, seconds in timing.rows)
 
 
+def test_verified_once_at_the_end_one_row_for_the_verification() -> None:
+    timing = Timing()
+    run_pipeline(ModuleOp([]), load_pipeline("cse,deps"), make_context(), timing=timing, verify_each=False)
+    assert [name for name, _ in timing.rows] == ["cse", "deps", "verify the pipeline's output"]
+
+
 def test_report_lists_rows_and_the_total() -> None:
     report = Timing([("inline", 0.25), ("realize", 0.75)]).report()
     assert "Total Execution Time: 1.0000 seconds" in report
