@@ -30,6 +30,8 @@ all that orders it (`analysis/collectives.py`).
 
 from __future__ import annotations
 
+import functools
+
 from collections.abc import Iterable, Sequence
 
 import sympy
@@ -106,6 +108,13 @@ def merged_variables(variables: Sequence[sympy.Symbol], groups: Sequence[Sequenc
 
 def canonical_dep(name: str, index: sympy.Expr, ranges: Sequence[tuple[str, sympy.Expr]]) -> buffer.MemoryDepAttr:
     """The `MemoryDep` of reading or writing `name` at `index` over the loops `ranges`."""
+    return _canonical_dep(name, index, tuple(ranges))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _canonical_dep(name: str, index: sympy.Expr, ranges: tuple[tuple[str, sympy.Expr], ...]) -> buffer.MemoryDepAttr:
+    """`canonical_dep`, memoized: a pure function of its arguments (the attribute is immutable),
+    asked again for the same loads by deps, fuse's graph and its fusability checks."""
     variables = [symbol(n) for n, _ in ranges]
     sizes = [sympy.sympify(s) for _, s in ranges]
     groups = loop_groups(sizes, variables, [index])

@@ -31,12 +31,21 @@ def affine_terms(
 ) -> tuple[sympy.Expr, list[sympy.Expr]] | None:
     """(rest, coefficients) when `expr` = rest + sum(c_k * v_k) with neither rest nor any c_k
     depending on the variables (they may be symbolic sizes); None otherwise (a FloorDiv)."""
+    terms = _affine_terms(expr, tuple(variables))
+    return None if terms is None else (terms[0], list(terms[1]))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _affine_terms(expr: sympy.Expr, variables: tuple[sympy.Symbol, ...]
+                  ) -> tuple[sympy.Expr, tuple[sympy.Expr, ...]] | None:
+    """`affine_terms`, memoized (a pure function of its arguments): the passes ask it of the same
+    index again and again, and sympy's expand is most of their time."""
     expanded = sympy.expand(expr)
     coeffs = [expanded.coeff(v) for v in variables]
     rest = sympy.expand(expanded - sum((c * v for c, v in zip(coeffs, variables)), sympy.Integer(0)))
     if rest.free_symbols & set(variables) or any(c.free_symbols & set(variables) for c in coeffs):
         return None
-    return rest, coeffs
+    return rest, tuple(coeffs)
 
 
 def loop_strides(expr: sympy.Expr, variables: Sequence[sympy.Symbol]) -> list[sympy.Expr] | None:

@@ -147,9 +147,9 @@ def reorder(graph: buffer.GraphOp, explain: bool) -> None:
     """Reorder one graph's nodes (see the module docstring)."""
     block = graph.body.block
     ops = [op for op in block.ops if isinstance(op, buffer.BufferNode) and not isinstance(op, buffer.GRAPH_INPUTS)]
+    if not any(node_comm_kind(op) in ("start", "wait") for op in ops):
+        return  # nothing to move: skip the dependency analysis
     nodes = [_node(op) for op in ops]
-    if not any(n.kind in ("start", "wait") for n in nodes):
-        return
     starts = hoist_starts(nodes)
     waits = sink_waits(nodes)
     output = block.last_op
