@@ -46,6 +46,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from mlc.dialects import triton as tt
+from mlc.dialects.buffer import LayoutAttr
 from mlc.passes.stages import check_stage
 
 _OWNS_STORAGE = (tt.AllocOp, tt.ReuseOp)
@@ -90,7 +91,8 @@ def plan_reuse(body: list[tt.WrapperBodyOp]) -> dict[str, str]:
     return reuse
 
 
-def _key(layout) -> tuple[Attribute, sympy.Expr]:
+def _key(layout: LayoutAttr) -> tuple[Attribute, sympy.Expr]:
+    """What two allocations must share for one to take the other's storage: dtype and extent."""
     return layout.dtype, sympy.expand(layout.storage_extent())
 
 
