@@ -31,7 +31,6 @@ all that orders it (`analysis/collectives.py`).
 from __future__ import annotations
 
 import functools
-
 from collections.abc import Iterable, Sequence
 
 import sympy

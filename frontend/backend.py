@@ -21,9 +21,10 @@ change, or with `dynamic=True`), the backend compiles it once per concrete signa
 time, binding the sizes (and numbers Dynamo wrapped in tensors) as constants.
 
 With `MLC_DUMP_DIR`, each graph's `timing.txt` gives the wall time of the import, of every pass
-(and its verification: a dumped graph is verified after each pass), of emitting and loading the Python, and of the first call (Triton's
-compilation and autotuning, then the run), as `mlc-opt --timing` prints them, and a row saying
-whether the compile cache held the graph (a dumped graph is always compiled, to dump its passes).
+and its verification (a dumped graph is verified after each pass), of emitting and loading the
+Python, and of the first call (Triton's compilation and autotuning, then the run), as
+`mlc-opt --timing` prints them, and a row saying whether the compile cache held the graph (a
+dumped graph is always compiled, to dump its passes).
 
 A graph mlc cannot compile raises `MlcCompileError` naming the graph, the pass and the op; where
 a pass failed, the message also names a reproducer file (the pass's input IR) and the `mlc-opt`
