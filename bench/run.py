@@ -673,7 +673,7 @@ def write_section(path: Path, key: str, body: str) -> None:
 
 
 def machine(device: torch.device, args: argparse.Namespace) -> dict[str, Any]:
-    """What a run's numbers were taken on (bench/models.py and bench/dynamic.py share this)."""
+    """What a run's numbers were taken on (bench/models.py shares this)."""
     import triton
 
     return {

@@ -467,20 +467,10 @@ def _compiled(gm: torch.fx.GraphModule, module: Any, spec: str, graph_id: str, d
     from mlc.codegen.emit_python import EmitError, emit_python
     from mlc.frontend.compile_cache import Entry
 
-    verify_each = dump is not None or _debug()
     try:
-        try:
-            run_pipeline(module, spec, graph_id, dump, timing, verify_each)
-        except MlcPassError as e:
-            if e.located:
-                raise
-            # Verified only at the end: compile a fresh import verifying after each pass, to
-            # name the pass that broke the IR (it raises; if it does not, report the first error).
-            from mlc.frontend.importer import import_graph
-
-            run_pipeline(import_graph(gm).module, spec, graph_id, verify_each=True)
-            raise
+        run_pipeline(module, spec, graph_id, dump, timing, verify_each=dump is not None or _debug())
     except MlcPassError as e:
+        e = e if e.located else _located(gm, spec, graph_id, e)
         raise MlcCompileError(f"{e}\n{_reproducer(graph_id, gm, spec, e.index, dump)}") from e.__cause__
     start = time.perf_counter()
     try:
@@ -514,6 +504,19 @@ def run_pipeline(module: Any, spec: str, graph_id: str = "module", dump: Any = N
         where = "left IR that does not verify" if e.in_verify else "failed"
         raise MlcPassError(f"mlc: {graph_id}: pass '{e.pass_name}' {where}: {_message(e.cause)}", e.index,
                            e.located) from e.cause
+
+
+def _located(gm: torch.fx.GraphModule, spec: str, graph_id: str, failed: MlcPassError) -> MlcPassError:
+    """The error naming the pass that broke the IR, where only the pipeline's output was
+    verified (`failed`): a fresh import compiled verifying after each pass; `failed` itself if
+    that compile does not fail."""
+    from mlc.frontend.importer import import_graph
+
+    try:
+        run_pipeline(import_graph(gm).module, spec, graph_id, verify_each=True)
+    except MlcPassError as e:
+        return e
+    return failed
 
 
 def _reproducer(graph_id: str, gm: torch.fx.GraphModule, spec: str, failed: int, dump: Any) -> str:

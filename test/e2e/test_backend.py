@@ -273,37 +273,14 @@ def test_strided_inputs_are_taken_as_they_come(tmp_path, monkeypatch, make):
     assert backward.count("(4, 12), (36, 1))") == 3, backward
 
 
-def test_ir_verified_at_the_end_still_names_the_pass_that_broke_it(tmp_path, monkeypatch, make):
+def test_ir_verified_at_the_end_still_names_the_pass_that_broke_it(tmp_path, monkeypatch, make, break_store_pass):
     """Without a dump the backend verifies only the pipeline's output; when that fails, the
     graph is compiled again verifying after each pass, and the error names the breaking pass,
     not the last one."""
-    from dataclasses import dataclass
-
-    from xdsl.dialects.builtin import StringAttr
-    from xdsl.passes import ModulePass
-
-    from mlc.dialects.buffer import ComputedOp
-    from mlc.passes.registry import PASSES
-
-    @mlc.register_pass
-    @dataclass(frozen=True)
-    class BreakStore(ModulePass):
-        """Give every computed buffer a name its store does not use (a test pass)."""
-
-        name = "test-break-store"
-
-        def apply(self, ctx, op) -> None:  # type: ignore[no-untyped-def]
-            for node in op.walk():
-                if isinstance(node, ComputedOp):
-                    node.properties["buffer"] = StringAttr("renamed")
-
     monkeypatch.setenv("MLC_PIPELINE", "lower-aten,inline,realize,test-break-store,split-reductions,cse")
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    try:
-        with pytest.raises(Exception) as info:
-            torch.compile(lambda x: torch.sin(x) + 1, backend="mlc", fullgraph=True, dynamic=False)(make(4, 8))
-    finally:
-        PASSES.pop("test-break-store")
+    with pytest.raises(Exception) as info:
+        torch.compile(lambda x: torch.sin(x) + 1, backend="mlc", fullgraph=True, dynamic=False)(make(4, 8))
     assert "pass 'test-break-store' left IR that does not verify" in str(_root(info.value))
 
 

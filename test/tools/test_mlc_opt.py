@@ -219,28 +219,14 @@ def test_pass_flags_with_and_without_options() -> None:
     assert code == 1 and "no_such_option" in err
 
 
-def test_one_runner_names_the_failing_pass_for_every_driver() -> None:
+def test_one_runner_names_the_failing_pass_for_every_driver(break_store_pass) -> None:
     """mlc.run_passes, mlc-opt and the backend run pipelines with passes/pipeline.py: a pass
     that raises, or leaves IR that does not verify, is named, and which of the two it was."""
     from dataclasses import dataclass
 
-    from xdsl.dialects.builtin import StringAttr
     from xdsl.passes import ModulePass
 
-    from mlc.dialects.buffer import ComputedOp
     from mlc.passes.pipeline import PassFailed
-
-    @mlc.register_pass
-    @dataclass(frozen=True)
-    class BreakLayout(ModulePass):
-        """Give every computed buffer a name its store does not use (a test pass)."""
-
-        name = "test-break-store"
-
-        def apply(self, ctx, op) -> None:  # type: ignore[no-untyped-def]
-            for node in op.walk():
-                if isinstance(node, ComputedOp):
-                    node.properties["buffer"] = StringAttr("renamed")
 
     @mlc.register_pass
     @dataclass(frozen=True)
@@ -269,7 +255,6 @@ def test_one_runner_names_the_failing_pass_for_every_driver() -> None:
         code, _, err = mlc_opt(str(SAMPLE), "-p", "test-raise")
         assert code == 1 and "pass 'test-raise'" in err and "Traceback" not in err
     finally:
-        PASSES.pop("test-break-store")
         PASSES.pop("test-raise")
 
 
