@@ -123,6 +123,8 @@ SCHEMAS = (
     'split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]',
     'unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]',
     'as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)',
+    'slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor',
+    'select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor',
     'mm(Tensor self, Tensor mat2) -> Tensor',
     'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     'bmm(Tensor self, Tensor mat2) -> Tensor',

@@ -31,7 +31,7 @@ zeros_like.default ones_like.default empty_like.default masked_fill.Scalar maske
 fill.Scalar view.default reshape.default _unsafe_view.default permute.default transpose.int
 t.default expand.default squeeze.dim squeeze.dims squeeze.default unsqueeze.default
 slice.Tensor select.int cat.default flip.default constant_pad_nd.default split.Tensor
-split_with_sizes.default unbind.int as_strided.default
+split_with_sizes.default unbind.int as_strided.default slice_scatter.default select_scatter.default
 mm.default addmm.default bmm.default baddbmm.default convolution.default
 sum.dim_IntList sum.default prod.default prod.dim_int amax.default amin.default max.dim
 min.dim max.default min.default argmax.default argmin.default any.dim any.dims any.default

@@ -2,8 +2,10 @@
 
 A view becomes a `loops.pointwise` whose body is one raw `loops.load` of its source at the
 re-indexed position (never a copy: `--inline` folds it into its consumers). Multi-result
-splits give one such pointwise per piece. `cat` and `constant_pad_nd` read their inputs with
-masked loads and pick the element with `arith.select`, as Inductor's pointwise_cat does.
+splits give one such pointwise per piece. `cat`, `constant_pad_nd`, `slice_scatter` and
+`select_scatter` read their inputs with masked loads and pick the element with `arith.select`,
+as Inductor's pointwise_cat does: slice_backward (zeros, then slice_scatter) becomes a select
+that `--inline` folds into the gradient's consumer, not a fill and a copy.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Callable, Sequence
 import sympy
 from xdsl.ir import Operation
 
+from mlc.dialects.sym import FloorDiv, ModularIndexing
 from mlc.passes.lowering.body import Body, IndexFn, Value, load_as_is, make_pointwise
 from mlc.passes.lowering.dtypes import dtype_of
 from mlc.passes.lowering.indexing import Index, broadcast_index, contiguous_strides, reshape_index, unflatten
@@ -245,3 +248,55 @@ def constant_pad_nd(call: Call) -> list[Operation] | None:
 
     return [make_pointwise(call, call.result_type, body)]
 
+
+
+@register("slice_scatter")
+def slice_scatter(call: Call) -> list[Operation] | None:
+    """`self` with `src` in place of self[start:end:step] along `dim`: a point inside the slice
+    reads src at (pos - start) / step, any other point reads self."""
+    x, src = call["self"], call["src"]
+    xs, dtype = shape(x), dtype_of(x.type)
+    if dtype is None or dtype_of(src.type) != dtype:
+        return None
+    dim = _dim(call["dim"], len(xs))
+    start, step, count = _slice_start(xs[dim], call["start"]), call["step"], shape(src)[dim]
+    if not isinstance(step, int) or step < 1:
+        return None
+    end = start + step * (count - 1) + 1 if step != 1 else start + count  # one past the last point written
+    if _empty(count):
+        return [load_as_is(call, x, lambda index: list(index))]
+
+    def body(b: Body) -> Value:
+        v = b.vars[dim]
+        pos = b.index(v)
+        mask = _in_range(b, pos, start if start != 0 else None, end if end != xs[dim] else None)
+        if step != 1:
+            on_step = b.compare("eq", b.index(ModularIndexing(v - start, 1, step)), b.constant(0, "int64"))
+            mask = on_step if mask is None else b.logical_and(mask, on_step)
+        inside = _replace(b.vars, dim, v - start if step == 1 else FloorDiv(v - start, step))
+        if mask is None:  # src covers the whole dim
+            return b.load(src, inside, widen=False)
+        return b.select(mask, b.load(src, inside, mask=mask, widen=False), b.load(x, b.vars, widen=False))
+
+    return [make_pointwise(call, call.result_type, body)]
+
+
+@register("select_scatter")
+def select_scatter(call: Call) -> list[Operation] | None:
+    """`self` with `src` in place of self.select(dim, index): the points at that index along
+    `dim` read src, the others self."""
+    x, src = call["self"], call["src"]
+    xs, dtype = shape(x), dtype_of(x.type)
+    if dtype is None or dtype_of(src.type) != dtype:
+        return None
+    dim = _dim(call["dim"], len(xs))
+    at = call["index"]
+    if isinstance(at, int) and at < 0:
+        at += xs[dim]
+
+    def body(b: Body) -> Value:
+        mask = b.compare("eq", b.index(b.vars[dim]), b.count(at, "int64"))
+        inside = [*b.vars[:dim], *b.vars[dim + 1:]]
+        return b.select(mask, b.load(src, inside, mask=mask, widen=False), b.load(x, b.vars, widen=False))
+
+    return [make_pointwise(call, call.result_type, body)]

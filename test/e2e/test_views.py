@@ -47,6 +47,42 @@ def test_output_aliases_input(check, make):
     check(lambda x: (x.view(64, 8), x + 1), x)
 
 
+SCATTERS = [
+    ("slice_scatter", lambda x, s: torch.slice_scatter(x, s, dim=1, start=5, end=45) * 2, (8, 64), (8, 40)),
+    ("slice_scatter_step_from_end", lambda x, s: torch.slice_scatter(x, s, 1, -20, None, 3), (8, 64), (8, 7)),
+    ("slice_scatter_whole_dim", lambda x, s: torch.slice_scatter(x, s, 0) + x, (8, 64), (8, 64)),
+    ("select_scatter_from_end", lambda x, s: torch.select_scatter(x.sin(), s, 0, -2), (8, 64), (64,)),
+]
+
+
+@pytest.mark.parametrize("fn, xs, ss", [pytest.param(f, a, b, id=n) for n, f, a, b in SCATTERS])
+def test_scatter_into_a_slice(check, make, fn, xs, ss):
+    check(fn, make(*xs), make(*ss))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_slice_backward_is_a_select_in_the_gradient_kernel(check_grad, make, monkeypatch, tmp_path, dtype):
+    """rotate_half (Llama's rotary embedding) at odd sizes: the backward's slice_backward
+    (zeros, then slice_scatter, per half) lowers to selects that fuse into the one kernel that
+    writes x's gradient: no extern slice_scatter, no fill."""
+    monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
+
+    def rope(x, cos, sin):
+        half = x.shape[-1] // 2
+        return x * cos + torch.cat([-x[..., half:], x[..., :half]], -1) * sin
+
+    tol = {"atol": 3e-2, "rtol": 2e-2} if dtype == torch.bfloat16 else {}  # an ulp or two of values up to 2
+    x, cos, sin = (make(*shape, dtype=dtype, low=-1.0, high=1.0) for shape in [(2, 3, 37, 66), (37, 66), (37, 66)])
+    check_grad(rope, x.requires_grad_(), cos, sin, **tol)
+    [dumped] = tmp_path.glob("graph_*_backward/module.py")
+    backward = dumped.read_text()
+    assert "slice_scatter" not in backward and backward.count("    launch(") == 1, backward
+
+
+def test_strided_slice_backward(check_grad, make):
+    check_grad(lambda x: x[:, 1::3].sin() + x[:, -5:].sum(), make(5, 67, grad=True))
+
+
 BROADCASTS = [
     ("row", lambda x, b: x + b, (8, 64), (64,)),
     ("column", lambda x, b: x * b, (8, 64), (8, 1)),

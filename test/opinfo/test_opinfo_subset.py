@@ -31,7 +31,7 @@ SUBSET = """
     sin erf neg clamp where maximum lerp addcmul remainder sign round nan_to_num
     sum mean prod amax var var_mean logsumexp max.reduction_with_dim argmax cumsum norm
     reshape permute transpose expand flip squeeze unsqueeze select slice cat stack split
-    tile roll constant_pad_nd tril
+    tile roll constant_pad_nd tril slice_scatter select_scatter
     softmax log_softmax nn.functional.layer_norm nn.functional.group_norm nn.functional.batch_norm
     nn.functional.rms_norm nn.functional.gelu nn.functional.silu nn.functional.hardtanh
     nn.functional.elu nn.functional.leaky_relu nn.functional.softplus
