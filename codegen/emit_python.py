@@ -29,6 +29,11 @@ externs and returns the outputs. For the seed-000 gelu:
         launch(triton_poi_fused_gelu_0, triton_poi_fused_gelu_0_configs, 512, (arg0_1, buf0, 512,), launches)
         return (buf0,)
 
+
+    precompile = (
+        (triton_poi_fused_gelu_0, triton_poi_fused_gelu_0_configs, (torch.float32, torch.float32, 512,)),
+    )
+
 Choices (each one is the why behind a rule below):
 
 * Launch configuration: each kernel's `#triton.config`s become a module-level tuple
@@ -36,6 +41,9 @@ Choices (each one is the why behind a rule below):
   `triton_helpers.launch`, which autotunes among them on the first launch on a GPU (Inductor's
   CachingAutotuner) and takes the first under the interpreter; the module's text does not
   depend on the machine. Without configs: XBLOCK = next power of two of xnumel, at most 1024.
+* Compiling ahead: `precompile` lists each distinct static launch's arguments as Triton's
+  compile sees them (a buffer's dtype, a number), so that the kernels compile side by side in
+  the background when the module loads, not one by one at their first launch.
 * Constants print as Python literals (`tmp1 = 0.5`) where Triton's weak typing gives them the
   right type -- an f32/i32 constant used only by binary ops next to a tile -- and as
   `tl.full([1], v, dtype)` elsewhere, so a cast or a store of a constant keeps its dtype.
@@ -66,7 +74,7 @@ from xdsl.dialects.builtin import ModuleOp
 from mlc.dialects import triton as tt
 from mlc.codegen.emit_common import EmitError, _where, py_float, tl_dtype, torch_dtype
 from mlc.codegen.emit_kernel import _KernelEmitter, _ReductionKernelEmitter
-from mlc.codegen.emit_wrapper import _configs_literal, _configs_name, _emit_wrapper
+from mlc.codegen.emit_wrapper import _configs_literal, _configs_name, _emit_wrapper, _precompile_table
 
 __all__ = ["EmitError", "HEADER", "emit_python", "py_float", "tl_dtype", "torch_dtype"]
 
@@ -117,4 +125,5 @@ def emit_python(module: ModuleOp) -> str:
         parts.append("\n\n" + emitter(kernel).emit())
         parts.append(f"\n\n{_configs_name(kernel)} = {_configs_literal(kernel)}\n")
     parts.append("\n\n" + _emit_wrapper(wrappers[0], by_name))
+    parts.append("\n\n" + _precompile_table(wrappers[0], by_name))
     return "".join(parts)

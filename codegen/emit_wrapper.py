@@ -216,14 +216,57 @@ def _launch(op: tt.LaunchOp, kernel: tt.KernelOp, context: str, configs: str | N
     name, configs = kernel.sym_name.data, configs or _configs_name(kernel)
     xnumel = _host(op.xnumel.expr)
     debug = ", debug=True" if checks_indices(kernel) else ""  # its asserts run under the interpreter too
+    args = ", ".join(a if isinstance(a, str) else _host(a) for a in _launch_args(op, kernel))
+    ynumel = f", ynumel={_host(op.ynumel.expr)}" if op.ynumel is not None else ""
+    return f"launch({name}, {configs}, {xnumel}, ({args},), {context}{ynumel}{debug})"
+
+
+def _launch_args(op: tt.LaunchOp, kernel: tt.KernelOp) -> list[str | sympy.Expr]:
+    """What a launch passes the kernel, in order: its buffers (by name), the size symbols it
+    takes, then [ynumel,] xnumel[, r0_numel] (as expressions)."""
+    args: list[str | sympy.Expr] = [*op.arg_names, *kernel.size_args]
     if op.ynumel is not None:
-        ynumel = _host(op.ynumel.expr)
-        args = [*op.arg_names, *kernel.size_args, ynumel, xnumel]
-        return f"launch({name}, {configs}, {xnumel}, ({', '.join(args)},), {context}, ynumel={ynumel}{debug})"
-    args = [*op.arg_names, *kernel.size_args, xnumel]
+        return [*args, op.ynumel.expr, op.xnumel.expr]
+    args.append(op.xnumel.expr)
     if kernel.kernel_kind != "pointwise":
-        args.append(_host(op.r0_numel.expr if op.r0_numel is not None else 1))
-    return f"launch({name}, {configs}, {xnumel}, ({', '.join(args)},), {context}{debug})"
+        args.append(op.r0_numel.expr if op.r0_numel is not None else sympy.Integer(1))
+    return args
+
+
+def _precompile_table(wrapper: tt.WrapperOp, kernels: dict[str, tt.KernelOp]) -> str:
+    """`precompile = ((kernel, configs, (arg, ...)), ...)`: each distinct static
+    launch as Triton's compile sees its arguments (a buffer as its torch dtype, a number as
+    itself), so that `runtime.load_call` can compile every kernel before the first call
+    reaches it. A launch over symbolic sizes, or passing a view that starts off a 16-byte
+    boundary (a binary is specialized on alignment), is not listed: it compiles at its first
+    launch, as every launch under the interpreter does."""
+    layouts = wrapper.layouts()
+    entries: list[str] = []
+    for op in wrapper.body.block.ops:
+        if not isinstance(op, tt.LaunchOp) or op.looped_kernel_name is not None:
+            continue
+        kernel = kernels[op.kernel_name]
+        args = _launch_args(op, kernel)
+        if kernel.size_args or any(not isinstance(a, str) and not a.is_Integer for a in args):
+            continue
+        specs = [_compile_spec(a, layouts) for a in args]
+        if None in specs:
+            continue
+        entry = f"({kernel.sym_name.data}, {_configs_name(kernel)}, ({', '.join(specs)},))"  # type: ignore[arg-type]
+        if entry not in entries:
+            entries.append(entry)
+    return "precompile = (" + "".join(f"\n    {e}," for e in entries) + ("\n)" if entries else ")") + "\n"
+
+
+def _compile_spec(arg: str | sympy.Expr, layouts: dict[str, LayoutAttr]) -> str | None:
+    if not isinstance(arg, str):
+        return _host(arg)
+    layout = layouts[arg]
+    offset = layout.offset.expr
+    width = max(1, getattr(layout.dtype, "bitwidth", 8) // 8)
+    if not offset.is_Integer or int(offset) * width % 16:
+        return None
+    return torch_dtype(layout.dtype)
 
 
 # Device-ish strings the importer keeps for aten arguments.

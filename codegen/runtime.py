@@ -125,5 +125,8 @@ def load_module(source: str) -> ModuleType:
 
 
 def load_call(source: str) -> Callable[[list[Any]], Sequence[Any]]:
-    """The `call(args)` of emitted source: takes a list of inputs (and clears it), returns a tuple."""
-    return load_module(source).call
+    """The `call(args)` of emitted source: takes a list of inputs (and clears it), returns a
+    tuple. On a GPU its kernels start compiling in the background (`triton_helpers.precompile`)."""
+    module = load_module(source)
+    triton_helpers.precompile(getattr(module, "precompile", ()))
+    return module.call

@@ -287,6 +287,8 @@ def _compile_and_run(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple
     sizes (tuned first where none is kept), and keep the binary for `key`'s next launches. It
     runs once: a scatter adds into memory."""
     state = _launch_state(kernel)
+    while state.compiling:  # what `precompile` started for this kernel: wait, don't compile twice
+        state.compiling.pop().result(ignore_errors=True)
     sizes = _sizes_of(xnumel, ynumel, args)
     config = state.tuned.get(sizes)
     if config is None:
@@ -311,11 +313,13 @@ def _sizes_of(xnumel: int, ynumel: int | None, args: tuple) -> tuple:
 @dataclass
 class _LaunchState:
     """What `launch` keeps for one kernel, as an attribute of the kernel (so that it lives and
-    dies with it): the config the autotuner picked per sizes (`_sizes_of`), and the compiled
-    binaries by the key `launch` builds."""
+    dies with it): the config the autotuner picked per sizes (`_sizes_of`), the compiled
+    binaries by the key `launch` builds, and the compiles `precompile` has under way."""
 
     tuned: dict[tuple, dict] = field(default_factory=dict)
     binaries: dict[tuple, _Binary] = field(default_factory=dict)
+    compiling: list = field(default_factory=list)  # Triton's FutureKernels from `precompile`
+    started: bool = False  # `precompile` has taken this kernel
 
 
 def _launch_state(kernel) -> _LaunchState:
@@ -394,8 +398,10 @@ def _kept_tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynu
 
 
 def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> dict:
-    """The fastest of `configs`, each timed on these arguments."""
+    """The fastest of `configs`, each timed on these arguments (compiled together first)."""
     from triton.testing import do_bench, do_bench_cudagraph
+
+    _compile_together(kernel, configs, xnumel, args, ynumel)
 
     def time(config: dict) -> float:
         grid = _grid(config, xnumel, ynumel)
@@ -407,6 +413,50 @@ def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: 
             return do_bench(run, warmup=5, rep=20, return_mode="median")
 
     return min(configs, key=time)
+
+
+def precompile(entries: tuple) -> None:
+    """Start compiling the kernels of a module in the background, every config of every
+    `(kernel, configs, args)` (the module's `precompile` table; a buffer argument given as its
+    dtype), in threads (Triton's `AsyncCompileMode`), in launch order.
+    A kernel's first launch waits for its own compiles and finds their binaries in the
+    kernel's cache: a graph's kernels compile side by side, not one at each first launch.
+    Nothing to do under the interpreter, or for a kernel already started."""
+    if INTERPRETING or not entries:
+        return
+    todo = [e for e in entries if not _launch_state(e[0]).started]
+    for kernel, *_ in todo:
+        _launch_state(kernel).started = True
+    if todo:
+        import threading
+
+        threading.Thread(target=_compile_in_background, args=(todo,), name="mlc-precompile", daemon=True).start()
+
+
+def _compile_in_background(entries: list[tuple]) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool, triton.AsyncCompileMode(pool, ignore_errors=True):
+        for kernel, configs, args in entries:
+            state = _launch_state(kernel)
+            for config in configs:
+                compiling = kernel.warmup(*args, grid=(1,), **config)  # (warmup launches nothing)
+                if hasattr(compiling, "result"):  # not found already compiled
+                    state.compiling.append(compiling)
+
+
+def _compile_together(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None) -> None:
+    """Compile every config of `kernel` for these arguments at once, in threads: Triton's
+    `AsyncCompileMode` (its compiler releases the GIL; a kernel's configs took a quarter second
+    each, one after another, most of a training graph's first call). The binaries land in the
+    kernel's own cache, so the launches that time them compile nothing. A config that fails
+    to compile is left out here and fails again, with its error, where it is launched."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(min(len(configs), os.cpu_count() or 1)) as pool, \
+            triton.AsyncCompileMode(pool, ignore_errors=True):
+        for config in configs:
+            kernel.warmup(*args, grid=_grid(config, xnumel, ynumel), **config)
 
 
 def ensure_layout(t: torch.Tensor, size: tuple, stride: tuple, offset: int = 0) -> torch.Tensor:

@@ -118,3 +118,31 @@ def test_launch_hooks_see_the_reused_binary_launch() -> None:
     assert seen == ["_scale"]
     _run(_scale, x)
     assert seen == ["_scale"]
+
+
+@triton.jit
+def _negate(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
+    xmask = xindex < xnumel
+    tl.store(out_ptr0 + xindex, -tl.load(in_ptr0 + xindex, xmask), xmask)
+
+
+@GPU
+def test_precompile_compiles_every_config_before_the_first_launch() -> None:
+    """A module's `precompile` table (arguments as dtypes and numbers) compiles each config in
+    the background; the first launch, which tunes between them, finds both binaries and
+    compiles nothing more."""
+    import time
+
+    configs = (dict(XBLOCK=64, num_warps=2, num_stages=1), dict(XBLOCK=128, num_warps=4, num_stages=1))
+    triton_helpers.precompile(((_negate, configs, (torch.float32, torch.float32, 1000)),))
+    compiled = _negate.device_caches[torch.cuda.current_device()][0]
+    deadline = time.monotonic() + 120
+    while len(compiled) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(compiled) == 2
+    x = torch.randn(1000, device=DEVICE)
+    out = torch.empty_like(x)
+    launch(_negate, configs, 1000, (x, out, 1000), launch_context())
+    torch.testing.assert_close(out, -x)
+    assert len(compiled) == 2 and not _negate.mlc_launch_state.compiling

@@ -52,3 +52,8 @@ triton.wrapper @call {
 // CHECK-NEXT:      buf0 = empty_on_device((8, 64), (64, 1), torch.float32)
 // CHECK-NEXT:      launch(triton_poi_fused_gelu_0, triton_poi_fused_gelu_0_configs, 512, (arg0_1, buf0, 512,), launches)
 // CHECK-NEXT:      return (buf0,)
+// What the launch passes the kernel as Triton's compile sees it (buffers as dtypes), for the
+// kernels to compile in the background before the first call reaches them.
+// CHECK:       precompile = (
+// CHECK-NEXT:      (triton_poi_fused_gelu_0, triton_poi_fused_gelu_0_configs, (torch.float32, torch.float32, 512,)),
+// CHECK-NEXT:  )
