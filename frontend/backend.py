@@ -315,6 +315,9 @@ class CompiledGraph:
         self._constants = constants
         self._output_spec = output_spec
         self._output_structure = output_structure
+        # AOTAutograd's graphs return one flat tuple: rebuilt with one tuple() per call
+        self._flat_output = isinstance(output_structure, tuple) and not any(
+            isinstance(s, (tuple, list)) for s in output_structure)
         self._host_scalars = host_scalars
         self._relayouts = relayouts
         self._tokens = tokens  # effect-token inputs: AOTAutograd passes None, the IR has an empty tensor
@@ -355,7 +358,7 @@ class CompiledGraph:
             results[i] = torch.empty_strided(size, stride, dtype=results[i].dtype, device=results[i].device).copy_(results[i])
         flat = [None if i is None else self._sizes[k](inputs) if k in self._sizes else results[i]
                 for k, i in enumerate(self._output_spec)]
-        outputs = _rebuild(self._output_structure, iter(flat))
+        outputs = tuple(flat) if self._flat_output else _rebuild(self._output_structure, iter(flat))
         return outputs if self._host_epilogue is None else self._host_epilogue(*outputs)
 
     def __repr__(self) -> str:
