@@ -65,11 +65,15 @@ def _configs_literal(kernel: tt.KernelOp) -> str:
     """A tuple of config dicts; for a persistent kernel over a symbolic r0_numel, a dict of
     such tuples by R0_BLOCK (the launch takes those of next_pow2(r0_numel))."""
     configs = _launch_configs(kernel)
-    if kernel.kernel_kind != "persistent_reduction" or not kernel.takes_r0_block:
+    if not _configs_by_r0_block(kernel):
         return _configs_tuple(configs)
     blocks = dict.fromkeys(c["R0_BLOCK"] for c in configs)
     items = [f"{r}: {_configs_tuple([c for c in configs if c['R0_BLOCK'] == r])}" for r in blocks]
     return "{" + ", ".join(items) + "}"
+
+
+def _configs_by_r0_block(kernel: tt.KernelOp) -> bool:
+    return kernel.kernel_kind == "persistent_reduction" and kernel.takes_r0_block
 
 
 def _configs_tuple(configs: Sequence[dict[str, int]]) -> str:
@@ -247,7 +251,7 @@ def _precompile_table(wrapper: tt.WrapperOp, kernels: dict[str, tt.KernelOp]) ->
             continue
         kernel = kernels[op.kernel_name]
         args = _launch_args(op, kernel)
-        if kernel.size_args or any(not isinstance(a, str) and not a.is_Integer for a in args):
+        if kernel.size_args or _configs_by_r0_block(kernel) or any(not isinstance(a, str) and not a.is_Integer for a in args):
             continue
         specs = [_compile_spec(a, layouts) for a in args]
         if None in specs:

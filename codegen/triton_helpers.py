@@ -447,7 +447,10 @@ def _compile_in_background(entries: list[tuple]) -> None:
         for kernel, configs, args in entries:
             state = _launch_state(kernel)
             for config in configs:
-                compiling = kernel.warmup(*args, grid=(1,), **config)  # (warmup launches nothing)
+                try:
+                    compiling = kernel.warmup(*args, grid=(1,), **config)  # (warmup launches nothing)
+                except Exception:  # its first launch compiles it again and reports the error
+                    break
                 if hasattr(compiling, "result"):  # not found already compiled
                     state.compiling.append(compiling)
 
