@@ -411,9 +411,9 @@ def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: 
         grid = _grid(config, xnumel, ynumel)
         run = lambda: kernel[grid](*args, **config)  # noqa: E731
         run()  # compiled outside any graph capture
-        # Replayed from a CUDA graph: the kernel's time, not the host's launch overhead. The
-        # median of 10 replays of ~TUNE_MS each resolves configs a percent apart; rep=20 cost
-        # 120 ms per config, a third of BERT training's first-call autotuning on the H100.
+        # Replayed from a CUDA graph: the kernel's time, not the host's launch overhead; the
+        # median of 10 replays of ~TUNE_MS each. rep=20 cost 120 ms per config, a third of
+        # BERT training's first-call autotuning on the H100.
         try:
             return do_bench_cudagraph(run, rep=TUNE_MS, return_mode="median")
         except RuntimeError:  # capture refused (another capture under way)
