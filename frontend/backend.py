@@ -147,8 +147,8 @@ def mlc_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Call
         decompositions=decomposition_table(),
         # Inductor's partitioner: the forward saves few, small tensors and the backward
         # recomputes the cheap pointwise ops from them (fused into its kernels), where the
-        # default partitioner saves every intermediate the backward reads. (It recomputes
-        # no reduction: mlc's undecomposed _log_softmax is still saved, in float32.)
+        # default partitioner saves every intermediate the backward reads. (A log-softmax
+        # read by nll_loss_forward, an op mlc keeps whole, is still saved, in float32.)
         partition_fn=functools.partial(min_cut_rematerialization_partition, compiler="inductor"),
     )
     return backend(gm, example_inputs)
