@@ -245,7 +245,7 @@ def _precompile_table(wrapper: tt.WrapperOp, kernels: dict[str, tt.KernelOp]) ->
     boundary (a binary is specialized on alignment), is not listed: it compiles at its first
     launch, as every launch under the interpreter does."""
     layouts = wrapper.layouts()
-    entries: list[str] = []
+    entries: dict[str, None] = {}  # ordered, without repeats
     for op in wrapper.body.block.ops:
         if not isinstance(op, tt.LaunchOp) or op.looped_kernel_name is not None:
             continue
@@ -256,9 +256,7 @@ def _precompile_table(wrapper: tt.WrapperOp, kernels: dict[str, tt.KernelOp]) ->
         specs = [_compile_spec(a, layouts) for a in args]
         if None in specs:
             continue
-        entry = f"({kernel.sym_name.data}, {_configs_name(kernel)}, ({', '.join(specs)},))"  # type: ignore[arg-type]
-        if entry not in entries:
-            entries.append(entry)
+        entries[f"({kernel.sym_name.data}, {_configs_name(kernel)}, ({', '.join(specs)},))"] = None  # type: ignore[arg-type]
     return "precompile = (" + "".join(f"\n    {e}," for e in entries) + ("\n)" if entries else ")") + "\n"
 
 
