@@ -46,6 +46,7 @@ that the error names the pass that broke it.
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import operator
 import os
@@ -119,7 +120,7 @@ def compile_fx(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Calla
 
 def mlc_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Callable[..., Any]:
     """The `torch.compile` backend: AOTAutograd with mlc compiling forward and backward graphs."""
-    from functorch.compile import make_boxed_func
+    from functorch.compile import make_boxed_func, min_cut_rematerialization_partition
     from torch._dynamo.backends.common import aot_autograd
 
     from mlc.frontend.decompositions import decomposition_table
@@ -144,6 +145,11 @@ def mlc_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Call
         bw_compiler=compiler("backward"),
         inference_compiler=compiler("inference"),
         decompositions=decomposition_table(),
+        # Inductor's partitioner: the forward saves few, small tensors and the backward
+        # recomputes the cheap pointwise ops from them (fused into its kernels), where the
+        # default partitioner saves every intermediate the backward reads (a float32
+        # log-softmax over the vocabulary, written and read back once per step).
+        partition_fn=functools.partial(min_cut_rematerialization_partition, compiler="inductor"),
     )
     return backend(gm, example_inputs)
 

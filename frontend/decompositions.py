@@ -22,12 +22,17 @@ kept (unlike Inductor)
     aten ops), full, empty_like and `_to_copy` (dedicated aten ops already; their
     decompositions only add `empty_strided` + `copy_` noise), clamp (one elementwise op
     rather than clamp_min + clamp_max).
-    nll_loss_forward and nll_loss_backward: their decompositions pick `x[n, target[n]]`
-    with `gather` after masking the target, and build the gradient with a `scatter` into
-    zeros (a second kernel). `--lower-aten` lowers both directly: the pick is one indirect
-    load per row, and the gradient a pointwise `select(c == target[n], -grad * w[c], 0)` that
-    writes the whole gradient in one pass (passes/lowering/losses.py). (nll_loss2d, for
-    inputs with spatial dims, keeps its gather decomposition, which lowers natively too.)
+    nll_loss_forward: its decomposition picks `x[n, target[n]]` with `gather` after masking
+    the target; `--lower-aten` lowers the op directly, one indirect load per row
+    (passes/lowering/losses.py). (nll_loss2d, for inputs with spatial dims, keeps its gather
+    decomposition, which lowers natively too.)
+replaced (unlike Inductor)
+    nll_loss_backward: torch's decomposition builds the gradient with a `scatter` into zeros
+    (a second kernel); mlc's is the pointwise `where(c == target[n], -grad * w[c], 0)`, which
+    fuses into the log-softmax backward. It is not kept as one op because the op reads the
+    forward's input (the log-softmax, used only for its shape): AOTAutograd's partitioner would
+    then save that vocabulary-wide float32 tensor for the backward, where with the pointwise
+    form it saves the logits and recomputes the log-softmax inside the backward kernel.
     `_scaled_dot_product_flash_attention_for_cpu` (as Inductor: its decomposition returns the
     attention weights where the op returns the logsumexp, and the backward, which stays an aten
     op, reads that slot as the logsumexp: gradients would be wrong). The attention ops, forward
@@ -61,8 +66,7 @@ ADDITIONS = """
 
 KEPT = """
     silu clamp_min clamp_max sum squeeze split.Tensor unbind baddbmm _softmax_backward_data
-    embedding_dense_backward arange flip full empty_like _to_copy clamp
-    nll_loss_forward nll_loss_backward
+    embedding_dense_backward arange flip full empty_like _to_copy clamp nll_loss_forward
     _scaled_dot_product_flash_attention_for_cpu
 """.split()
 """Ops the core table decomposes but mlc keeps (see the module docstring)."""
@@ -91,7 +95,31 @@ def _table() -> dict[torch._ops.OperatorBase, Callable]:
     table.update(get_decompositions(_resolve(ADDITIONS)))  # type: ignore[arg-type]
     for op in _resolve(KEPT):
         table.pop(op, None)
+    table[aten.nll_loss_backward.default] = _nll_loss_backward
     return table
+
+
+def _nll_loss_backward(
+    grad_output: torch.Tensor,
+    self: torch.Tensor,
+    target: torch.Tensor,
+    weight: torch.Tensor | None,
+    reduction: int,
+    ignore_index: int,
+    total_weight: torch.Tensor,
+) -> torch.Tensor:
+    """d(loss)/d(self) as one pointwise op over `self`'s shape; `self` gives only the shape."""
+    class_dim = 0 if self.dim() < 2 else 1
+    if reduction == 1:  # mean
+        grad_output = grad_output / total_weight
+    if grad_output.dim() > 0 and self.dim() > grad_output.dim():
+        grad_output = grad_output.unsqueeze(class_dim)
+    if weight is not None:  # the classes are the last dim
+        grad_output = grad_output * weight
+    target = target.unsqueeze(class_dim)
+    classes = torch.arange(self.shape[class_dim], device=self.device)
+    hit = (classes == target) & (target != ignore_index)
+    return torch.where(hit, -grad_output, 0).to(self.dtype)
 
 
 def decomposition_table() -> dict[torch._ops.OperatorBase, Callable]:

@@ -254,23 +254,41 @@ def test_channels_last_output_is_written_in_place(tmp_path, monkeypatch, make):
 
 
 def test_strided_inputs_are_taken_as_they_come(tmp_path, monkeypatch, make):
-    """The backward gets the forward's saved views of the fused projection (strides [36, 1] for
-    [B, 12] pieces, as attention's q, k, v are saved): its kernels index them so, with no copy
-    into row-major on each call, and a transposed input likewise."""
+    """Graph inputs are indexed with the strides they come with, with no copy into row-major
+    on each call: attention's q, k, v split from one fused projection (strides [36, 1] for
+    [B, 12] pieces) in the forward, and the same views saved for the backward."""
+    monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
+    qkv = make(4, 36, grad=True)
+
+    def fn(q, k, v):
+        return (q.sin() * k.cos() * v).sum(dim=1)
+
+    out = torch.compile(fn, backend="mlc", fullgraph=True, dynamic=False)(*qkv.split(12, dim=1))
+    torch.testing.assert_close(out, fn(*qkv.split(12, dim=1)))
+    grad = make(4)
+    out.backward(grad)
+    torch.testing.assert_close(qkv.grad, torch.autograd.grad(fn(*qkv.split(12, dim=1)), qkv, grad)[0])
+    for graph in _graph_dirs(tmp_path):
+        module = (graph / "module.py").read_text()
+        assert module.count("(4, 12), (36, 1))") == 3, module
+
+
+def test_the_backward_takes_transposed_views_as_they_come(tmp_path, monkeypatch, make):
+    """A matmul's backward receives its operands transposed (strides [1, 8] for an [8, 4]
+    view of a [4, 8] input) and hands them to the extern as they are."""
     monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
     x, w = make(4, 8, grad=True), make(8, 36, grad=True)
 
     def fn(x, w):
-        q, k, v = (x @ w).split(12, dim=1)
-        return (q.sin() * k.cos() * v).sum(dim=1) + x.t()[0, :4]
+        return (x @ w).sin().sum(dim=1)
 
     out = torch.compile(fn, backend="mlc", fullgraph=True, dynamic=False)(x, w)
-    torch.testing.assert_close(out, fn(x, w))
     grad = make(4)
     out.backward(grad)
     torch.testing.assert_close((x.grad, w.grad), torch.autograd.grad(fn(x, w), (x, w), grad))
     backward = (_graph_dirs(tmp_path)[1] / "module.py").read_text()
-    assert backward.count("(4, 12), (36, 1))") == 3, backward
+    assert "(8, 4), (1, 8))" in backward and "(36, 8), (1, 36))" in backward, backward
+    assert "torch.mm(permute, " in backward, backward
 
 
 def test_ir_verified_at_the_end_still_names_the_pass_that_broke_it(tmp_path, monkeypatch, make, break_store_pass):

@@ -62,3 +62,31 @@ def test_traced_graphs_hold_aten_ops_only():
     assert all(t.startswith("aten.") or "getitem" in t for t in ops), ops
     assert "aten.erf.default" in ops and "aten.var_mean.correction" in ops
     assert "aten.silu.default" in ops and "aten.arange.default" in ops
+
+
+@pytest.mark.parametrize("shape", [(7, 11), (11,)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_nll_loss_backward_is_pointwise_and_exact(shape, dtype):
+    """mlc's nll_loss_backward gives eager's gradient bit for bit, for every reduction, with and
+    without a weight and an ignored class, and reads its `self` argument for the shape only (so
+    AOTAutograd need not save the forward's log-softmax)."""
+    torch.manual_seed(0)
+    x = torch.randn(shape, dtype=dtype).log_softmax(-1)
+    target = torch.tensor([3, 0, 10, 3, 5, 9, 1]) if len(shape) == 2 else torch.tensor(3)
+    weight = torch.rand(shape[-1], dtype=dtype)
+    backward = decomposition_table()[aten.nll_loss_backward.default]
+    for reduction in (0, 1, 2):
+        for ignore_index in (-100, 3):
+            for w in (None, weight):
+                out, total_weight = aten.nll_loss_forward(x, target, w, reduction, ignore_index)
+                grad = torch.randn_like(out)
+                args = (grad, x, target, w, reduction, ignore_index, total_weight)
+                expected = aten.nll_loss_backward(*args)
+                got = backward(*args)
+                assert got.dtype == expected.dtype
+                torch.testing.assert_close(got, expected, rtol=0, atol=0)
+                gm = make_fx(lambda g, x, t, tw: backward(g, x, t, w, reduction, ignore_index, tw))(
+                    grad, x, target, total_weight
+                )
+                (self_arg,) = [n for n in gm.graph.nodes if n.op == "placeholder" and n.name.startswith("x")]
+                assert not self_arg.users, gm.code

@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import ModuleOp
 from mlc.dialects.loops import ExternOp, LoadOp, PointwiseOp, ReduceOp, ReductionOp
 from mlc.dialects.registry import make_context
 from mlc.dialects.sym import symbol
-from mlc.frontend.decompositions import decomposition_table
+from mlc.frontend.decompositions import _nll_loss_backward, decomposition_table
 from mlc.frontend.importer import import_graph
 from mlc.passes.lower_aten import LowerAtenPass
 from mlc.test.passes import loops_interp as interp
@@ -526,7 +526,7 @@ def test_cross_entropy_reads_one_element_per_row() -> None:
     forward_ops = {str(n.target) for n in graphs[0].gm.graph.nodes}
     backward_ops = {str(n.target) for n in graphs[1].gm.graph.nodes}
     assert "aten.nll_loss_forward.default" in forward_ops and "aten.gather.default" not in forward_ops
-    assert "aten.nll_loss_backward.default" in backward_ops and "aten.scatter.value" not in backward_ops
+    assert "aten.nll_loss_backward.default" not in backward_ops and "aten.scatter.value" not in backward_ops
     module = lower_graph(graphs[0])[0]
     (total,) = [o for o in ops_of(module, ReductionOp) if o.origin_names == ["nll_loss_forward"]]
     assert total.range_exprs == [] and total.reduction_range_exprs == [12]  # never [12, 10]
@@ -535,9 +535,10 @@ def test_cross_entropy_reads_one_element_per_row() -> None:
     assert picks.index_exprs == [r0, symbol("ind0")]  # x[n, t[n]]: one element of the row
 
 
-def test_decomposition_table_keeps_nll_loss() -> None:
+def test_decomposition_table_keeps_nll_loss_forward_and_writes_its_gradient_pointwise() -> None:
     table = decomposition_table()
-    assert aten.nll_loss_forward.default not in table and aten.nll_loss_backward.default not in table
+    assert aten.nll_loss_forward.default not in table
+    assert table[aten.nll_loss_backward.default] is _nll_loss_backward
     assert aten._softmax_backward_data.default not in table
     for op in (aten._log_softmax_backward_data.default, aten.native_layer_norm_backward.default,
                aten.native_batch_norm_backward.default, aten.native_group_norm_backward.default):
