@@ -267,6 +267,7 @@ class Row:
     dtype: str = ""
     ms: dict[str, Timing] = field(default_factory=dict)  # backend -> wall-clock timing
     gpu_ms: dict[str, float] = field(default_factory=dict)  # backend -> kernels' GPU time per call
+    kernel_ms: dict[str, dict[str, float]] = field(default_factory=dict)  # backend -> kernel name -> ms per call
     compile_s: dict[str, float] = field(default_factory=dict)  # backend -> first call, s
     rel_errors: dict[str, dict[str, float]] = field(default_factory=dict)  # inductor/mlc -> tensor -> err
     mlc_over_inductor: float | None = None
@@ -317,6 +318,7 @@ def time_row(row: Row, calls: dict[str, Callable[[], Any]], args: argparse.Names
         kernels = run.kernel_times(call)
         if kernels is not None:
             row.gpu_ms[backend] = sum(kernels.values())
+            row.kernel_ms[backend] = dict(sorted(kernels.items(), key=lambda kv: -kv[1]))
     row.ms.update(time_interleaved(calls, args.rounds, args.calls))
 
 
@@ -417,6 +419,15 @@ def markdown(rows: Sequence[Row]) -> str:
     return "\n".join(lines)
 
 
+def top_kernels(row: Row, n: int) -> str:
+    """Each backend's `n` longest kernels of the row: GPU ms per call, launches folded by name."""
+    lines = []
+    for backend, kernels in row.kernel_ms.items():
+        lines.append(f"  {backend}: {len(kernels)} kernel names, {row.gpu_ms[backend]:.3f} ms")
+        lines += [f"    {ms:8.3f}  {name[:110]}" for name, ms in list(kernels.items())[:n]]
+    return "\n".join(lines)
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="all", help=f"comma-separated, from: {','.join(SIZES)} (default all)")
@@ -436,6 +447,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--reduce-overhead", action="store_true",
                         help="both compilers replay CUDA graphs: Inductor's mode=reduce-overhead, mlc's MLC_CUDAGRAPHS=1")
     parser.add_argument("--skip", default="", help="backends not to run: inductor,mlc")
+    parser.add_argument("--top-kernels", type=int, default=0, metavar="N",
+                        help="print each row's N longest kernels (GPU ms per call) per backend; "
+                             "--json keeps all of them in any case")
     parser.add_argument("--verbose", action="store_true", help="print tracebacks of failures")
     args = parser.parse_args(argv)
     args.models = _choose(parser, "model", args.models, list(SIZES))
@@ -515,6 +529,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows.append(row)
             times = ", ".join(f"{b} {_ms(row, b)}" for b in BACKENDS)
             print(f"{name} {row.mode} (ms): {times}; correct: {row.correct or '-'}", file=sys.stderr, flush=True)
+            if args.top_kernels:
+                print(top_kernels(row, args.top_kernels), file=sys.stderr, flush=True)
         print(f"{name}: {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
     report(rows, env, args)
     return 0

@@ -104,3 +104,25 @@ def test_mlc_failure_is_a_row_not_a_crash() -> None:
     assert row["correct"] == "failed: NotImplementedError: no rule for aten.frobnicate"
     assert "mlc" not in row["ms"] and row["ms"]["eager"]["median"] > 0
     assert "| failed | - | - / - | - / - | - / - | failed: NotImplementedError: no rule for aten.frobnicate |" in proc.stdout
+
+
+TOP_KERNELS = """
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("bench_models", sys.argv[1])
+models = sys.modules["bench_models"] = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(models)
+row = models.Row(model="gpt2", mode="training", gpu_ms={"mlc": 0.6},
+                 kernel_ms={"mlc": {"triton_red_fused_sum_0": 0.4, "sm90_gemm": 0.15, "triton_poi_fused_add_1": 0.05}})
+print(models.top_kernels(row, 2))
+"""
+
+
+def test_top_kernels_lists_the_longest_kernels_per_backend() -> None:
+    proc = subprocess.run([sys.executable, "-c", TOP_KERNELS, str(MODELS)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.splitlines() == [
+        "  mlc: 3 kernel names, 0.600 ms",
+        "       0.400  triton_red_fused_sum_0",
+        "       0.150  sm90_gemm",
+    ]
