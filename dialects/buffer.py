@@ -121,6 +121,19 @@ def is_dense(size: Sequence[int | sympy.Expr], stride: Sequence[int | sympy.Expr
 DENSE_ORDER_HINT = 4096  # each size's value when ordering symbolic strides (a wrong order only fails the proof)
 
 
+def is_padded(size: Sequence[int], stride: Sequence[int], dense: Sequence[int]) -> bool:
+    """Whether `stride` orders the dims as the dense strides `dense` do, with room between rows
+    (pad-mm's sliced result): each dim's stride at least the dense one and at least the extent
+    of the dims inside it, and the innermost one 1. Size-1 dims are free."""
+    dims = sorted((d for d in range(len(size)) if size[d] != 1), key=lambda d: dense[d])
+    extent = 1
+    for d in dims:
+        if stride[d] < max(dense[d], extent):
+            return False
+        extent = stride[d] * size[d]
+    return bool(dims) and stride[dims[0]] == 1
+
+
 @irdl_attr_definition
 class LayoutAttr(ParametrizedAttribute):
     """`#buffer.layout<[8, 64], [64, 1], f32>` or `..., f32, offset 4>`: size, stride, dtype, offset."""

@@ -67,12 +67,15 @@ if TYPE_CHECKING:
 DEFAULT_PIPELINE = "fold-addmm,pad-mm,lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,overlap-comm,convert-to-triton,online-softmax,cse,plan-buffers"
 
 
-def pipeline_spec(explain_fusion: bool, debug: bool) -> str:
+def pipeline_spec(explain_fusion: bool, debug: bool, inference: bool = False) -> str:
     """`MLC_PIPELINE` or the default; a dump explains fusion (fusion.txt) and the moved
-    collectives (overlap.txt), and `MLC_DEBUG=1`
-    makes kernels assert that loaded positions are in bounds (`check-indices`)."""
+    collectives (overlap.txt), `MLC_DEBUG=1`
+    makes kernels assert that loaded positions are in bounds (`check-indices`), and an
+    inference graph returns pad-mm's padded results uncopied (only the user reads them, as
+    Inductor returns them: GPT-2's logits are 206 MB)."""
     spec = os.environ.get("MLC_PIPELINE") or DEFAULT_PIPELINE
     options = {"fuse": "fuse{explain=true}" if explain_fusion else "fuse",
+               "realize": "realize{keep-padded-outputs=true}" if inference else "realize",
                "overlap-comm": "overlap-comm{explain=true}" if explain_fusion else "overlap-comm",
                "convert-to-triton": "convert-to-triton{check-indices=true}" if debug else "convert-to-triton"}
     return ",".join(options.get(p, p) for p in spec.split(","))
@@ -410,7 +413,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     timing.add("import", time.perf_counter() - start)
 
     dump = graph_dump(graph_id, kind)
-    spec = pipeline_spec(dump is not None, _debug())
+    spec = pipeline_spec(dump is not None, _debug(), inference=kind == "inference")
     entry = _cached_or_compiled(gm, imported.module, spec, graph_id, dump, timing)
 
     from mlc.codegen.runtime import DEVICE, load_call
@@ -667,10 +670,11 @@ def _output_relayouts(layouts: Sequence[Layout | None], structure: Any, output_s
     forward's outputs to the backward as inputs of exactly those strides, and a returned view
     (a transposed mm result) or a computed buffer may be laid out otherwise.
 
-    `keep_padded` (an inference graph, whose outputs only the user reads): a result that is
-    the promised layout with padded rows (pad-mm's sliced result) is returned as it is, as
-    Inductor returns it (its pad_mm rewrites the FX graph, so the strides it promises are
-    the padded ones): GPT-2's logits are 206 MB, and their copy cost 0.26 ms a call."""
+    `--realize` already stores a returned view that breaks the promise as a copy kernel
+    (`keep-padded-outputs` in an inference graph, whose padded results this keeps likewise),
+    so this is a safety net: an extern's result laid out otherwise than traced."""
+    from mlc.dialects.buffer import is_padded
+
     nodes = _rebuild_leaves(structure)
     fixes = {}
     for node, i in zip(nodes, output_spec):
@@ -684,21 +688,9 @@ def _output_relayouts(layouts: Sequence[Layout | None], structure: Any, output_s
         if any(n != 1 and b == 0 for n, b in zip(size, expected)):
             continue  # an expanded output: no dense tensor has those strides (its copies are equal)
         if any(n != 1 and a != b for n, a, b in zip(size, stride, expected)):
-            if not (keep_padded and _padded(size, stride, expected)):
+            if not (keep_padded and is_padded(size, stride, expected)):
                 fixes[i] = (size, expected)
     return fixes
-
-
-def _padded(size: Sequence[int], stride: Sequence[int], dense: Sequence[int]) -> bool:
-    """Whether `stride` orders the dims as the dense `dense` does, with room between rows:
-    each dim's stride at least the dense one and at least the extent of the dims inside it."""
-    dims = sorted((d for d in range(len(size)) if size[d] != 1), key=lambda d: dense[d])
-    extent = 1
-    for d in dims:
-        if stride[d] < max(dense[d], extent):
-            return False
-        extent = stride[d] * size[d]
-    return bool(dims) and stride[dims[0]] == 1
 
 
 def _rebuild_leaves(structure: Any) -> list[Any]:

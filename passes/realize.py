@@ -28,7 +28,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from mlc.dialects import buffer, loops
 from mlc.dialects.aten import FRESH_RESULTS, TensorArgAttr
-from mlc.dialects.buffer import INPUT_STRIDES, OUTPUT_STRIDES, RESULT_STRIDES, LayoutAttr, is_dense
+from mlc.dialects.buffer import INPUT_STRIDES, OUTPUT_STRIDES, RESULT_STRIDES, LayoutAttr, contiguous_strides, is_dense, is_padded
 from mlc.dialects.sym import IntType, SizesAttr, sizes_of, symbol, unnamed_sizes
 from mlc.analysis.flat_index import affine_strides, simplify_index
 from mlc.passes.realization import RealizeOptions, ThresholdOptions, consumers, is_view, realize_reason
@@ -164,9 +164,10 @@ def _fill_marks(attr: Attribute, refs: Iterator[SymbolRefAttr]) -> Attribute:
 class _Realizer:
     """One func's conversion: storage and names per SSA value, buffer counters, new nodes."""
 
-    def __init__(self, f: func.FuncOp, options: RealizeOptions, explain: bool):
+    def __init__(self, f: func.FuncOp, options: RealizeOptions, explain: bool, keep_padded_outputs: bool = False):
         self.func, self.block = f, f.body.block
         self.options, self.explain = options, explain
+        self.keep_padded_outputs = keep_padded_outputs
         self.uses = consumers(self.block)
         self.storage: dict[SSAValue, Storage] = {}  # what body loads read
         self.names: dict[SSAValue, str] = {}  # what externs and outputs refer to (views too)
@@ -284,11 +285,27 @@ class _Realizer:
         if strided is None:
             return False
         layout = LayoutAttr(op.range_exprs, strided[1], source.layout.dtype, strided[0])
+        if returned and not self.keeps_promise(op.results[0], layout):
+            return False  # copied into the promised strides by a kernel, which may fuse
         self.storage[op.results[0]] = Storage(source.name, layout)
         if returned or any(isinstance(u, loops.ExternOp) for u in self.uses[op]):
             name = self.names[op.results[0]] = self.fresh("view")
             self.add(buffer.ViewOp(name, source.name, layout), op)
         return True
+
+    def keeps_promise(self, result: SSAValue, view: LayoutAttr) -> bool:
+        """Whether `view`, returned, has the strides the graph promises for `result` (row-major
+        where func.return promises none): AOTAutograd hands a forward's outputs to the
+        backward with those strides. Padded rows pass with `keep-padded-outputs` (an inference
+        graph: only the user reads them). Symbolic strides are taken as they are."""
+        sizes, strides = view.sizes, view.strides
+        promised = self.output_strides.get(result) or contiguous_strides(sizes)
+        if not all(isinstance(v, int) or v.is_Integer for v in [*sizes, *strides, *promised]):
+            return True
+        sizes, strides, promised = ([int(v) for v in vs] for vs in (sizes, strides, promised))
+        if all(n == 1 or a == b for n, a, b in zip(sizes, strides, promised)):
+            return True
+        return self.keep_padded_outputs and is_padded(sizes, strides, promised)
 
     def body(self, op: loops.LoopsBodyOp, dest: Storage, output: int) -> Block:
         """The body with loads flattened and yielded value `output` stored at `dest`."""
@@ -358,7 +375,9 @@ class RealizePass(ThresholdOptions, ModulePass):
     body its value needs and `loops.reduce` as `buffer.reduce`, as Inductor gives each output of
     a multi-output reduction its own buffer. A view (one load at an affine index) is no copy:
     loads read its root storage, and an extern gets `buffer.view "viewN"` (Inductor's
-    ReinterpretView, numbered apart so bufN match Inductor's). An extern call's results are
+    ReinterpretView, numbered apart so bufN match Inductor's). A returned view whose strides
+    are not the promised ones (pad-mm's sliced mm result, rows 50264 apart where 50257 are
+    promised) is stored instead, as a copy into those strides. An extern call's results are
     row-major, or laid out with the strides the importer traced for them (`result_strides`:
     attention's output in [B, S, H, D] order), so that the call's result is used in place.
     Ops whose values reach no output or extern are dropped. Alone, without `--inline`, the
@@ -370,6 +389,9 @@ class RealizePass(ThresholdOptions, ModulePass):
       reads-threshold=4, acc-reads-threshold=8, opcount-threshold=30   see `--inline`
       explain=false   add `realize_reason = "..."` to each computed and view: the rule that
                       stores it, as `realization.realize_reason` finds it on this pass's input
+      keep-padded-outputs=false   return a view with padded rows (each dim's stride at least
+                      the promised one) as it is, uncopied: for an inference graph, whose
+                      outputs only the user reads
     Fails when: a func holds an op that is not loops IR, a dynamic (`?`) dim has no size
     symbol, or
     func.return's `strides` are not one dense layout per result.
@@ -378,11 +400,13 @@ class RealizePass(ThresholdOptions, ModulePass):
     name = "realize"
     ACCEPTS: ClassVar[tuple[str, ...]] = ("loops",)
     explain: bool = option(False, "write realize_reason on each stored node: the rule that stores it")
+    keep_padded_outputs: bool = option(
+        False, "return a view with padded rows (pad-mm's sliced mm) as it is, not copied into the promised strides")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_stage(self, op)
         for f in [o for o in op.walk() if isinstance(o, func.FuncOp) and o.body.blocks]:
-            nodes = _Realizer(f, self.options, self.explain).run()
+            nodes = _Realizer(f, self.options, self.explain, self.keep_padded_outputs).run()
             graph = buffer.GraphOp(f.sym_name.data, Region(Block(nodes)))
             graph.location = f.location
             Rewriter.replace_op(f, graph, new_results=[])

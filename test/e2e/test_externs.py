@@ -4,6 +4,8 @@ convolution's backward when the input needs no gradient (None outputs) — issue
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -141,15 +143,27 @@ def test_mm_with_unaligned_sizes_is_padded(check_grad, make, monkeypatch, tmp_pa
     assert len(padded) == 2, sorted(str(p) for p in tmp_path.glob("graph_*/*-pad-mm.mlir"))  # forward and backward
 
 
-def test_padded_mm_result_is_returned_padded_only_without_backward(compile, make):
+def test_padded_mm_result_is_returned_padded_only_without_backward(compile, make, monkeypatch, tmp_path):
     """An inference graph returns pad-mm's sliced result as the padded view (as Inductor,
     whose pad_mm rewrites the FX graph): no copy of the logits. A forward with a backward
-    returns the strides the FX graph promised, which its backward reads."""
-    x, w = make(250, 512), make(1023, 512)
+    returns the strides the FX graph promised, which its backward reads: a kernel writes them,
+    the one that reads the logits for the loss (GPT-2's LM head), not a copy after the call."""
+    monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
+    x, w, t = make(250, 512), make(1023, 512), torch.randint(0, 1023, (250,), device=make(1).device)
+
+    def logits_and_loss(x, w):
+        logits = F.linear(x, w)
+        return logits, F.cross_entropy(logits, t)
+
     with torch.no_grad():
-        inferred = compile(lambda x, w: F.linear(x, w))(x, w)
+        inferred, _ = compile(logits_and_loss)(x, w)
     torch.testing.assert_close(inferred, F.linear(x, w), atol=1e-4, rtol=1e-4)
     assert inferred.stride() == (1024, 1)
-    trained = compile(lambda x, w: F.linear(x, w))(x, w.requires_grad_())
-    torch.testing.assert_close(trained, F.linear(x, w), atol=1e-4, rtol=1e-4)
+    trained, loss = compile(logits_and_loss)(x, w.requires_grad_())
+    expected, expected_loss = logits_and_loss(x, w)
+    torch.testing.assert_close((trained, loss), (expected, expected_loss), atol=1e-4, rtol=1e-4)
     assert trained.stride() == (1023, 1)
+    (forward,) = [(d / "module.py").read_text() for d in tmp_path.glob("graph_*_forward")]
+    dense = re.search(r"(buf\d+) = empty_on_device\(\(250, 1023\), \(1023, 1\)", forward).group(1)
+    (writer,) = [ln for ln in forward.splitlines() if ln.strip().startswith("launch(") and f" {dense}," in ln]
+    assert "log_softmax" in writer, forward

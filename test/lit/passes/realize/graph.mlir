@@ -141,7 +141,7 @@ func.func @extern_arguments(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<8xf
 // A view an extern reads is a buffer.view (Inductor's ReinterpretView), numbered apart from
 // the buffers: a transpose, and a reshape whose FloorDiv/ModularIndexing map is the identity
 // on contiguous storage. A view that is also an output is a buffer.view too: the output is
-// the transposed weight itself, as eager's `w.t()` is.
+// the transposed weight itself, as eager's `w.t()` is (and as func.return promises).
 // CHECK-LABEL: buffer.graph @views_for_externs
 func.func @views_for_externs(%x: tensor<2x4x32xf32>, %w: tensor<16x32xf32>) -> (tensor<8x16xf32>, tensor<32x16xf32>) {
   // CHECK-NEXT:  buffer.input "x"
@@ -171,7 +171,7 @@ func.func @views_for_externs(%x: tensor<2x4x32xf32>, %w: tensor<16x32xf32>) -> (
     %2 = arith.addf %0, %1 : f32
     loops.yield %2 : f32
   }
-  func.return %s, %t : tensor<8x16xf32>, tensor<32x16xf32>
+  func.return {strides = [array<i64>, array<i64: 1, 32>]} %s, %t : tensor<8x16xf32>, tensor<32x16xf32>
 }
 
 // -----

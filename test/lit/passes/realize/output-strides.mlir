@@ -1,5 +1,6 @@
-// RUN: mlc-opt %s --split-input-file -p realize | filecheck %s
-// RUN: mlc-opt %s --split-input-file -p realize | mlc-opt --split-input-file | filecheck %s
+// RUN: mlc-opt %s --split-input-file -p realize | filecheck %s --check-prefixes=CHECK,COPY
+// RUN: mlc-opt %s --split-input-file -p realize | mlc-opt --split-input-file | filecheck %s --check-prefixes=CHECK,COPY
+// RUN: mlc-opt %s --split-input-file -p 'realize{keep-padded-outputs=true}' | filecheck %s --check-prefixes=CHECK,KEEP
 
 // The importer records on func.return the strides the FX graph promises for each result when
 // they are a dense layout other than row-major (`x.t() + y` is column-major in eager). A
@@ -39,4 +40,52 @@ func.func @two_results(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>
     loops.yield %5 : f32
   }
   func.return {strides = [array<i64>, array<i64: 1, 2>, array<i64: 3, 1>, array<i64: 1, 2>]} %0, %3, %3, %x : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// A returned view keeps the promised strides or is copied into them: pad-mm's sliced result
+// (rows 10 apart, where 7 are promised) is stored by a kernel, which fusion may merge with
+// the reads of the same rows, instead of a copy after the call (AOTAutograd hands a forward's
+// outputs to the backward with the promised strides). With keep-padded-outputs (an inference
+// graph) the padded view is returned as it is.
+// CHECK-LABEL: buffer.graph @padded_slice
+// COPY:          buffer.computed "buf0" #buffer.layout<[4, 7], [7, 1], f32> ranges [4, 7] origins ["slice"]
+// COPY:            buffer.load @p[i1 + 10*i0]
+// COPY:          buffer.output @buf0
+// KEEP:          buffer.view "view0" = @p #buffer.layout<[4, 7], [10, 1], f32>
+// KEEP:          buffer.output @view0
+func.func @padded_slice(%p: tensor<4x10xf32>) -> tensor<4x7xf32> {
+  %0 = loops.pointwise [4, 7] origins ["slice"] -> tensor<4x7xf32> {
+    %1 = loops.load %p[i0, i1] : tensor<4x10xf32>
+    loops.yield %1 : f32
+  }
+  func.return %0 : tensor<4x7xf32>
+}
+
+// -----
+
+// A transposed view is returned as it is where its strides are the promised ones (eager's
+// `w.t()`), and copied where row-major is promised: that is no padding, so also with
+// keep-padded-outputs. Size-1 dims' strides are free.
+// CHECK-LABEL: buffer.graph @transposed_views
+// CHECK-NEXT:    buffer.input "w"
+// CHECK-NEXT:    buffer.view "view0" = @w #buffer.layout<[6, 4], [1, 6], f32>
+// CHECK-NEXT:    buffer.computed "buf0" #buffer.layout<[6, 4], [4, 1], f32> ranges [6, 4] origins ["permute"]
+// CHECK:         buffer.view "view1" = @w #buffer.layout<[1, 24], [0, 1], f32>
+// CHECK:         buffer.output @view0, @buf0, @view1
+func.func @transposed_views(%w: tensor<4x6xf32>) -> (tensor<6x4xf32>, tensor<6x4xf32>, tensor<1x24xf32>) {
+  %0 = loops.pointwise [6, 4] origins ["permute"] -> tensor<6x4xf32> {
+    %1 = loops.load %w[i1, i0] : tensor<4x6xf32>
+    loops.yield %1 : f32
+  }
+  %2 = loops.pointwise [6, 4] origins ["permute"] -> tensor<6x4xf32> {
+    %3 = loops.load %w[i1, i0] : tensor<4x6xf32>
+    loops.yield %3 : f32
+  }
+  %4 = loops.pointwise [1, 24] origins ["view"] -> tensor<1x24xf32> {
+    %5 = loops.load %w[FloorDiv(i1, 6), ModularIndexing(i1, 1, 6)] : tensor<4x6xf32>
+    loops.yield %5 : f32
+  }
+  func.return {strides = [array<i64: 1, 6>, array<i64>, array<i64: 24, 1>]} %0, %2, %4 : tensor<6x4xf32>, tensor<6x4xf32>, tensor<1x24xf32>
 }
