@@ -135,6 +135,10 @@ def _zero_padded(value: SSAValue, highs: Sequence[int], at: InsertPoint) -> SSAV
     pad = [p for high in reversed(highs) for p in (0, high)]  # (low, high) from the last dim back
     shape = [n + high for n, high in zip(sizes_of(t), highs)]
     args = {"pad": DenseArrayBase.from_list(i64, pad), "value": FloatAttr(0.0, f64)}
+    for use in value.uses:  # padded already for an mm before this one (a gradient feeds two)
+        other = use.operation
+        if isinstance(other, _PAD) and other.parent_block() is at.block and dict(other.args.data) == args:
+            return other.outputs[0]
     op = _PAD([value], args, [tensor_type(t.element_type, shape)])
     Rewriter.insert_op(op, at)
     return op.outputs[0]

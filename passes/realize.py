@@ -294,10 +294,14 @@ class _Realizer:
         return True
 
     def keeps_promise(self, result: SSAValue, view: LayoutAttr) -> bool:
-        """Whether `view`, returned, has the strides the graph promises for `result` (row-major
-        where func.return promises none): AOTAutograd hands a forward's outputs to the
-        backward with those strides. Padded rows pass with `keep-padded-outputs` (an inference
-        graph: only the user reads them). Symbolic strides are taken as they are."""
+        """Whether `view` may be returned as it is: anything but the promised strides (row-major
+        where func.return has no entry) with padded rows, pad-mm's sliced result, which is
+        stored instead (AOTAutograd hands a forward's outputs to the backward with the
+        promised strides). With `keep-padded-outputs` (an inference graph: only the user reads
+        them) that stays a view too. Other strides are the importer's "no preference" (a view
+        of the fused q/k/v projection is returned as eager's is); symbolic ones are kept."""
+        if self.keep_padded_outputs:
+            return True
         sizes, strides = view.sizes, view.strides
         promised = self.output_strides.get(result) or contiguous_strides(sizes)
         if not all(isinstance(v, int) or v.is_Integer for v in [*sizes, *strides, *promised]):
@@ -305,7 +309,7 @@ class _Realizer:
         sizes, strides, promised = ([int(v) for v in vs] for vs in (sizes, strides, promised))
         if all(n == 1 or a == b for n, a, b in zip(sizes, strides, promised)):
             return True
-        return self.keep_padded_outputs and is_padded(sizes, strides, promised)
+        return not is_padded(sizes, strides, promised)
 
     def body(self, op: loops.LoopsBodyOp, dest: Storage, output: int) -> Block:
         """The body with loads flattened and yielded value `output` stored at `dest`."""
@@ -375,9 +379,9 @@ class RealizePass(ThresholdOptions, ModulePass):
     body its value needs and `loops.reduce` as `buffer.reduce`, as Inductor gives each output of
     a multi-output reduction its own buffer. A view (one load at an affine index) is no copy:
     loads read its root storage, and an extern gets `buffer.view "viewN"` (Inductor's
-    ReinterpretView, numbered apart so bufN match Inductor's). A returned view whose strides
-    are not the promised ones (pad-mm's sliced mm result, rows 50264 apart where 50257 are
-    promised) is stored instead, as a copy into those strides. An extern call's results are
+    ReinterpretView, numbered apart so bufN match Inductor's). A returned view that is the
+    promised layout with padded rows (pad-mm's sliced mm result, rows 50264 apart where 50257
+    are promised) is stored instead, as a copy into those strides. An extern call's results are
     row-major, or laid out with the strides the importer traced for them (`result_strides`:
     attention's output in [B, S, H, D] order), so that the call's result is used in place.
     Ops whose values reach no output or extern are dropped. Alone, without `--inline`, the

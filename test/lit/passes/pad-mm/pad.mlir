@@ -91,3 +91,21 @@ func.func @linear_with_bias(%b: tensor<50257xbf16>, %x: tensor<2048x768xbf16>, %
   %0 = aten.addmm %b, %x, %w {alpha = 2 : i64, beta = 1 : i64} : (tensor<50257xbf16>, tensor<2048x768xbf16>, tensor<768x50257xbf16>) -> tensor<2048x50257xbf16>
   func.return %0 : tensor<2048x50257xbf16>
 }
+
+// -----
+
+// The LM head's backward: the logits' gradient feeds both mms (the weight's gradient through
+// its transpose, the input's directly), each padding it along the vocabulary alike: one
+// constant_pad_nd serves both, where two would write the 206 MB gradient twice more.
+// CHECK-LABEL: func.func @lm_head_backward
+// CHECK:         %[[G:.*]] = aten.constant_pad_nd %g {pad = array<i64: 0, 7, 0, 0>, {{.*}}} : (tensor<2048x50257xbf16>) -> tensor<2048x50264xbf16>
+// CHECK-NEXT:    %[[GT:.*]] = aten.permute %[[G]] {dims = array<i64: 1, 0>} : (tensor<2048x50264xbf16>) -> tensor<50264x2048xbf16>
+// CHECK-NEXT:    %[[DW:.*]] = aten.mm %[[GT]], %x
+// CHECK-NOT:     aten.constant_pad_nd %g
+// CHECK:         aten.mm %[[G]], %{{.*}} : (tensor<2048x50264xbf16>, tensor<50264x768xbf16>) -> tensor<2048x768xbf16>
+func.func @lm_head_backward(%g: tensor<2048x50257xbf16>, %x: tensor<2048x768xbf16>, %w: tensor<50257x768xbf16>) -> (tensor<50257x768xbf16>, tensor<2048x768xbf16>) {
+  %gt = aten.permute %g {dims = array<i64: 1, 0>} : (tensor<2048x50257xbf16>) -> tensor<50257x2048xbf16>
+  %dw = aten.mm %gt, %x : (tensor<50257x2048xbf16>, tensor<2048x768xbf16>) -> tensor<50257x768xbf16>
+  %dx = aten.mm %g, %w : (tensor<2048x50257xbf16>, tensor<50257x768xbf16>) -> tensor<2048x768xbf16>
+  func.return %dw, %dx : tensor<50257x768xbf16>, tensor<2048x768xbf16>
+}
