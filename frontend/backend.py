@@ -69,10 +69,9 @@ DEFAULT_PIPELINE = "fold-addmm,pad-mm,lower-aten,inline,realize,split-reductions
 
 def pipeline_spec(explain_fusion: bool, debug: bool, inference: bool = False) -> str:
     """`MLC_PIPELINE` or the default; a dump explains fusion (fusion.txt) and the moved
-    collectives (overlap.txt), `MLC_DEBUG=1`
-    makes kernels assert that loaded positions are in bounds (`check-indices`), and an
-    inference graph returns pad-mm's padded results uncopied (only the user reads them, as
-    Inductor returns them: GPT-2's logits are 206 MB)."""
+    collectives (overlap.txt), `MLC_DEBUG=1` makes kernels assert that loaded positions are in
+    bounds (`check-indices`), and an inference graph returns pad-mm's padded results uncopied
+    (only the user reads them, as Inductor returns them: GPT-2's logits are 206 MB)."""
     spec = os.environ.get("MLC_PIPELINE") or DEFAULT_PIPELINE
     options = {"fuse": "fuse{explain=true}" if explain_fusion else "fuse",
                "realize": "realize{keep-padded-outputs=true}" if inference else "realize",
@@ -670,9 +669,10 @@ def _output_relayouts(layouts: Sequence[Layout | None], structure: Any, output_s
     forward's outputs to the backward as inputs of exactly those strides, and a returned view
     (a transposed mm result) or a computed buffer may be laid out otherwise.
 
-    `--realize` already stores a returned view that breaks the promise as a copy kernel
-    (`keep-padded-outputs` in an inference graph, whose padded results this keeps likewise),
-    so this is a safety net: an extern's result laid out otherwise than traced."""
+    `--realize` already writes pad-mm's padded results into the promised strides with a kernel
+    (in an inference graph, `keep-padded-outputs`, they stay padded, and `keep_padded` here
+    keeps them so too); what is left here is rarer: a view whose strides the importer did not
+    record (not dense), an extern's result laid out otherwise than traced."""
     from mlc.dialects.buffer import is_padded
 
     nodes = _rebuild_leaves(structure)
