@@ -428,8 +428,9 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     start = time.perf_counter()
     call = load_call(entry.source)
     timing.add("load the module (@triton.jit)", time.perf_counter() - start)
-    if cudagraphs.enabled():
-        call = cudagraphs.CudaGraphCall(call, name=graph_id)
+    graphed = cudagraphs.policy(kind, static=not imported.size_sources)
+    if graphed is not None:
+        call = cudagraphs.CudaGraphCall(call, name=graph_id, warn=graphed == "asked")
     compiled = CompiledGraph(
         graph_id, entry.source, call, constants, imported.output_spec, output, host_scalars, relayouts,
         tokens, _output_relayouts(entry.output_layouts, output, imported.output_spec, keep_padded=kind == "inference"),

@@ -1,9 +1,10 @@
 """Run a compiled graph's call from CUDA graphs: all its kernels for one host launch.
 
 A compiled call launches one kernel per fused group, plus externs; below ~0.2 ms of GPU work
-the host's launches (and Dynamo's guards around them), not the kernels, set the time. With
-`MLC_CUDAGRAPHS=1` (what Inductor does only under `mode="reduce-overhead"`) a call is
-recorded into a CUDA graph once and replayed afterwards:
+the host's launches (and Dynamo's guards around them), not the kernels, set the time. A call
+is recorded into a CUDA graph once and replayed afterwards (what Inductor does only under
+`mode="reduce-overhead"`). `policy` says which graphs; by default those of inference
+(no backward) whose sizes are all static:
 
     call 1        run normally: Triton compiles and autotunes here, which a capture cannot
     call 2, ...   replay a recording made for the same input addresses whose previous outputs
@@ -45,9 +46,21 @@ MAX_RECORDINGS = 2  # per compiled graph: a second one for outputs kept across o
 Call = Callable[[list[Any]], Sequence[Any]]
 
 
-def enabled() -> bool:
-    """`MLC_CUDAGRAPHS=1` asks for CUDA graphs; they need a GPU."""
-    return os.environ.get("MLC_CUDAGRAPHS", "0") not in ("", "0") and torch.cuda.is_available()
+def policy(kind: str, static: bool) -> str | None:
+    """Whether a graph's calls replay CUDA graphs: None (no), "auto" (yes, quietly running
+    normally when a capture fails) or "asked" (yes, with a warning when it fails).
+
+    `MLC_CUDAGRAPHS=1` asks for every graph, `=0` for none. Unset, inference graphs with static
+    sizes take them: each recording keeps one call's memory (its outputs and temporaries) in a
+    private pool, which a graph without a backward can afford; a training step's forward keeps
+    its activations there too, and a graph of symbolic sizes would record one graph per size.
+    CUDA graphs need a GPU."""
+    if not torch.cuda.is_available():
+        return None
+    asked = os.environ.get("MLC_CUDAGRAPHS")
+    if asked is not None and asked != "":
+        return None if asked == "0" else "asked"
+    return "auto" if kind == "inference" and static else None
 
 
 class Recorder:
@@ -84,8 +97,9 @@ class CudaGraphCall:
     """`call` (an emitted module's `call(args)`) replayed from CUDA graphs, as described above."""
 
     def __init__(self, call: Call, recorder: Recorder | None = None, max_recordings: int = MAX_RECORDINGS,
-                 device_type: str = "cuda", name: str = "graph"):
+                 device_type: str = "cuda", name: str = "graph", warn: bool = True):
         self.call = call
+        self.warn = warn  # whether a capture that fails says so
         self.device_type = device_type
         self.recorder = recorder or Recorder()
         self.max_recordings = max_recordings
@@ -127,8 +141,9 @@ class CudaGraphCall:
             replay, outputs = self.recorder.record(self.call, args)
         except Exception as e:  # a call that cannot be captured runs normally from now on
             self.reason = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-            warnings.warn(f"mlc: {self.name}: MLC_CUDAGRAPHS: the call cannot be captured, it runs normally: "
-                          f"{self.reason}", stacklevel=3)
+            if self.warn:
+                warnings.warn(f"mlc: {self.name}: MLC_CUDAGRAPHS: the call cannot be captured, it runs normally: "
+                              f"{self.reason}", stacklevel=3)
             return None
         recording = Recording(key, replay, outputs)
         recording.baseline = _holders(outputs)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from mlc.frontend import cudagraphs
 from mlc.frontend.cudagraphs import CudaGraphCall
 
 
@@ -106,6 +107,71 @@ def test_a_capture_that_fails_runs_normally_for_good():
     assert g.reason is not None and "capturing" in g.reason
     assert g.calls == {"first": 1, "not captured": 2}
     assert rec.records == 0
+
+
+def test_a_capture_nobody_asked_for_fails_quietly():
+    g = CudaGraphCall(double_and_sum, InPlaceRecorder(fail=True), device_type="cpu", warn=False)
+    x = torch.arange(4.0)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(3):
+            torch.testing.assert_close(g([x])[0], x * 2)
+    assert g.calls == {"first": 1, "not captured": 2}
+
+
+@pytest.mark.parametrize("env, kind, static, expected", [
+    (None, "inference", True, "auto"),
+    (None, "inference", False, None),  # one recording per size
+    (None, "forward", True, None),  # the activations would stay in the recording's pool
+    (None, "backward", True, None),
+    ("", "inference", True, "auto"),
+    ("0", "inference", True, None),
+    ("1", "forward", False, "asked"),
+    ("1", "backward", True, "asked"),
+])
+def test_the_policy_takes_static_inference_graphs_unless_told(monkeypatch, env, kind, static, expected):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    if env is None:
+        monkeypatch.delenv("MLC_CUDAGRAPHS", raising=False)
+    else:
+        monkeypatch.setenv("MLC_CUDAGRAPHS", env)
+    assert cudagraphs.policy(kind, static) == expected
+
+
+def test_no_gpu_no_cuda_graphs(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setenv("MLC_CUDAGRAPHS", "1")
+    assert cudagraphs.policy("inference", True) is None
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
+def test_inference_replays_cuda_graphs_by_default(monkeypatch):
+    monkeypatch.delenv("MLC_CUDAGRAPHS", raising=False)
+    graphs: list[CudaGraphCall] = []
+    init = CudaGraphCall.__init__
+
+    def remember(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        graphs.append(self)
+
+    monkeypatch.setattr(CudaGraphCall, "__init__", remember)
+    torch._dynamo.reset()
+
+    def f(x, w):
+        return torch.softmax(x @ w, dim=-1).sum(0), x.relu()[:, :5]
+
+    compiled = torch.compile(f, backend="mlc")
+    x = torch.randn(64, 96, device="cuda")
+    w = torch.randn(96, 3000, device="cuda")
+    with torch.no_grad():
+        for step in range(5):
+            x.add_(0.5)  # same addresses, new values: a replay must read them
+            got = compiled(x, w)
+            torch.testing.assert_close(got, f(x, w), rtol=1e-4, atol=1e-5)
+            del got  # its memory is free for the next replay
+    assert len(graphs) == 1 and graphs[0].reason is None
+    assert graphs[0].calls["replayed"] >= 2, graphs[0].calls
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
