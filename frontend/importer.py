@@ -270,6 +270,17 @@ def _dense_strides(value: Any, names: _SizeNames, node: torch.fx.Node) -> list[i
     return strides
 
 
+def _returned_strides(value: Any, names: _SizeNames, node: torch.fx.Node) -> list[int | sympy.Expr]:
+    """The strides eager gives a returned tensor, where they are not row-major: a dense layout
+    as `_dense_strides` says (realize stores a computed result with it), or static strides of
+    no dense layout as `_input_strides` says (a slice `x[:, :5]`, whose rows are 8 apart:
+    realize returns a view with those strides as it is). [] where they are row-major, or
+    symbolic and not dense: no preference."""
+    if (dense := _dense_strides(value, names, node)) or not isinstance(value, torch.Tensor):
+        return dense
+    return _input_strides(value) or []
+
+
 def _loc(name: str) -> NameLoc:
     return NameLoc(StringAttr(name), NoneAttr())  # loc("mul_2")
 
@@ -343,7 +354,7 @@ class _Importer:
         ret = ReturnOp(*results)
         ret.location = _loc("output")
         outputs = _flatten(self.gm.graph.output_node().args[0])
-        strides = [_dense_strides(n.meta.get("val"), self.sizes, n) for n in outputs
+        strides = [_returned_strides(n.meta.get("val"), self.sizes, n) for n in outputs
                    if isinstance(n, torch.fx.Node) and not isinstance(n.meta.get("val"), torch.SymInt)]
         if any(strides):
             ret.attributes[OUTPUT_STRIDES] = _strides_array(strides)

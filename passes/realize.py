@@ -76,18 +76,22 @@ def _layout(typ: Attribute, op: Operation, strides: Sequence[int | sympy.Expr] |
 
 
 def _output_strides(block: Block) -> dict[SSAValue, list[int | sympy.Expr]]:
-    """The strides the graph promises for returned values (the importer's `strides` on
-    func.return; an empty entry: row-major): a computed buffer that is returned is laid out
-    with them, so that it needs no copy into them after the call (Inductor's FixedLayout of
-    outputs). A value returned twice keeps its first."""
+    """The strides the graph promises for returned values, eager's (the importer's `strides`
+    on func.return; an empty entry: row-major). A computed buffer that is returned is laid
+    out with them where they are dense, so that it needs no copy into them after the call
+    (Inductor's FixedLayout of outputs); a returned view is matched against them (see
+    `keeps_promise`). A value returned twice keeps its first."""
     ret = block.last_op
-    return _strides_attr(ret, OUTPUT_STRIDES, list(ret.arguments)) if isinstance(ret, func.ReturnOp) else {}
+    if not isinstance(ret, func.ReturnOp):
+        return {}
+    return _strides_attr(ret, OUTPUT_STRIDES, list(ret.arguments), dense=False)
 
 
-def _strides_attr(op: Operation, key: str, values: Sequence[SSAValue]) -> dict[SSAValue, list[int | sympy.Expr]]:
+def _strides_attr(op: Operation, key: str, values: Sequence[SSAValue],
+                  dense: bool = True) -> dict[SSAValue, list[int | sympy.Expr]]:
     """`op`'s `key` attribute (per value: an array<i64> of strides, empty for row-major, or a
-    `#sym.sizes` of symbolic ones) as the dense strides of each value that has them; a clear
-    error where they are not dense."""
+    `#sym.sizes` of symbolic ones) as the strides of each value that has them; a clear error
+    where they are not one per dim, or (`dense`) not a dense layout."""
     attr = op.attributes.get(key)
     if not isinstance(attr, ArrayAttr):
         return {}
@@ -103,7 +107,9 @@ def _strides_attr(op: Operation, key: str, values: Sequence[SSAValue]) -> dict[S
         if given == []:
             continue
         shape = sizes_of(value.type) if isinstance(value.type, TensorType) else None
-        if given is None or shape is None or len(given) != len(shape) or not is_dense(shape, given):
+        if given is None or shape is None or len(given) != len(shape):
+            raise _fail(op, f"'{key}' of result {k} are not strides of {value.type}: {strides}")
+        if dense and not is_dense(shape, given):
             raise _fail(op, f"'{key}' of result {k} are not a dense layout of {value.type}: {strides}")
         out.setdefault(value, given)  # a value returned twice keeps its first entry
     return out
@@ -250,7 +256,7 @@ class _Realizer:
         for k, result in enumerate(op.results):
             if not result.uses:
                 continue  # an unread result: Inductor drops it as a dead buffer
-            name, layout = self.fresh("buf"), _layout(result.type, op, self.output_strides.get(result))
+            name, layout = self.fresh("buf"), _layout(result.type, op, self.stored_strides(result))
             self.storage[result], self.names[result] = Storage(name, layout), name
             reduce = op.reduction_range_exprs if isinstance(op, loops.ReductionOp) else []
             body = Region(self.body(op, self.storage[result], k))
@@ -295,13 +301,20 @@ class _Realizer:
             self.add(buffer.ViewOp(name, source.name, layout), op)
         return True
 
+    def stored_strides(self, result: SSAValue) -> list[int | sympy.Expr] | None:
+        """The strides a computed `result` is stored with: the promised ones where it is
+        returned and they are a dense layout, else None (row-major; the caller copies a result
+        whose promise no buffer can keep, such as eager's slice)."""
+        promised = self.output_strides.get(result)
+        return promised if promised is not None and is_dense(sizes_of(result.type), promised) else None
+
     def keeps_promise(self, result: SSAValue, view: LayoutAttr) -> bool:
-        """Whether `view` may be returned as it is: anything but the promised strides (row-major
-        where func.return has no entry) with padded rows, pad-mm's sliced result, which is
-        stored instead (AOTAutograd hands a forward's outputs to the backward with the
+        """Whether `view` may be returned as it is: anything but the promised strides (eager's,
+        row-major where func.return has no entry) with padded rows, pad-mm's sliced result,
+        which is stored instead (AOTAutograd hands a forward's outputs to the backward with the
         promised strides). With `keep-padded-outputs` (an inference graph: only the user reads
-        them) that stays a view too. Other strides are the importer's "no preference" (a view
-        of the fused q/k/v projection is returned as eager's is); symbolic ones are kept."""
+        them) that stays a view too. Other strides are kept as they are: symbolic ones, and
+        those the importer states no preference for (an expanded view)."""
         if self.keep_padded_outputs:
             return True
         sizes, strides = view.sizes, view.strides
@@ -374,16 +387,17 @@ class RealizePass(ThresholdOptions, ModulePass):
     Inputs are named by their `loc`, name hint or position. Every loops op becomes a
     `buffer.computed "bufN"` (N in program order from 0, externs counted, never reused) with a
     contiguous layout (a returned one: the strides `func.return {strides = [...]}` promises
-    for it, where the importer recorded a transposed or channels-last output), its location
+    for it, eager's, where they are dense: a transposed or channels-last output), its location
     and origins; loads read the producer at its layout's flat
     index, and the yielded value is stored at this buffer's. A reduction gets one computed per
     read result (max.dim's max and argmax, var_mean's mean and var), each with the part of the
     body its value needs and `loops.reduce` as `buffer.reduce`, as Inductor gives each output of
     a multi-output reduction its own buffer. A view (one load at an affine index) is no copy:
     loads read its root storage, and an extern gets `buffer.view "viewN"` (Inductor's
-    ReinterpretView, numbered apart so bufN match Inductor's). A returned view that is the
-    promised layout with padded rows (pad-mm's sliced mm result, rows 50264 apart where 50257
-    are promised) is stored instead, as a copy into those strides. An extern call's results are
+    ReinterpretView, numbered apart so bufN match Inductor's). A returned view keeps its
+    strides (eager's slice `x[:, :5]` has rows 8 apart too) unless it is the promised layout
+    with padded rows (pad-mm's sliced mm result, rows 50264 apart where 50257 are promised):
+    that one is stored instead, as a copy into the promised strides. An extern call's results are
     row-major, or laid out with the strides the importer traced for them (`result_strides`:
     attention's output in [B, S, H, D] order), so that the call's result is used in place.
     Ops whose values reach no output or extern are dropped. Alone, without `--inline`, the
@@ -399,8 +413,8 @@ class RealizePass(ThresholdOptions, ModulePass):
                       the promised one) as it is, uncopied: for an inference graph, whose
                       outputs only the user reads
     Fails when: a func holds an op that is not loops IR, a dynamic (`?`) dim has no size
-    symbol, or
-    func.return's `strides` are not one dense layout per result.
+    symbol, func.return's `strides` are not one stride per dim of each result, or an extern's
+    `result_strides` not one dense layout per result.
     """
 
     name = "realize"

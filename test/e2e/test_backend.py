@@ -291,6 +291,30 @@ def test_the_backward_takes_transposed_views_as_they_come(tmp_path, monkeypatch,
     assert "torch.mm(permute, " in backward, backward
 
 
+def test_returned_slices_of_a_buffer_stay_views(tmp_path, monkeypatch, make):
+    """Slices a training forward returns (`y[:, :5]`, `y[:, -1]`, a `chunk` half of an mm's
+    result) have rows 12 apart in eager as in mlc: they are returned as views of the mm's
+    buffer, with no kernel copying them into row-major and no copy back after the call."""
+    monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
+    x, w = make(4, 8, grad=True), make(8, 12)
+
+    def fn(x, w):
+        y = x @ w
+        return y[:, :5], y[:, -1], y.chunk(2, -1)[1]
+
+    out = torch.compile(fn, backend="mlc", fullgraph=True, dynamic=False)(x, w)
+    expected = fn(x, w)
+    for got, want in zip(out, expected):
+        torch.testing.assert_close(got, want)
+        assert got.stride() == want.stride()
+    grads = [make(*o.shape) for o in out]
+    torch.autograd.backward(out, grads)
+    torch.testing.assert_close(x.grad, torch.autograd.grad(expected, x, grads)[0])
+    forward = (_graph_dirs(tmp_path)[0] / "module.py").read_text()
+    assert "launch(" not in forward, forward
+    assert "reinterpret_tensor(buf0, (4, 5), (12, 1), 0)" in forward, forward
+
+
 def test_ir_verified_at_the_end_still_names_the_pass_that_broke_it(tmp_path, monkeypatch, make, break_store_pass):
     """Without a dump the backend verifies only the pipeline's output; when that fails, the
     graph is compiled again verifying after each pass, and the error names the breaking pass,

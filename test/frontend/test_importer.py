@@ -408,6 +408,17 @@ def test_traced_strides_of_results_that_are_not_row_major():
     check_round_trip(g.module)
 
 
+def test_returned_strides_are_eagers_where_not_row_major():
+    """func.return states each result's eager strides where they are not row-major: a
+    transposed result (dense), a slice whose rows are 8 apart and a strided select (no dense
+    layout); row-major and expanded results state none."""
+    g = imported(lambda x: (x.t() * 2, x[:, :5], x[:, -1], x + 1, x[:, :1].expand(4, 3)), torch.randn(4, 8))
+    ret = g.func.body.block.last_op
+    stated = [list(a.get_values()) for a in ret.attributes["strides"].data]
+    assert stated == [[1, 8], [8, 1], [8], [], []], stated
+    check_round_trip(g.module)
+
+
 def test_strides_of_inputs_that_are_not_row_major():
     """An input traced with strides other than row-major (a transposed weight, a view with gaps
     between rows) carries them in its argument attributes; row-major and expanded inputs

@@ -89,3 +89,27 @@ func.func @transposed_views(%w: tensor<4x6xf32>) -> (tensor<6x4xf32>, tensor<6x4
   }
   func.return {strides = [array<i64: 1, 6>, array<i64>, array<i64: 24, 1>]} %0, %2, %4 : tensor<6x4xf32>, tensor<6x4xf32>, tensor<1x24xf32>
 }
+
+// -----
+
+// Eager's strides need not be dense: the importer states a slice's (`x[:, :5]` of a [4, 8]
+// input has rows 8 apart in eager too), and a view with exactly those strides is returned as
+// it is, unlike pad-mm's padded rows above, whose promise is row-major. A computed result
+// cannot be stored with strides of no dense layout: it is row-major, and the caller copies.
+// CHECK-LABEL: buffer.graph @eager_slices
+// CHECK-NEXT:    buffer.input "x"
+// CHECK-NEXT:    buffer.view "view0" = @x #buffer.layout<[4, 5], [8, 1], f32>
+// CHECK-NEXT:    buffer.computed "buf0" #buffer.layout<[4, 5], [5, 1], f32> ranges [4, 5] origins ["neg"]
+// CHECK:         buffer.output @view0, @buf0
+func.func @eager_slices(%x: tensor<4x8xf32>) -> (tensor<4x5xf32>, tensor<4x5xf32>) {
+  %0 = loops.pointwise [4, 5] origins ["slice"] -> tensor<4x5xf32> {
+    %1 = loops.load %x[i0, i1] : tensor<4x8xf32>
+    loops.yield %1 : f32
+  }
+  %2 = loops.pointwise [4, 5] origins ["neg"] -> tensor<4x5xf32> {
+    %3 = loops.load %x[i0, i1] : tensor<4x8xf32>
+    %4 = arith.negf %3 : f32
+    loops.yield %4 : f32
+  }
+  func.return {strides = [array<i64: 8, 1>, array<i64: 8, 1>]} %0, %2 : tensor<4x5xf32>, tensor<4x5xf32>
+}
