@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from mlc.frontend.compile_cache import Entry, Layout
     from mlc.passes.pipeline import Timing
 
-DEFAULT_PIPELINE = "fold-addmm,pad-mm,lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,overlap-comm,convert-to-triton,online-softmax,cse,plan-buffers"
+DEFAULT_PIPELINE = "fold-addmm,pad-mm,lower-aten,inline,propagate-indices,realize,split-reductions,reorder-loops,deps,fuse,overlap-comm,convert-to-triton,online-softmax,cse,plan-buffers"
 
 
 def pipeline_spec(explain_fusion: bool, debug: bool, inference: bool = False) -> str:

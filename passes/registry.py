@@ -17,6 +17,7 @@ _BUILTIN: dict[str, str] = {
     "pad-mm": "mlc.passes.pad_mm:PadMmPass",
     "lower-aten": "mlc.passes.lower_aten:LowerAtenPass",
     "inline": "mlc.passes.inline:InlinePass",
+    "propagate-indices": "mlc.passes.propagate_indices:PropagateIndicesPass",
     "realize": "mlc.passes.realize:RealizePass",
     "split-reductions": "mlc.passes.split_reductions:SplitReductionsPass",
     "reorder-loops": "mlc.passes.reorder_loops:ReorderLoopsPass",

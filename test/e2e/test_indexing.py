@@ -304,6 +304,26 @@ def test_no_extern_call(tmp_path, monkeypatch, make, fn, args):
     assert not externs, externs
 
 
+def test_positions_from_aranges_are_read_directly(tmp_path, monkeypatch, check_grad, make):
+    """Positions an arange computes read at index expressions (`--propagate-indices`): rows of
+    a position embedding, columns in reverse, and columns counted from the end (negative
+    positions, which wrap); forward and backward match eager, and the forward kernel loads
+    without a gather's wrap of negative positions."""
+    monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
+
+    def fn(w, x):
+        rows, cols = x.shape
+        pos = torch.arange(rows, device=x.device)
+        backwards = torch.arange(cols - 1, -1, -1, device=x.device)
+        from_end = -1 - torch.arange(cols, device=x.device)
+        return (w[pos] + x) * x[:, backwards] - x[:, from_end].sin()
+
+    check_grad(_squared(fn), make(300, 129, grad=True), make(37, 129, grad=True))
+    forward = (sorted(p for p in tmp_path.iterdir() if p.is_dir())[0] / "module.py").read_text()
+    assert "tl.where(" not in forward, forward  # no wrap: every position is an index expression
+    assert "(128 + 129*x2 - x1)" in forward, forward  # both reversals: column 128 - i of row x2
+
+
 # -- out-of-range indices in debug mode ------------------------------------------------------------
 
 OUT_OF_RANGE = {
