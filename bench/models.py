@@ -479,7 +479,8 @@ wall-clock ms per call in {rounds} rounds of {calls} back-to-back calls, the rou
 between the backends (a training loop's view: the host's launches overlap the GPU's work),
 median and min-max over rounds. *GPU ms*: the kernels' durations per call summed (torch.profiler);
 where it is well below the wall time, the host's work per call bounds the call (a step of these
-models is a few hundred launches and extern calls). *compile s* is the first call's
+models is a few hundred launches and extern calls; mlc's inference rows replay CUDA graphs, as
+its static inference graphs do by default). *compile s* is the first call's
 wall time (Dynamo, AOTAutograd, the backend, one run); *rel err* is the worst tensor's relative
 error norm against eager (logits; in training also the loss and every gradient), judged as
 `bench/models.py`'s docstring says.
