@@ -221,6 +221,7 @@ def erase_dead(block: Block) -> None:
 
 def inline_block(block: Block, options: RealizeOptions, emulate_precision_casts: bool = False) -> None:
     """Decide each op in program order (its producers are final by then) and inline it."""
+    erase_dead(block)  # an unread op is no consumer (FX graphs reach Inductor dead-code-eliminated)
     uses = consumers(block)  # before any inlining: Inductor counts an FX node's users
     inlinable: set[Operation] = set()
     for op in list(block.ops):

@@ -52,7 +52,7 @@ from xdsl.dialects.builtin import (
     f64,
     i64,
 )
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -153,6 +153,9 @@ def _padded(value: SSAValue, rows: int, cols: int, at: InsertPoint) -> SSAValue:
         return value
     if (source := _transposed_source(value)) is not None:
         padded = _padded(source, cols, rows, at)
+        if (twice := _transposed_source(padded)) is not None:
+            _erase_unused_transposes(padded)
+            return twice  # the transpose of a transpose (a tied weight's `t().t()`) is its source
         r, c = sizes_of(padded.type)
         back = _PERMUTE([padded], {"dims": DenseArrayBase.from_list(i64, [1, 0])},
                         [tensor_type(padded.type.element_type, [c, r])])  # type: ignore[attr-defined]
@@ -208,6 +211,19 @@ def pad(mm: AtenOp, pads: PaddedMm) -> None:
         out = _sliced(out, 1, n, before)
     mm.outputs[0].replace_all_uses_with(out)
     Rewriter.erase_op(mm)
+    for operand in dict.fromkeys((a, b)):  # `w.t() @ w.t()` reads one transpose twice
+        _erase_unused_transposes(operand)
+
+
+def _erase_unused_transposes(value: SSAValue) -> None:
+    """Erase `value` and the transposes it is one of while nothing reads them: `_padded` reads
+    through them, and left in the graph an unread transpose would count as a second consumer
+    of the tensor it transposes (one that keeps `--inline` from folding a gradient into its pad)."""
+    while not value.uses and (source := _transposed_source(value)) is not None:
+        owner = value.owner
+        assert isinstance(owner, Operation)
+        Rewriter.erase_op(owner)
+        value = source
 
 
 @dataclass(frozen=True)

@@ -167,3 +167,23 @@ def test_padded_mm_result_is_returned_padded_only_without_backward(compile, make
     dense = re.search(r"(buf\d+) = empty_on_device\(\(250, 1023\), \(1023, 1\)", forward).group(1)
     (writer,) = [ln for ln in forward.splitlines() if ln.strip().startswith("launch(") and f" {dense}," in ln]
     assert "log_softmax" in writer, forward
+
+
+def test_tied_lm_head_gradient_is_written_padded(check_grad, make, monkeypatch, tmp_path):
+    """GPT-2's LM head in training: the embedding's weight [V, D] is also the head's, and V = 1023
+    is padded for cuBLAS. The backward writes the logits' gradient (log_softmax's backward)
+    straight into the padded buffer both mms read, not into a buffer a second kernel pads; the
+    weight reaches the input gradient's mm as `t().t()`, which is padded in its own order (a
+    1-D copy, not a transposed 2-D one). Forward and backward match eager."""
+    monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
+    ids, w = torch.randint(0, 1023, (250,), device=make(1).device), make(1023, 512, grad=True)
+
+    def lm_loss(w):
+        logits = F.linear(torch.tanh(F.embedding(ids, w)), w)
+        return F.cross_entropy(logits, ids.roll(1))
+
+    check_grad(lm_loss, w, atol=1e-4, rtol=1e-4)
+    (backward,) = [(d / "module.py").read_text() for d in tmp_path.glob("graph_*_backward")]
+    pads = re.findall(r"def (triton_\w*constant_pad_nd\w*)\((.*)\)", backward)
+    assert [name for name, _ in pads if "log_softmax_backward" in name], pads
+    assert all("ynumel" not in params for _, params in pads), pads  # no 2-D (transposing) pad

@@ -308,3 +308,35 @@ func.func @single_use_nine_reads(%a: tensor<8xf32>, %b: tensor<8xf32>, %c: tenso
   }
   func.return %c1 : tensor<8xf32>
 }
+
+// -----
+
+// A consumer nothing reads is no consumer: %dead (pad-mm's bypassed transpose, say) is erased
+// before the uses are counted, so %p with 3 reads has one consumer and is inlined even where
+// reads-threshold=2 would keep a producer that two live consumers share.
+// ALL-LABEL: func.func @unread_consumer
+// ALL-NOT: origins ["dead"]
+// CHECK: loops.pointwise [8] origins ["c1", "p"]
+// R2: loops.pointwise [8] origins ["c1", "p"]
+// A2: loops.pointwise [8] origins ["p"]
+// ALL-NOT: origins ["dead"]
+func.func @unread_consumer(%a: tensor<8xf32>, %b: tensor<8xf32>, %c: tensor<8xf32>) -> tensor<8xf32> {
+  %p = loops.pointwise [8] origins ["p"] -> tensor<8xf32> {
+    %0 = loops.load %a[i0] : tensor<8xf32>
+    %1 = loops.load %b[i0] : tensor<8xf32>
+    %2 = arith.addf %0, %1 : f32
+    %3 = loops.load %c[i0] : tensor<8xf32>
+    %4 = arith.addf %2, %3 : f32
+    loops.yield %4 : f32
+  }
+  %dead = loops.pointwise [8] origins ["dead"] -> tensor<8xf32> {
+    %0 = loops.load %p[i0] : tensor<8xf32>
+    loops.yield %0 : f32
+  }
+  %c1 = loops.pointwise [8] origins ["c1"] -> tensor<8xf32> {
+    %0 = loops.load %p[i0] : tensor<8xf32>
+    %1 = arith.negf %0 : f32
+    loops.yield %1 : f32
+  }
+  func.return %c1 : tensor<8xf32>
+}

@@ -101,6 +101,7 @@ func.func @linear_with_bias(%b: tensor<50257xbf16>, %x: tensor<2048x768xbf16>, %
 // CHECK:         %[[G:.*]] = aten.constant_pad_nd %g {pad = array<i64: 0, 7, 0, 0>, {{.*}}} : (tensor<2048x50257xbf16>) -> tensor<2048x50264xbf16>
 // CHECK-NEXT:    %[[GT:.*]] = aten.permute %[[G]] {dims = array<i64: 1, 0>} : (tensor<2048x50264xbf16>) -> tensor<50264x2048xbf16>
 // CHECK-NEXT:    %[[DW:.*]] = aten.mm %[[GT]], %x
+// CHECK-NOT:     aten.permute %g
 // CHECK-NOT:     aten.constant_pad_nd %g
 // CHECK:         aten.mm %[[G]], %{{.*}} : (tensor<2048x50264xbf16>, tensor<50264x768xbf16>) -> tensor<2048x768xbf16>
 func.func @lm_head_backward(%g: tensor<2048x50257xbf16>, %x: tensor<2048x768xbf16>, %w: tensor<50257x768xbf16>) -> (tensor<50257x768xbf16>, tensor<2048x768xbf16>) {
@@ -108,4 +109,21 @@ func.func @lm_head_backward(%g: tensor<2048x50257xbf16>, %x: tensor<2048x768xbf1
   %dw = aten.mm %gt, %x : (tensor<50257x2048xbf16>, tensor<2048x768xbf16>) -> tensor<50257x768xbf16>
   %dx = aten.mm %g, %w : (tensor<2048x50257xbf16>, tensor<50257x768xbf16>) -> tensor<2048x768xbf16>
   func.return %dw, %dx : tensor<50257x768xbf16>, tensor<2048x768xbf16>
+}
+
+// -----
+
+// A tied weight reaches the input gradient's mm as the transpose of its transpose (`t` in the
+// forward, `t` again in the backward): that is the weight itself, padded in its own order, and
+// the transposes nothing reads any more are erased (an unread one would count as a consumer).
+// CHECK-LABEL: func.func @tied_lm_head_input_grad
+// CHECK-NEXT:    %[[G:.*]] = aten.constant_pad_nd %g {pad = array<i64: 0, 7, 0, 0>, {{.*}}} : (tensor<2048x50257xbf16>) -> tensor<2048x50264xbf16>
+// CHECK-NEXT:    %[[W:.*]] = aten.constant_pad_nd %w {pad = array<i64: 0, 0, 0, 7>, {{.*}}} : (tensor<50257x768xbf16>) -> tensor<50264x768xbf16>
+// CHECK-NEXT:    aten.mm %[[G]], %[[W]] : (tensor<2048x50264xbf16>, tensor<50264x768xbf16>) -> tensor<2048x768xbf16>
+// CHECK-NOT:     aten.permute
+func.func @tied_lm_head_input_grad(%g: tensor<2048x50257xbf16>, %w: tensor<50257x768xbf16>) -> tensor<2048x768xbf16> {
+  %t = aten.permute %w {dims = array<i64: 1, 0>} : (tensor<50257x768xbf16>) -> tensor<768x50257xbf16>
+  %tt = aten.permute %t {dims = array<i64: 1, 0>} : (tensor<768x50257xbf16>) -> tensor<50257x768xbf16>
+  %0 = aten.mm %g, %tt : (tensor<2048x50257xbf16>, tensor<50257x768xbf16>) -> tensor<2048x768xbf16>
+  func.return %0 : tensor<2048x768xbf16>
 }
