@@ -44,6 +44,8 @@ from xdsl.dialects import func
 from xdsl.ir import Block, Operation
 
 from mlc.dialects.loops import ExternOp, LoadOp, LoopsBodyOp, PointwiseOp, ReductionOp, ScatterOp, YieldOp
+from mlc.analysis.flat_index import affine_strides, simplify_index
+from mlc.dialects.buffer import contiguous_strides
 from mlc.dialects.sym import symbol
 from mlc.passes.pipeline import option
 
@@ -156,6 +158,36 @@ def is_free_to_recompute(op: Operation) -> bool:
     return isinstance(op, PointwiseOp) and (not loads(op) or is_view(op))
 
 
+def _view_loads(op: Operation) -> list[tuple[PointwiseOp, LoadOp]]:
+    """The views reading `op`'s result, each with its one load."""
+    loads = [use.operation for r in op.results for use in r.uses if isinstance(use.operation, LoadOp)]
+    return [(view, load) for load in loads if is_view(view := load.parent_op())]  # type: ignore[misc]
+
+
+def strided_extern_viewer(op: PointwiseOp) -> ExternOp | None:
+    """An extern reading `op` through two or more views (an `expand` then a `view`: attention's
+    probabilities before their bmm) whose composition is a strided window on `op` stored
+    row-major, or None. Stored, `op` is computed once and the extern reads the window; inlined
+    into the first view, it would be computed again by each of its other consumers (a saved
+    `detach` of the probabilities: the same values written twice). A composition that is no
+    strided window (a reshape of a transpose) would need a copy, so it does not count: the view
+    whose own order the extern reads is stored instead (the one-view rule above)."""
+    strides = contiguous_strides(op.range_exprs)
+    pending = [(view, list(load.index_exprs), 1) for view, load in _view_loads(op)]
+    while pending:
+        view, index, depth = pending.pop()
+        for use in view.results[0].uses:
+            if isinstance(use.operation, ExternOp) and depth >= 2:
+                flat = sum((st * e for st, e in zip(strides, index)), sympy.Integer(0))
+                variables = [symbol(f"i{k}") for k in range(len(view.range_exprs))]
+                if affine_strides(simplify_index(flat, dict(zip(variables, view.range_exprs))), variables):
+                    return use.operation
+        for outer, load in _view_loads(view):
+            subst = {symbol(f"i{k}"): e for k, e in enumerate(load.index_exprs)}
+            pending.append((outer, [e.xreplace(subst) for e in index], depth + 1))
+    return None
+
+
 def realize_reason(op: Operation, uses: Sequence[Operation], options: RealizeOptions) -> str | None:
     """Why `op` must be stored in a buffer, or None when consumers may recompute it."""
     if isinstance(op, ExternOp):
@@ -176,6 +208,8 @@ def realize_reason(op: Operation, uses: Sequence[Operation], options: RealizeOpt
     viewers = [w.operation for u in uses if is_view(u) for w in u.results[0].uses if isinstance(w.operation, ExternOp)]
     if viewers:
         return f"viewed by extern '{viewers[0].overload.data}'"
+    if (viewer := strided_extern_viewer(op)) is not None:
+        return f"viewed by extern '{viewer.overload.data}' through views"
     count = count_ops(op)
     ops_limit = max(MAX_INLINE_OPCOUNT, options.opcount_threshold)
     if count.num_ops > ops_limit:

@@ -187,3 +187,21 @@ def test_tied_lm_head_gradient_is_written_padded(check_grad, make, monkeypatch, 
     pads = re.findall(r"def (triton_\w*constant_pad_nd\w*)\((.*)\)", backward)
     assert [name for name, _ in pads if "log_softmax_backward" in name], pads
     assert all("ynumel" not in params for _, params in pads), pads  # no 2-D (transposing) pad
+
+
+def test_attention_probabilities_are_stored_once(check_grad, make, monkeypatch, tmp_path):
+    """Hand-written attention in training (BERT's under math SDPA): the probabilities feed the
+    bmm through an expand and a view, and the backward saves them. One buffer holds them, which
+    the bmm and the backward read as views: the softmax kernel stores them once, not twice."""
+    monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
+    q, k, v = (make(2, 3, 40, 16, grad=True) for _ in range(3))
+    mask = torch.where(make(40, 40) > 0, 0.0, float("-inf"))
+
+    def attention(q, k, v):
+        return torch.softmax(q @ k.transpose(-2, -1) * 0.25 + mask, dim=-1) @ v
+
+    check_grad(attention, q, k, v, atol=1e-4, rtol=1e-4)
+    (forward,) = [(d / "module.py").read_text() for d in tmp_path.glob("graph_*_forward")]
+    kernels = re.split(r"\n(?=@triton.jit)", forward)
+    (softmax,) = [kernel for kernel in kernels if re.search(r"def triton_\w*softmax", kernel)]
+    assert softmax.count("tl.store(") == 1, softmax

@@ -1,4 +1,4 @@
-// RUN: mlc-opt %s --lower-aten --inline --realize="explain=true" | filecheck %s
+// RUN: mlc-opt %s --split-input-file --lower-aten --inline --realize="explain=true" | filecheck %s
 
 // (x + 1).t() @ w: the mm reads a transpose of a pointwise. The pointwise is stored in its own
 // order and the mm gets a strided view of it (Inductor's ReinterpretView), rather than a copy
@@ -12,4 +12,44 @@ func.func @transposed_operand(%x: tensor<64x32xf32>, %w: tensor<64x16xf32>) -> t
   %t = aten.permute %c {dims = array<i64: 1, 0>} : (tensor<64x32xf32>) -> tensor<32x64xf32>
   %0 = aten.mm %t, %w attributes {origin = "mm"} : (tensor<32x64xf32>, tensor<64x16xf32>) -> tensor<32x16xf32>
   func.return %0 : tensor<32x16xf32>
+}
+
+// -----
+
+// Attention's probabilities: the bmm reads them through two views (an expand, then a view
+// merging batch and heads), and a `detach` of them is saved for the backward. Stored once in
+// their own order (the two views compose to a strided window on them), both readers get views
+// of the one buffer; inlined into the first view, they were computed and stored twice.
+// CHECK-LABEL: buffer.graph @probabilities_saved_and_multiplied
+// CHECK:       buffer.computed "buf0" #buffer.layout<[2, 2, 16, 16], [512, 256, 16, 1], f32> ranges [2, 2, 16, 16] origins ["exp"] {
+// CHECK-NOT:   buffer.computed
+// CHECK:       buffer.view "view0" = @buf0 #buffer.layout<[2, 2, 16, 16], [512, 256, 16, 1], f32> {realize_reason = "graph output"}
+// CHECK-NEXT:  buffer.view "view1" = @buf0 #buffer.layout<[4, 16, 16], [256, 16, 1], f32> {realize_reason = "read by extern 'bmm.default'"}
+// CHECK-NEXT:  buffer.extern "buf1" = "bmm.default" {args = [@view1, @v], fresh, origins = ["bmm"]}
+func.func @probabilities_saved_and_multiplied(%x: tensor<2x2x16x16xf32>, %v: tensor<4x16x8xf32>) -> (tensor<4x16x8xf32>, tensor<2x2x16x16xf32>) {
+  %p = aten.exp %x attributes {origin = "exp"} : (tensor<2x2x16x16xf32>) -> tensor<2x2x16x16xf32>
+  %saved = aten.alias %p attributes {origin = "detach"} : (tensor<2x2x16x16xf32>) -> tensor<2x2x16x16xf32>
+  %e = aten.expand %p {size = array<i64: 2, 2, 16, 16>} : (tensor<2x2x16x16xf32>) -> tensor<2x2x16x16xf32>
+  %r = aten.view %e {size = array<i64: 4, 16, 16>} : (tensor<2x2x16x16xf32>) -> tensor<4x16x16xf32>
+  %0 = aten.bmm %r, %v attributes {origin = "bmm"} : (tensor<4x16x16xf32>, tensor<4x16x8xf32>) -> tensor<4x16x8xf32>
+  func.return %0, %saved : tensor<4x16x8xf32>, tensor<2x2x16x16xf32>
+}
+
+// -----
+
+// Heads gathered for a bmm: a permute, an expand and a view merging batch and heads. The three
+// compose to no strided window on the scaled input (batch and head are not adjacent in it), so
+// it is not stored itself: it is inlined into the permute, which is stored in the order the
+// bmm reads, and no copy follows.
+// CHECK-LABEL: buffer.graph @heads_gathered
+// CHECK:       buffer.computed "buf0" #buffer.layout<[2, 2, 16, 8], [256, 128, 8, 1], f32> ranges [2, 2, 16, 8] origins ["mul", "permute"] {
+// CHECK:       buffer.view "view0" = @buf0 #buffer.layout<[4, 16, 8], [128, 8, 1], f32> {realize_reason = "read by extern 'bmm.default'"}
+// CHECK-NEXT:  buffer.extern "buf1" = "bmm.default" {args = [@view0, @k], fresh, origins = ["bmm"]}
+func.func @heads_gathered(%x: tensor<2x16x2x8xf32>, %k: tensor<4x8x16xf32>) -> tensor<4x16x16xf32> {
+  %q = aten.mul.Scalar %x {other = 5.000000e-01 : f64} attributes {origin = "mul"} : (tensor<2x16x2x8xf32>) -> tensor<2x16x2x8xf32>
+  %t = aten.permute %q {dims = array<i64: 0, 2, 1, 3>} : (tensor<2x16x2x8xf32>) -> tensor<2x2x16x8xf32>
+  %e = aten.expand %t {size = array<i64: 2, 2, 16, 8>} : (tensor<2x2x16x8xf32>) -> tensor<2x2x16x8xf32>
+  %r = aten.view %e {size = array<i64: 4, 16, 8>} : (tensor<2x2x16x8xf32>) -> tensor<4x16x8xf32>
+  %0 = aten.bmm %r, %k attributes {origin = "bmm"} : (tensor<4x16x8xf32>, tensor<4x8x16xf32>) -> tensor<4x16x16xf32>
+  func.return %0 : tensor<4x16x16xf32>
 }
