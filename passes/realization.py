@@ -16,7 +16,10 @@ the order they are tried (Inductor's GPU defaults):
   viewed by an extern kernel        a view of it (a transpose) is an extern's input: stored in
                                     its own order, the extern reads the view (Inductor's
                                     ReinterpretView), instead of a copy in the view's order
-                                    ("viewed by extern 'mm.default'")
+                                    ("viewed by extern 'mm.default'"); also through a chain
+                                    of views that composes to a strided window on it (an
+                                    expand, then a view, before a bmm), so its other readers
+                                    (a saved detach) read the same buffer ("... through views")
   body too large                    ops > max(100, opcount-threshold) ("body has 120 > 100 ops")
   reused and large                  > 1 consumer, ops > opcount-threshold (30)
   reused and read-heavy             > 1 consumer, reads > reads-threshold (4)
