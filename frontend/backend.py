@@ -67,14 +67,14 @@ if TYPE_CHECKING:
 DEFAULT_PIPELINE = "fold-addmm,pad-mm,lower-aten,inline,propagate-indices,realize,split-reductions,reorder-loops,deps,fuse,overlap-comm,convert-to-triton,online-softmax,cse,plan-buffers"
 
 
-def pipeline_spec(explain_fusion: bool, debug: bool, inference: bool = False) -> str:
+def pipeline_spec(explain_fusion: bool, debug: bool, keep_padded: bool = False) -> str:
     """`MLC_PIPELINE` or the default; a dump explains fusion (fusion.txt) and the moved
     collectives (overlap.txt), `MLC_DEBUG=1` makes kernels assert that loaded positions are in
-    bounds (`check-indices`), and an inference graph returns pad-mm's padded results uncopied
-    (only the user reads them, as Inductor returns them: GPT-2's logits are 206 MB)."""
+    bounds (`check-indices`), and `keep_padded` returns pad-mm's padded results uncopied (as
+    Inductor returns them: GPT-2's logits are 206 MB)."""
     spec = os.environ.get("MLC_PIPELINE") or DEFAULT_PIPELINE
     options = {"fuse": "fuse{explain=true}" if explain_fusion else "fuse",
-               "realize": "realize{keep-padded-outputs=true}" if inference else "realize",
+               "realize": "realize{keep-padded-outputs=true}" if keep_padded else "realize",
                "overlap-comm": "overlap-comm{explain=true}" if explain_fusion else "overlap-comm",
                "convert-to-triton": "convert-to-triton{check-indices=true}" if debug else "convert-to-triton"}
     return ",".join(options.get(p, p) for p in spec.split(","))
@@ -403,6 +403,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     host_scalars = _check_devices(graph_id, example_inputs)
     timing = Timing()
     start = time.perf_counter()
+    _strides_from_examples(gm, example_inputs)
     try:
         gm, tokens = _effects_inlined(gm)
         gm, host_epilogue = _host_epilogue(gm)
@@ -412,7 +413,11 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     timing.add("import", time.perf_counter() - start)
 
     dump = graph_dump(graph_id, kind)
-    spec = pipeline_spec(dump is not None, _debug(), inference=kind == "inference")
+    # A forward's outputs go to the user and, saved, to the backward, which AOTAutograd compiles
+    # for the strides `_report_output_strides` gives it; a backward's are gradients, returned in
+    # the traced strides.
+    keep_padded = kind != "backward"
+    spec = pipeline_spec(dump is not None, _debug(), keep_padded)
     entry = _cached_or_compiled(gm, imported.module, spec, graph_id, dump, timing)
 
     from mlc.codegen.runtime import DEVICE, load_call
@@ -431,10 +436,12 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     graphed = cudagraphs.policy(kind, static=not imported.size_sources)
     if graphed is not None:
         call = cudagraphs.CudaGraphCall(call, name=graph_id, warn=graphed == "asked")
+    output_relayouts = _output_relayouts(entry.output_layouts, output, imported.output_spec, keep_padded)
+    if host_epilogue is None:
+        _report_output_strides(entry.output_layouts, output_relayouts, imported.output_spec)
     compiled = CompiledGraph(
         graph_id, entry.source, call, constants, imported.output_spec, output, host_scalars, relayouts,
-        tokens, _output_relayouts(entry.output_layouts, output, imported.output_spec, keep_padded=kind == "inference"),
-        host_epilogue, imported.size_sources,
+        tokens, output_relayouts, host_epilogue, imported.size_sources,
     )
     if dump is not None:
         dump.write("timing.txt", timing.report())
@@ -692,6 +699,38 @@ def _output_relayouts(layouts: Sequence[Layout | None], structure: Any, output_s
             if not (keep_padded and is_padded(size, stride, expected)):
                 fixes[i] = (size, expected)
     return fixes
+
+
+def _strides_from_examples(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> None:
+    """Give each input the strides of its example where both are static and they differ: the
+    graph is called with those (a backward's saved tensors as the forward returned them, which
+    AOTAutograd restrides the examples to, see `_report_output_strides`; its nodes keep the
+    traced strides). The importer reads the strides from the nodes."""
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    for node, example in zip(placeholders, example_inputs):
+        val = node.meta.get("val")
+        if not (isinstance(val, torch.Tensor) and isinstance(example, torch.Tensor)):
+            continue
+        static = all(isinstance(d, int) for d in (*val.shape, *val.stride(), *example.shape, *example.stride()))
+        if static and tuple(val.shape) == tuple(example.shape) and val.stride() != example.stride():
+            node.meta["val"] = val.as_strided(val.shape, example.stride())
+
+
+def _report_output_strides(layouts: Sequence[Layout | None], relayouts: dict[int, Layout],
+                           output_spec: Sequence[int | None | SizeOutput]) -> None:
+    """Tell AOTAutograd the strides each output of the graph is returned with, as Inductor does
+    (`TracingContext.report_output_strides`, which AOTAutograd opens around a forward's
+    compile): it compiles the backward for the saved tensors' real strides, so pad-mm's padded
+    logits are saved and read padded instead of copied into the traced strides. None where
+    unknown (symbolic, or not a tensor mlc computes)."""
+    from torch._guards import TracingContext
+
+    context = TracingContext.try_get()
+    if context is None or context.output_strides is None:
+        return
+    for i in output_spec:  # one per output of the FX graph, in order
+        known = isinstance(i, int) and i < len(layouts) and layouts[i] is not None
+        context.output_strides.append((relayouts[i] if i in relayouts else layouts[i])[1] if known else None)
 
 
 def _rebuild_leaves(structure: Any) -> list[Any]:

@@ -143,30 +143,36 @@ def test_mm_with_unaligned_sizes_is_padded(check_grad, make, monkeypatch, tmp_pa
     assert len(padded) == 2, sorted(str(p) for p in tmp_path.glob("graph_*/*-pad-mm.mlir"))  # forward and backward
 
 
-def test_padded_mm_result_is_returned_padded_only_without_backward(compile, make, monkeypatch, tmp_path):
-    """An inference graph returns pad-mm's sliced result as the padded view (as Inductor,
-    whose pad_mm rewrites the FX graph): no copy of the logits. A forward with a backward
-    returns the strides the FX graph promised, which its backward reads: a kernel writes them,
-    the one that reads the logits for the loss (GPT-2's LM head), not a copy after the call."""
+def test_padded_mm_result_is_returned_padded(compile, make, monkeypatch, tmp_path):
+    """pad-mm's sliced result is returned as the padded view (as Inductor, whose pad_mm rewrites
+    the FX graph): no copy of the logits, in inference and in training. A training forward tells
+    AOTAutograd the strides it returns (Inductor's `report_output_strides`), so the backward is
+    compiled for the padded logits it is handed (GPT-2's LM head: 206 MB not copied)."""
     monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
-    x, w, t = make(250, 512), make(1023, 512), torch.randint(0, 1023, (250,), device=make(1).device)
+    x, w = make(256, 1024, dtype=torch.bfloat16), make(1023, 1024, dtype=torch.bfloat16)
+    t = torch.randint(0, 1023, (256,), device=x.device)
 
     def logits_and_loss(x, w):
         logits = F.linear(x, w)
-        return logits, F.cross_entropy(logits, t)
+        return logits, F.cross_entropy(logits.float(), t)
 
     with torch.no_grad():
         inferred, _ = compile(logits_and_loss)(x, w)
-    torch.testing.assert_close(inferred, F.linear(x, w), atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(inferred, F.linear(x, w), atol=2e-2, rtol=2e-2)
     assert inferred.stride() == (1024, 1)
-    trained, loss = compile(logits_and_loss)(x, w.requires_grad_())
-    expected, expected_loss = logits_and_loss(x, w)
-    torch.testing.assert_close((trained, loss), (expected, expected_loss), atol=1e-4, rtol=1e-4)
-    assert trained.stride() == (1023, 1)
-    (forward,) = [(d / "module.py").read_text() for d in tmp_path.glob("graph_*_forward")]
-    dense = re.search(r"(buf\d+) = empty_on_device\(\(250, 1023\), \(1023, 1\)", forward).group(1)
-    (writer,) = [ln for ln in forward.splitlines() if ln.strip().startswith("launch(") and f" {dense}," in ln]
-    assert "log_softmax" in writer, forward
+    results = []
+    for fn in (compile(logits_and_loss), logits_and_loss):
+        weight = w.clone().requires_grad_()
+        logits, loss = fn(x, weight)
+        (loss + logits.float().pow(2).mean()).backward()  # the logits' own gradient too
+        results.append((logits, loss, weight.grad))
+    torch.testing.assert_close(results[0], results[1], atol=2e-2, rtol=2e-2)
+    assert results[0][0].stride() == (1024, 1)
+    graphs = sorted(tmp_path.glob("graph_*_*ward"), key=lambda d: int(d.name.split("_")[1]))
+    forward, backward = ((d / "module.py").read_text() for d in graphs[-2:])
+    assert "(256, 1023), (1023, 1)" not in forward, forward  # no dense copy of the logits
+    assert re.search(r"assert_size_stride\(\w+, \(256, 1023\), \(1024, 1\)\)", backward), backward
+
 
 
 def test_tied_lm_head_gradient_is_written_padded(check_grad, make, monkeypatch, tmp_path):
