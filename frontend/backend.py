@@ -673,14 +673,14 @@ def _output_layouts(module: Any) -> list[Layout | None]:
 def _output_relayouts(layouts: Sequence[Layout | None], structure: Any, output_spec: Sequence[int | None],
                       keep_padded: bool = False) -> dict[int, Layout]:
     """Results whose layout is not the strides the FX graph promises for that output (its
-    `meta["val"]`), with those strides: copied into them on each call. AOTAutograd hands a
-    forward's outputs to the backward as inputs of exactly those strides, and a returned view
-    (a transposed mm result) or a computed buffer may be laid out otherwise.
+    `meta["val"]`), with those strides: copied into them on each call. A returned view (a
+    transposed mm result) or a computed buffer may be laid out otherwise.
 
-    `--realize` already writes pad-mm's padded results into the promised strides with a kernel
-    (in an inference graph, `keep-padded-outputs`, they stay padded, and `keep_padded` here
-    keeps them so too); what is left here is rarer: a view whose strides the importer did not
-    record (not dense), an extern's result laid out otherwise than traced."""
+    pad-mm's padded results stay padded where `keep_padded` (inference and forward graphs,
+    `--realize`'s `keep-padded-outputs`; a forward reports them, `_report_output_strides`); in a
+    backward `--realize` writes them into the promised strides with a kernel. What is left here
+    is rarer: a view whose strides the importer did not record (not dense), an extern's result
+    laid out otherwise than traced."""
     from mlc.dialects.buffer import is_padded
 
     nodes = _rebuild_leaves(structure)

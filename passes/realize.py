@@ -311,9 +311,9 @@ class _Realizer:
     def keeps_promise(self, result: SSAValue, view: LayoutAttr) -> bool:
         """Whether `view` may be returned as it is: anything but the promised strides (eager's,
         row-major where func.return has no entry) with padded rows, pad-mm's sliced result,
-        which is stored instead (AOTAutograd hands a forward's outputs to the backward with the
-        promised strides). With `keep-padded-outputs` (an inference graph: only the user reads
-        them) that stays a view too. Other strides are kept as they are: symbolic ones, and
+        which is stored instead (a graph whose caller expects the promised strides). With
+        `keep-padded-outputs` (the backend's inference and forward graphs: the user and, told
+        the strides, AOTAutograd's backward take them padded) that stays a view too. Other strides are kept as they are: symbolic ones, and
         those the importer states no preference for (an expanded view)."""
         if self.keep_padded_outputs:
             return True
@@ -410,8 +410,8 @@ class RealizePass(ThresholdOptions, ModulePass):
       explain=false   add `realize_reason = "..."` to each computed and view: the rule that
                       stores it, as `realization.realize_reason` finds it on this pass's input
       keep-padded-outputs=false   return a view with padded rows (each dim's stride at least
-                      the promised one) as it is, uncopied: for an inference graph, whose
-                      outputs only the user reads
+                      the promised one) as it is, uncopied: for a graph whose callers take
+                      the strides it returns (the backend's inference and forward graphs)
     Fails when: a func holds an op that is not loops IR, a dynamic (`?`) dim has no size
     symbol, func.return's `strides` are not one stride per dim of each result, or an extern's
     `result_strides` not one dense layout per result.
