@@ -621,11 +621,11 @@ def largest_interpreter_blocks() -> Callable[[], None]:
         return lambda: None
     launch = triton_helpers.launch
 
-    def largest(kernel: Any, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> None:
+    def largest(kernel: Any, configs: tuple[dict, ...], *rest: Any, **options: Any) -> None:
         def size(c: dict) -> int:
             return c.get("XBLOCK", 1) * c.get("YBLOCK", 1) * c.get("R0_BLOCK", 1)
 
-        return launch(kernel, (max(configs, key=size),), xnumel, args, ynumel)
+        return launch(kernel, (max(configs, key=size),), *rest, **options)  # `launch`'s own arguments
 
     largest._mlc_fast = True  # type: ignore[attr-defined]
     triton_helpers.launch = largest

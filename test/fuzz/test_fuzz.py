@@ -56,6 +56,16 @@ def test_programs(first: int) -> None:
     assert not failures, "\n\n".join(failures)
 
 
+def test_speedups_launch_two_dimensional_tiles() -> None:
+    """The largest-tile launcher takes `launch`'s arguments as they are, a 2-D tiled kernel's
+    `ynumel` too (a transposed read: `x.t() + y`)."""
+    x, y = torch.randn(64, 48), torch.randn(48, 64)
+    torch._dynamo.reset()
+    with interpreter_speedups():
+        out = torch.compile(lambda x, y: x.t() + y, backend="mlc")(x, y)
+    torch.testing.assert_close(out, x.t() + y)
+
+
 # -- the generator ----------------------------------------------------------------------------
 
 
