@@ -174,13 +174,12 @@ def test_padded_mm_result_is_returned_padded(compile, make, monkeypatch, tmp_pat
     assert re.search(r"assert_size_stride\(\w+, \(256, 1023\), \(1024, 1\)\)", backward), backward
 
 
-
 def test_tied_lm_head_gradient_is_written_padded(check_grad, make, monkeypatch, tmp_path):
     """GPT-2's LM head in training: the embedding's weight [V, D] is also the head's, and V = 1023
     is padded for cuBLAS. The backward writes the logits' gradient (log_softmax's backward)
-    straight into the padded buffer both mms read, not into a buffer a second kernel pads; the
-    weight reaches the input gradient's mm as `t().t()`, which is padded in its own order (a
-    1-D copy, not a transposed 2-D one). Forward and backward match eager."""
+    straight into the padded buffer both mms read, not into a buffer a second kernel pads, and
+    no pad is a transposed 2-D copy (a tied weight reaching an mm as `t().t()` is padded in its
+    own order: lit pad-mm/pad.mlir). Forward and backward match eager."""
     monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
     ids, w = torch.randint(0, 1023, (250,), device=make(1).device), make(1023, 512, grad=True)
 
