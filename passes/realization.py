@@ -167,24 +167,30 @@ def _view_loads(op: Operation) -> list[tuple[PointwiseOp, LoadOp]]:
     return [(view, load) for load in loads if is_view(view := load.parent_op())]  # type: ignore[misc]
 
 
-def strided_extern_viewer(op: PointwiseOp) -> ExternOp | None:
-    """An extern reading `op` through two or more views (an `expand` then a `view`: attention's
-    probabilities before their bmm) whose composition is a strided window on `op` stored
-    row-major, or None. Stored, `op` is computed once and the extern reads the window; inlined
-    into the first view, it would be computed again by each of its other consumers (a saved
-    `detach` of the probabilities: the same values written twice). A composition that is no
-    strided window (a reshape of a transpose) would need a copy, so it does not count: the view
-    whose own order the extern reads is stored instead (the one-view rule above)."""
+def extern_viewer(op: PointwiseOp, uses: Sequence[Operation]) -> tuple[ExternOp, int] | None:
+    """An extern reading `op` through views, and how many (nearest first; among one depth, in
+    the order of `uses`), or None.
+
+    Through one view (a transpose before an mm) `op` is stored in its own order and the extern
+    reads the view. Through a chain (an `expand` then a `view`: attention's probabilities before
+    their bmm) only where the chain composes to a strided window on `op` stored row-major:
+    inlined into the first view, `op` would be computed again by each of its other consumers (a
+    saved `detach` of the probabilities: the same values written twice). A chain that is no
+    window (a reshape of a transpose) would need a copy, so it does not count: its first view
+    is stored instead, in the order the extern reads."""
     strides = contiguous_strides(op.range_exprs)
-    pending = [(view, list(load.index_exprs), 1) for view, load in _view_loads(op)]
-    while pending:
-        view, index, depth = pending.pop()
+    first = [(u, list(u.body.block.first_op.index_exprs)) for u in uses if is_view(u)]  # type: ignore[union-attr]
+    pending = [(view, index, 1) for view, index in first]
+    for view, index, depth in pending:  # breadth first: the list grows behind the loop
         for use in view.results[0].uses:
-            if isinstance(use.operation, ExternOp) and depth >= 2:
-                flat = sum((st * e for st, e in zip(strides, index)), sympy.Integer(0))
-                variables = [symbol(f"i{k}") for k in range(len(view.range_exprs))]
-                if affine_strides(simplify_index(flat, dict(zip(variables, view.range_exprs))), variables):
-                    return use.operation
+            if not isinstance(use.operation, ExternOp):
+                continue
+            if depth == 1:
+                return use.operation, depth
+            flat = sum((st * e for st, e in zip(strides, index)), sympy.Integer(0))
+            variables = [symbol(f"i{k}") for k in range(len(view.range_exprs))]
+            if affine_strides(simplify_index(flat, dict(zip(variables, view.range_exprs))), variables):
+                return use.operation, depth
         for outer, load in _view_loads(view):
             subst = {symbol(f"i{k}"): e for k, e in enumerate(load.index_exprs)}
             pending.append((outer, [e.xreplace(subst) for e in index], depth + 1))
@@ -208,11 +214,9 @@ def realize_reason(op: Operation, uses: Sequence[Operation], options: RealizeOpt
         return f"read by extern '{externs[0].overload.data}'"
     if not isinstance(op, PointwiseOp) or is_free_to_recompute(op):
         return None
-    viewers = [w.operation for u in uses if is_view(u) for w in u.results[0].uses if isinstance(w.operation, ExternOp)]
-    if viewers:
-        return f"viewed by extern '{viewers[0].overload.data}'"
-    if (viewer := strided_extern_viewer(op)) is not None:
-        return f"viewed by extern '{viewer.overload.data}' through views"
+    if (viewed := extern_viewer(op, uses)) is not None:
+        extern, depth = viewed
+        return f"viewed by extern '{extern.overload.data}'" + (" through views" if depth > 1 else "")
     count = count_ops(op)
     ops_limit = max(MAX_INLINE_OPCOUNT, options.opcount_threshold)
     if count.num_ops > ops_limit:
