@@ -11,7 +11,14 @@ decomposed (as Inductor)
     gelu (`x * 0.5 * (1 + erf(x * M_SQRT1_2))`, the body of seed 000; the ops carry
     `origin = "gelu"`), `_softmax`, `_log_softmax`, `native_layer_norm` (→ `var_mean` and
     elementwise), group/batch norm, elu, hardtanh (→ clamp), leaky_relu, index_select
-    (→ index.Tensor), addcmul/addcdiv/lerp (Inductor keeps them for FMA; mlc has no FMA yet).
+    (→ index.Tensor), addcmul/addcdiv/lerp (Inductor keeps them for FMA; mlc has no FMA yet),
+    nll_loss_forward and nll_loss2d_forward (a `gather` of `x[n, target[n]]` after masking the
+    target, then sums). Kept whole, nll_loss_forward is an op AOTAutograd's partitioner cannot
+    recompute, so the log-softmax it reads counts as written by the forward anyway: over bf16
+    logits (BERT's head) the partitioner saved that [rows, classes] log-softmax for the
+    backward. The gather lets it save the logits with each row's max and log-sum-exp instead,
+    and the backward recomputes the log-softmax as it reads the logits. (`--lower-aten` still
+    lowers the op itself, for IR that carries it: passes/lowering/losses.py.)
 kept (as Inductor)
     silu (lowered with eager's exact formula `x / (1 + exp(-x))`), clamp_min/clamp_max, sum,
     squeeze, split.Tensor, unbind (views and reductions lowered directly), baddbmm (an extern
@@ -22,10 +29,6 @@ kept (unlike Inductor)
     aten ops), full, empty_like and `_to_copy` (dedicated aten ops already; their
     decompositions only add `empty_strided` + `copy_` noise), clamp (one elementwise op
     rather than clamp_min + clamp_max).
-    nll_loss_forward: its decomposition picks `x[n, target[n]]` with `gather` after masking
-    the target; `--lower-aten` lowers the op directly, one indirect load per row
-    (passes/lowering/losses.py). (nll_loss2d, for inputs with spatial dims, keeps its gather
-    decomposition, which lowers natively too.)
 replaced (unlike Inductor)
     nll_loss_backward: torch's decomposition builds the gradient with a `scatter` into zeros
     (a second kernel); mlc's is the pointwise `where(c == target[n], -grad * w[c], 0)`, which
@@ -66,7 +69,7 @@ ADDITIONS = """
 
 KEPT = """
     silu clamp_min clamp_max sum squeeze split.Tensor unbind baddbmm _softmax_backward_data
-    embedding_dense_backward arange flip full empty_like _to_copy clamp nll_loss_forward
+    embedding_dense_backward arange flip full empty_like _to_copy clamp
     _scaled_dot_product_flash_attention_for_cpu
 """.split()
 """Ops the core table decomposes but mlc keeps (see the module docstring)."""

@@ -1,7 +1,9 @@
 """nll_loss_forward and nll_loss_backward: one value read per row.
 
 torch's decompositions pick `x[n, target[n]]` with `gather` and build the gradient with
-`scatter` into zeros. mlc's table keeps both ops (see frontend/decompositions.py); here
+`scatter` into zeros. mlc's frontends trace with the gather (so that AOTAutograd's partitioner
+can recompute a log-softmax the loss reads) and with a pointwise nll_loss_backward (see
+frontend/decompositions.py); IR that carries the ops themselves lowers here:
 
   forward   row n's term is `-x[n, t] * w[t]` with t = target[n] (an indirect load: one element
             of the row), or 0 where t == ignore_index (the row then reads class 0, never

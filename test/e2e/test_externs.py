@@ -194,6 +194,24 @@ def test_tied_lm_head_gradient_is_written_padded(check_grad, make, monkeypatch, 
     assert all("ynumel" not in params for _, params in pads), pads  # no 2-D (transposing) pad
 
 
+def test_bf16_loss_head_saves_logits_not_log_softmax(check_grad, make, monkeypatch, tmp_path):
+    """BERT's loss head: cross_entropy over bf16 logits, rows of 5,003 classes (looped), some
+    targets ignored. With nll_loss_forward decomposed (as Inductor's table does), AOTAutograd's
+    partitioner saves the logits and each row's max and log-sum-exp, and the backward recomputes
+    the log-softmax as it reads the logits: the forward writes no [rows, classes] tensor (kept
+    whole, the op made it save a bf16 log-softmax the forward wrote only for the backward).
+    Forward and backward match eager."""
+    monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
+    h, w = make(128, 64, dtype=torch.bfloat16, grad=True), make(5003, 64, dtype=torch.bfloat16, grad=True)
+    target = torch.randint(0, 5003, (128,), device=h.device)
+    target[::7] = -100
+
+    check_grad(lambda h, w: F.cross_entropy(h @ w.t(), target), h, w, atol=5e-2, rtol=2e-2)
+    (forward,) = [(d / "module.py").read_text() for d in tmp_path.glob("graph_*_forward")]
+    stores = re.findall(r"tl\.store\((\w+) \+ \((.*?)\),", forward)
+    assert stores and not [s for s in stores if "r0_" in s[1]], stores  # per-row values only
+
+
 def test_attention_probabilities_are_stored_once(check_grad, make, monkeypatch, tmp_path):
     """Hand-written attention in training (BERT's under math SDPA): the probabilities feed the
     bmm through an expand and a view, and the backward saves them. One buffer holds them, which
