@@ -189,3 +189,28 @@ buffer.graph @rms_norm_two_loops {
   }
   buffer.output @buf1
 }
+
+// -----
+
+// A reduction that reads no row it reduces: the row sum of nll_loss's pointwise gradient,
+// select(r0 == target[n], -g, 0), reads each row's target and a scalar. Its accesses are all
+// contiguous (a constant, or the loop's flat index), so its hint is INNER, as Inductor's
+// SIMDKernelFeatures makes it: one contiguous config, not DEFAULT's five to tune.
+// CHECK-LABEL: triton.kernel @triton_red_fused_nll_loss_backward_sum_0 reduction
+// CHECK-SAME:    configs [#triton.config<XBLOCK = 1, R0_BLOCK = 2048, num_warps = 16, num_stages = 1>] {
+buffer.graph @gradient_row_sum {
+  buffer.input "target" #buffer.layout<[64], [1], i64>
+  buffer.input "g" #buffer.layout<[], [], f32>
+  buffer.computed "buf0" #buffer.layout<[64, 1], [1, 1], f32> ranges [64] reduce [30000] origins ["nll_loss_backward", "sum"] {
+    %0 = loops.index r0_0 : i64
+    %1 = buffer.load @target[i0] : i64
+    %2 = arith.cmpi eq, %0, %1 : i64
+    %3 = buffer.load @g[0] : f32
+    %4 = arith.negf %3 : f32
+    %5 = arith.constant 0.000000e+00 : f32
+    %6 = arith.select %2, %4, %5 : f32
+    %7 = buffer.reduce sum %6 : f32 -> f32
+    buffer.store @buf0[i0], %7 : f32
+  }
+  buffer.output @buf0
+}
