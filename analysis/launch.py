@@ -174,9 +174,30 @@ def kernel_hint(members: Sequence[buffer.ComputedOp], target: Target = H100) -> 
     (`SIMDKernelFeatures.reduction_hint`). Such a reduction reads no row it reduces: the sum
     of nll_loss's pointwise gradient reads each row's target and two scalars, which gives it no
     hint of its own, but the kernel it heads streams the row's logits (BERT's head: 16 warps
-    over 2,048 columns, 0.16 ms on the H100, where DEFAULT's tuning took 0.19)."""
-    hints = {INNER if contiguous_accesses(m) else reduction_hint(m, target) for m in members if m.is_reduction}
+    over 2,048 columns, 0.16 ms on the H100, where DEFAULT's tuning took 0.19). Not where a
+    pointwise member over the whole iteration space strides its last dimension (Inductor's
+    `has_non_contiguous_pw_in_reduction_kernel`, here kept to this rule's INNER only)."""
+    reductions = [m for m in members if m.is_reduction]
+    whole = {product([*m.range_exprs, *m.reduction_range_exprs]) for m in reductions}
+    transposing = any(_strided_last_dim(m) for m in members if not m.is_reduction and product(m.range_exprs) in whole)
+    hints = {
+        INNER if contiguous_accesses(m) and not transposing else reduction_hint(m, target) for m in reductions
+    }
     return hints.pop() if len(hints) == 1 else DEFAULT
+
+
+def _accesses(node: buffer.ComputedOp) -> list[buffer.LoadOp | buffer.StoreOp]:
+    return [op for op in node.body.walk() if isinstance(op, (buffer.LoadOp, buffer.StoreOp))]
+
+
+def _strided_last_dim(node: buffer.ComputedOp) -> bool:
+    """Whether a load or the store of `node` moves by other than 0 or 1 along its last loop
+    variable (Inductor's `MemoryDep.stride1_for_last_dim` failing)."""
+    variables = [symbol(f"i{k}") for k, size in enumerate(node.range_exprs) if size != 1]
+    if not variables:
+        return False
+    strides = [_stride(op.index.expr, variables[-1], variables) for op in _accesses(node)]
+    return any(not (s.is_Integer and int(s) in (0, 1)) for s in strides)
 
 
 def contiguous_accesses(node: buffer.ComputedOp) -> bool:
@@ -190,8 +211,7 @@ def contiguous_accesses(node: buffer.ComputedOp) -> bool:
         return index.subs({symbol(f"{prefix}{k}"): 0 for k, size in enumerate(sizes) if size == 1})
 
     flats = {flat("i", node.range_exprs), flat("r0_", node.reduction_range_exprs)}
-    accesses = [op for op in node.body.walk() if isinstance(op, (buffer.LoadOp, buffer.StoreOp))]
-    return all(not op.indirect and (op.index.expr.is_Integer or op.index.expr in flats) for op in accesses)
+    return all(not op.indirect and (op.index.expr.is_Integer or op.index.expr in flats) for op in _accesses(node))
 
 
 def kernel_access_hint(members: Sequence[buffer.ComputedOp]) -> str:

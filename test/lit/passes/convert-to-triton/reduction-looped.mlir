@@ -214,3 +214,36 @@ buffer.graph @gradient_row_sum {
   }
   buffer.output @buf0
 }
+
+// -----
+
+// The same sum fused with a pointwise over the whole [64, 30000] that reads x transposed
+// (stride 64 along its last dim): the rule does not apply (as Inductor's
+// has_non_contiguous_pw_in_reduction_kernel), and the hint stays DEFAULT, whose configs are tuned.
+// CHECK-LABEL: triton.kernel @triton_red_fused_mul_nll_loss_backward_sum_0 reduction
+// CHECK-SAME:    configs [#triton.config<XBLOCK = 1, R0_BLOCK = 2048, num_warps = 16, num_stages = 1>, #triton.config<
+buffer.graph @gradient_row_sum_and_transposed_read {
+  buffer.input "target" #buffer.layout<[64], [1], i64>
+  buffer.input "g" #buffer.layout<[], [], f32>
+  buffer.input "x" #buffer.layout<[30000, 64], [64, 1], f32>
+  buffer.fused {
+    buffer.computed "buf0" #buffer.layout<[64, 1], [1, 1], f32> ranges [64] reduce [30000] origins ["nll_loss_backward", "sum"] {
+      %0 = loops.index r0_0 : i64
+      %1 = buffer.load @target[i0] : i64
+      %2 = arith.cmpi eq, %0, %1 : i64
+      %3 = buffer.load @g[0] : f32
+      %4 = arith.negf %3 : f32
+      %5 = arith.constant 0.000000e+00 : f32
+      %6 = arith.select %2, %4, %5 : f32
+      %7 = buffer.reduce sum %6 : f32 -> f32
+      buffer.store @buf0[i0], %7 : f32
+    }
+    buffer.computed "buf1" #buffer.layout<[64, 30000], [30000, 1], f32> ranges [64, 30000] origins ["mul"] {
+      %0 = buffer.load @x[i0 + 64*i1] : f32
+      %1 = buffer.load @buf0[i0] : f32
+      %2 = arith.mulf %0, %1 : f32
+      buffer.store @buf1[i1 + 30000*i0], %2 : f32
+    }
+  }
+  buffer.output @buf1
+}
