@@ -9,6 +9,9 @@ is recorded into a CUDA graph once and replayed afterwards (what Inductor does o
     call 1        run normally: Triton compiles and autotunes here, which a capture cannot
     call 2, ...   replay a recording made for the same input addresses whose previous outputs
                   nobody holds; else record one (at most `MAX_RECORDINGS`); else run normally
+    inside the caller's own capture (`torch.cuda.graph`, `do_bench_cudagraph`): run normally,
+                  so the kernels go into the caller's graph (CUDA cannot replay or record a
+                  graph while the stream captures another)
 
 Why a replay never computes a wrong number:
 - Inputs are read in place. A recording reads the addresses its capture saw, so it is replayed
@@ -66,6 +69,10 @@ def policy(kind: str, static: bool) -> str | None:
 class Recorder:
     """Captures `call(args)` into a CUDA graph with its own memory pool."""
 
+    def capturing(self) -> bool:
+        """Whether the current stream is being captured into someone else's CUDA graph."""
+        return torch.cuda.is_current_stream_capturing()
+
     def record(self, call: Call, args: list[Any]) -> tuple[Callable[[], None], list[Any]]:
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph, pool=torch.cuda.graph_pool_handle()):
@@ -108,7 +115,8 @@ class CudaGraphCall:
         self.reason: str | None = None  # why this graph runs normally for good
         # How each call ran: "first", "replayed", "recorded", and the normal path's causes:
         # "elsewhere" (an input off the GPU), "busy" (no free recording for these input
-        # addresses, and no room for another), "not captured" (see `reason`).
+        # addresses, and no room for another), "not captured" (see `reason`), "inside a
+        # capture" (the caller is recording a CUDA graph of its own).
         self.calls: Counter[str] = Counter()
 
     def __call__(self, args: list[Any]) -> Sequence[Any]:
@@ -123,6 +131,8 @@ class CudaGraphCall:
         """Which recording serves this call (None: run normally), and why."""
         if not self.calls:
             return _How("first")
+        if self.recorder.capturing():
+            return _How("inside a capture")
         if self.reason is not None:
             return _How("not captured")
         key = _addresses(args, self.device_type)

@@ -21,6 +21,10 @@ class InPlaceRecorder:
         self.fail = fail
         self.records = 0
         self.replays = 0
+        self.capturing_now = False  # whether the caller "is capturing" a graph of its own
+
+    def capturing(self):
+        return self.capturing_now
 
     def record(self, call, args):
         if self.fail:
@@ -139,6 +143,23 @@ def test_the_policy_takes_static_inference_graphs_unless_told(monkeypatch, env, 
     assert cudagraphs.policy(kind, static) == expected
 
 
+def test_a_call_inside_the_callers_capture_runs_normally():
+    """Replaying or recording while the stream captures another graph is an error in CUDA: the
+    call runs normally (its kernels join the caller's graph), and later calls replay again."""
+    rec = InPlaceRecorder()
+    g = graphed(rec)
+    x = torch.arange(4.0)
+    g([x]), g([x])  # first, recorded
+    rec.capturing_now = True
+    out = g([x])
+    torch.testing.assert_close(out[0], x * 2)
+    assert (rec.records, rec.replays) == (1, 1) and g.calls["inside a capture"] == 1
+    del out
+    rec.capturing_now = False
+    g([x])
+    assert (rec.records, rec.replays) == (1, 2) and g.reason is None
+
+
 def test_no_gpu_no_cuda_graphs(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setenv("MLC_CUDAGRAPHS", "1")
@@ -172,6 +193,30 @@ def test_inference_replays_cuda_graphs_by_default(monkeypatch):
             del got  # its memory is free for the next replay
     assert len(graphs) == 1 and graphs[0].reason is None
     assert graphs[0].calls["replayed"] >= 2, graphs[0].calls
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
+def test_an_inference_call_captured_by_the_caller(monkeypatch):
+    """The caller records its own CUDA graph around a compiled call whose graph already replays
+    one of mlc's (`triton.testing.do_bench_cudagraph` does this): the capture holds the call's
+    kernels, and replaying it gives eager's result for new input values."""
+    monkeypatch.delenv("MLC_CUDAGRAPHS", raising=False)
+    torch._dynamo.reset()
+
+    def f(x):
+        return torch.softmax(x * 2, dim=-1)
+
+    compiled = torch.compile(f, backend="mlc")
+    x = torch.randn(64, 3000, device="cuda")
+    with torch.no_grad():
+        for _ in range(3):  # first, recorded, replayed
+            compiled(x)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            out = compiled(x)
+        x.add_(1.0)
+        graph.replay()
+        torch.testing.assert_close(out, f(x), rtol=1e-4, atol=1e-5)
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
