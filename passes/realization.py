@@ -11,6 +11,11 @@ the order they are tried (Inductor's GPU defaults):
                                     ("written in place by a scatter")
   graph output                      a func.return operand ("graph output")
   read by an extern kernel          extern inputs are tensors ("read by extern 'mm.default'")
+  reordered copy viewed by externs  a view that reads every element of its source once (a
+                                    clone, a transpose), which externs read through views that
+                                    are a strided window on it but on nothing above it: stored
+                                    once in its order, not copied per extern, and not folded
+                                    into its readers ("reordered copy viewed by extern ...")
   -- a pointwise with no loads (full, arange) or that is a single load (a view) is never
      realized by the rules below: consumers recompute it for free --
   viewed by an extern kernel        a view of it (a transpose) is an extern's input: stored in
@@ -167,7 +172,9 @@ def _view_loads(op: Operation) -> list[tuple[PointwiseOp, LoadOp]]:
     return [(view, load) for load in loads if is_view(view := load.parent_op())]  # type: ignore[misc]
 
 
-def extern_viewer(op: PointwiseOp, uses: Sequence[Operation]) -> tuple[ExternOp, int] | None:
+def extern_viewer(
+    op: PointwiseOp, uses: Sequence[Operation], within: tuple[Sequence[sympy.Expr], list[sympy.Expr]] | None = None
+) -> tuple[ExternOp, int] | None:
     """An extern reading `op` through views, and how many (nearest first; among one depth, in
     the order of `uses`), or None.
 
@@ -177,24 +184,96 @@ def extern_viewer(op: PointwiseOp, uses: Sequence[Operation]) -> tuple[ExternOp,
     inlined into the first view, `op` would be computed again by each of its other consumers (a
     saved `detach` of the probabilities: the same values written twice). A chain that is no
     window (a reshape of a transpose) would need a copy, so it does not count: its first view
-    is stored instead, in the order the extern reads."""
-    strides = contiguous_strides(op.range_exprs)
+    is stored instead, in the order the extern reads.
+
+    `within` = (shape, index): judge every chain, the first view's too, as a window on another
+    tensor stored row-major, whose element `index` (in `op`'s loop variables) `op` reads."""
+    shape, position = within if within is not None else (op.range_exprs, None)
+    strides = contiguous_strides(shape)
     first = [(u, list(u.body.block.first_op.index_exprs)) for u in uses if is_view(u)]  # type: ignore[union-attr]
     pending = [(view, index, 1) for view, index in first]
     for view, index, depth in pending:  # breadth first: the list grows behind the loop
         for use in view.results[0].uses:
             if not isinstance(use.operation, ExternOp):
                 continue
-            if depth == 1:
+            if depth == 1 and within is None:
                 return use.operation, depth
-            flat = sum((st * e for st, e in zip(strides, index)), sympy.Integer(0))
+            at = index if position is None else _compose(position, index)
+            flat = sum((st * e for st, e in zip(strides, at)), sympy.Integer(0))
             variables = [symbol(f"i{k}") for k in range(len(view.range_exprs))]
             if affine_strides(simplify_index(flat, dict(zip(variables, view.range_exprs))), variables):
                 return use.operation, depth
         for outer, load in _view_loads(view):
-            subst = {symbol(f"i{k}"): e for k, e in enumerate(load.index_exprs)}
-            pending.append((outer, [e.xreplace(subst) for e in index], depth + 1))
+            pending.append((outer, _compose(index, load.index_exprs), depth + 1))
     return None
+
+
+def _compose(index: Sequence[sympy.Expr], inner: Sequence[sympy.Expr]) -> list[sympy.Expr]:
+    """`index` (in loop variables i0, i1, ...) with each i_k replaced by `inner[k]`."""
+    subst = {symbol(f"i{k}"): e for k, e in enumerate(inner)}
+    return [e.xreplace(subst) for e in index]
+
+
+def is_reordered_copy(op: Operation) -> bool:
+    """A view that reads every element of its source once: each index is one of its own loop
+    variables, over a source dim of the same size (a clone, a transpose; not a slice, an
+    expand or a reshape)."""
+    if not is_view(op):
+        return False
+    load = op.body.block.first_op  # type: ignore[union-attr]
+    source_shape = load.source.type.get_shape()  # type: ignore[attr-defined]
+    ranges = op.range_exprs  # type: ignore[attr-defined]
+    seen: set[int] = set()
+    for e, size in zip(load.index_exprs, source_shape):
+        if e == 0 and size == 1:
+            continue
+        k = int(e.name[1:]) if e.is_Symbol and e.name[1:].isdigit() else -1
+        if k < 0 or k in seen or ranges[k] != size:
+            return False
+        seen.add(k)
+    return seen == {k for k, size in enumerate(ranges) if size != 1}
+
+
+def _origin(op: PointwiseOp) -> tuple[Sequence[sympy.Expr], list[sympy.Expr]] | None:
+    """The shape of the first value above `op`'s chain of views that is no view, and the index
+    of it that `op`'s element reads; None where a size on the way is not static."""
+    index: list[sympy.Expr] = [symbol(f"i{k}") for k in range(len(op.range_exprs))]
+    current: Operation | None = op
+    shape: list[sympy.Expr] = []
+    while current is not None and is_view(current):
+        load = current.body.block.first_op  # type: ignore[union-attr]
+        index = _compose(load.index_exprs, index)
+        sizes = load.source.type.get_shape()
+        if any(d < 0 for d in sizes):
+            return None
+        shape = [sympy.Integer(d) for d in sizes]
+        current = load.source.owner if isinstance(load.source.owner, Operation) else None
+    return shape, index
+
+
+def reordered_copy_viewer(op: Operation, uses: Sequence[Operation]) -> ExternOp | None:
+    """An extern that reads `op`, a reordered copy, through views that are a strided window on
+    `op` but on nothing above it, where no reordered copy above it is such: then `op` is the
+    layout the extern can view, and stored once, the externs read views of it. Attention's
+    backward transposes q's gradient, clones it and views it as a matrix that one mm reads and
+    another reads transposed: inlined, each would be handed its own copy (Inductor realizes the
+    clone, a Pointwise its views reach an extern through)."""
+    if not is_reordered_copy(op):
+        return None
+    viewed = extern_viewer(op, uses)  # type: ignore[arg-type]
+    origin = _origin(op)  # type: ignore[arg-type]
+    if viewed is None or origin is None or extern_viewer(op, uses, origin) is not None:  # type: ignore[arg-type]
+        return None
+    source = op.body.block.first_op.source.owner  # type: ignore[union-attr]
+    if isinstance(source, Operation) and reordered_copy_viewer(source, _users(source)) is not None:
+        return None
+    return viewed[0]
+
+
+def _users(op: Operation) -> list[Operation]:
+    block = op.parent_block()
+    users = [top_level_op(use.operation, block) for r in op.results for use in r.uses] if block else []
+    return list(dict.fromkeys(users))
 
 
 def realize_reason(op: Operation, uses: Sequence[Operation], options: RealizeOptions) -> str | None:
@@ -212,6 +291,8 @@ def realize_reason(op: Operation, uses: Sequence[Operation], options: RealizeOpt
     externs = [u for u in uses if isinstance(u, ExternOp)]
     if externs:
         return f"read by extern '{externs[0].overload.data}'"
+    if (copy_viewer := reordered_copy_viewer(op, uses)) is not None:
+        return f"reordered copy viewed by extern '{copy_viewer.overload.data}'"
     if not isinstance(op, PointwiseOp) or is_free_to_recompute(op):
         return None
     if (viewed := extern_viewer(op, uses)) is not None:
@@ -244,10 +325,14 @@ def should_inline(op: Operation, uses: Sequence[Operation], options: RealizeOpti
     """Whether loads of `op` are replaced by its body: not realized, or free to recompute.
 
     A free op that is realized (a graph output, an extern's input) is still recomputed by its
-    pointwise consumers, as Inductor's ComputedBuffer.make_loader does for zero-read buffers."""
+    pointwise consumers, as Inductor's ComputedBuffer.make_loader does for zero-read buffers,
+    except a reordered copy stored for the views externs read of it (`reordered_copy_viewer`):
+    folded into those views, it would leave them no window to read."""
     if not isinstance(op, PointwiseOp):
         return False
-    return is_free_to_recompute(op) or realize_reason(op, uses, options) is None
+    if is_free_to_recompute(op) and reordered_copy_viewer(op, uses) is None:
+        return True
+    return realize_reason(op, uses, options) is None
 
 
 def top_level_op(op: Operation, block: Block) -> Operation:

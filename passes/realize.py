@@ -33,7 +33,14 @@ from mlc.dialects.buffer import (
 )
 from mlc.dialects.sym import IntType, SizesAttr, sizes_of, symbol, unnamed_sizes
 from mlc.analysis.flat_index import affine_strides, simplify_index
-from mlc.passes.realization import RealizeOptions, ThresholdOptions, consumers, is_view, realize_reason
+from mlc.passes.realization import (
+    RealizeOptions,
+    ThresholdOptions,
+    consumers,
+    is_view,
+    realize_reason,
+    reordered_copy_viewer,
+)
 from mlc.passes.stages import check_stage
 from mlc.passes.pipeline import option
 
@@ -284,6 +291,8 @@ class _Realizer:
         returned as a view of the weight, as eager's `w.t()` is)."""
         if not is_view(op) or any(isinstance(u, loops.ScatterOp) for u in self.uses[op]):
             return False  # a scatter's input is copied: the scatter writes into it
+        if reordered_copy_viewer(op, self.uses[op]) is not None:
+            return False  # the copy externs' views read (realization.reordered_copy_viewer)
         load = op.body.block.first_op
         assert isinstance(load, loops.LoadOp)
         source = self.storage[load.source]

@@ -53,3 +53,29 @@ func.func @heads_gathered(%x: tensor<2x16x2x8xf32>, %k: tensor<4x8x16xf32>) -> t
   %0 = aten.bmm %r, %k attributes {origin = "bmm"} : (tensor<4x16x8xf32>, tensor<4x8x16xf32>) -> tensor<4x16x16xf32>
   func.return %0 : tensor<4x16x16xf32>
 }
+
+// -----
+
+// Attention's backward hands q's gradient to two mms: transposed to [batch, seq, heads, dim],
+// cloned, viewed as a [tokens, hidden] matrix that one mm reads and the other reads transposed.
+// Neither view is a window on the gradient (heads and dim are not adjacent in it), so the
+// permute, a reordered copy, is stored once in the order the views need, and both mms read
+// views of it; folded into each view, every mm was handed its own copy.
+// CHECK-LABEL: buffer.graph @gradient_cloned_for_two_mms
+// CHECK:       buffer.computed "buf0" #buffer.layout<[2, 4, 8, 16], [512, 128, 16, 1], f32> ranges [2, 4, 8, 16] origins ["mul"] {
+// CHECK:       buffer.computed "buf1" #buffer.layout<[2, 8, 4, 16], [512, 64, 16, 1], f32> ranges [2, 8, 4, 16] origins ["transpose"] {
+// CHECK:       } attributes {realize_reason = "reordered copy viewed by extern 'mm.default'"}
+// CHECK-NEXT:  buffer.view "view0" = @buf1 #buffer.layout<[16, 64], [64, 1], f32> {realize_reason = "read by extern 'mm.default'"}
+// CHECK-NEXT:  buffer.view "view1" = @buf1 #buffer.layout<[64, 16], [1, 64], f32> {realize_reason = "read by extern 'mm.default'"}
+// CHECK-NEXT:  buffer.extern "buf2" = "mm.default" {args = [@view1, @x], fresh, origins = ["mm"]}
+// CHECK-NEXT:  buffer.extern "buf3" = "mm.default" {args = [@view0, @w], fresh, origins = ["mm"]}
+func.func @gradient_cloned_for_two_mms(%g: tensor<2x4x8x16xf32>, %x: tensor<16x64xf32>, %w: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<16x64xf32>, tensor<2x4x8x16xf32>) {
+  %p = aten.mul.Scalar %g {other = 2.000000e+00 : f64} attributes {origin = "mul"} : (tensor<2x4x8x16xf32>) -> tensor<2x4x8x16xf32>
+  %t = aten.permute %p {dims = array<i64: 0, 2, 1, 3>} attributes {origin = "transpose"} : (tensor<2x4x8x16xf32>) -> tensor<2x8x4x16xf32>
+  %c = aten.clone %t {memory_format = "contiguous_format"} attributes {origin = "clone"} : (tensor<2x8x4x16xf32>) -> tensor<2x8x4x16xf32>
+  %v = aten.view %c {size = array<i64: 16, 64>} : (tensor<2x8x4x16xf32>) -> tensor<16x64xf32>
+  %vt = aten.permute %v {dims = array<i64: 1, 0>} : (tensor<16x64xf32>) -> tensor<64x16xf32>
+  %dw = aten.mm %vt, %x attributes {origin = "mm"} : (tensor<64x16xf32>, tensor<16x64xf32>) -> tensor<64x64xf32>
+  %dx = aten.mm %v, %w attributes {origin = "mm"} : (tensor<16x64xf32>, tensor<64x64xf32>) -> tensor<16x64xf32>
+  func.return %dw, %dx, %p : tensor<64x64xf32>, tensor<16x64xf32>, tensor<2x4x8x16xf32>
+}
