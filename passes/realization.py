@@ -235,8 +235,11 @@ def is_reordered_copy(op: Operation) -> bool:
 
 
 def _origin(op: PointwiseOp) -> tuple[Sequence[sympy.Expr], list[sympy.Expr]] | None:
-    """The shape of the first value above `op`'s chain of views that is no view, and the index
-    of it that `op`'s element reads; None where a size on the way is not static."""
+    """The shape of the first op above `op`'s chain of views that is no view, and the index of
+    it that `op`'s element reads; None where a size on the way is not static, or where that is
+    no computed op (stored row-major): an extern's result or a graph input has its own strides
+    (attention's output, [batch, seq, heads, dim] in memory), on which `--realize` finds
+    windows the row-major order would not show."""
     index: list[sympy.Expr] = [symbol(f"i{k}") for k in range(len(op.range_exprs))]
     current: Operation | None = op
     shape: list[sympy.Expr] = []
@@ -248,7 +251,7 @@ def _origin(op: PointwiseOp) -> tuple[Sequence[sympy.Expr], list[sympy.Expr]] | 
             return None
         shape = [sympy.Integer(d) for d in sizes]
         current = load.source.owner if isinstance(load.source.owner, Operation) else None
-    return shape, index
+    return (shape, index) if isinstance(current, LoopsBodyOp) else None
 
 
 def reordered_copy_viewer(op: Operation, uses: Sequence[Operation]) -> ExternOp | None:

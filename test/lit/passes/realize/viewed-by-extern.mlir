@@ -79,3 +79,23 @@ func.func @gradient_cloned_for_two_mms(%g: tensor<2x4x8x16xf32>, %x: tensor<16x6
   %dx = aten.mm %v, %w attributes {origin = "mm"} : (tensor<16x64xf32>, tensor<64x64xf32>) -> tensor<16x64xf32>
   func.return %dw, %dx, %p : tensor<64x64xf32>, tensor<16x64xf32>, tensor<2x4x8x16xf32>
 }
+
+// -----
+
+// The same views of an input whose memory is already [batch, seq, heads, dim] (attention's
+// output comes so): they are windows on the input itself, and no copy is made. The rule above
+// judges only copies of computed ops, stored row-major; an input or an extern's result has
+// strides of its own, which --realize reads.
+// CHECK-LABEL: buffer.graph @attention_output_to_two_mms
+// CHECK-NOT:   buffer.computed
+// CHECK:       buffer.view "view0" = @o #buffer.layout<[16, 64], [64, 1], f32> {realize_reason = "read by extern 'mm.default'"}
+// CHECK-NEXT:  buffer.view "view1" = @o #buffer.layout<[64, 16], [1, 64], f32> {realize_reason = "read by extern 'mm.default'"}
+func.func @attention_output_to_two_mms(%o: tensor<2x4x8x16xf32> {strides = array<i64: 512, 16, 64, 1>}, %x: tensor<16x64xf32>, %w: tensor<64x64xf32>) -> (tensor<64x64xf32>, tensor<16x64xf32>) {
+  %t = aten.permute %o {dims = array<i64: 0, 2, 1, 3>} attributes {origin = "transpose"} : (tensor<2x4x8x16xf32>) -> tensor<2x8x4x16xf32>
+  %c = aten.clone %t {memory_format = "contiguous_format"} attributes {origin = "clone"} : (tensor<2x8x4x16xf32>) -> tensor<2x8x4x16xf32>
+  %v = aten.view %c {size = array<i64: 16, 64>} : (tensor<2x8x4x16xf32>) -> tensor<16x64xf32>
+  %vt = aten.permute %v {dims = array<i64: 1, 0>} : (tensor<16x64xf32>) -> tensor<64x16xf32>
+  %dw = aten.mm %vt, %x attributes {origin = "mm"} : (tensor<64x16xf32>, tensor<16x64xf32>) -> tensor<64x64xf32>
+  %dx = aten.mm %v, %w attributes {origin = "mm"} : (tensor<16x64xf32>, tensor<64x64xf32>) -> tensor<16x64xf32>
+  func.return %dw, %dx : tensor<64x64xf32>, tensor<16x64xf32>
+}
