@@ -175,9 +175,9 @@ def kernel_hint(members: Sequence[buffer.ComputedOp], target: Target = H100) -> 
     of nll_loss's pointwise gradient reads each row's target and two scalars, which gives it no
     hint of its own, but the kernel it heads streams the row's logits (BERT's loss backward on
     the H100: 0.157 ms per step with the contiguous config, 0.187 with DEFAULT's tuned five,
-    Inductor 0.153). Not where a
-    pointwise member over the whole iteration space strides its last dimension (Inductor's
-    `has_non_contiguous_pw_in_reduction_kernel`, here kept to this rule's INNER only)."""
+    Inductor 0.153). Not where a pointwise member over the whole iteration space strides its
+    last dimension (Inductor's `has_non_contiguous_pw_in_reduction_kernel`, here kept to this
+    rule's INNER only)."""
     reductions = [m for m in members if m.is_reduction]
     whole = {product([*m.range_exprs, *m.reduction_range_exprs]) for m in reductions}
     transposing = any(_strided_last_dim(m) for m in members if not m.is_reduction and product(m.range_exprs) in whole)
@@ -206,10 +206,8 @@ def contiguous_accesses(node: buffer.ComputedOp) -> bool:
     index of its loop (or of its reduction loop) alone: Inductor's `MemoryDep.is_contiguous`
     (one variable, once loops are merged). Indirect positions are not contiguous."""
     def flat(prefix: str, sizes: list[sympy.Expr]) -> sympy.Expr:
-        index, stride = sympy.Integer(0), sympy.Integer(1)
-        for k in reversed(range(len(sizes))):
-            index, stride = index + stride * symbol(f"{prefix}{k}"), stride * sizes[k]
-        return index.subs({symbol(f"{prefix}{k}"): 0 for k, size in enumerate(sizes) if size == 1})
+        terms = zip(buffer.contiguous_strides(sizes), sizes)
+        return sum((st * symbol(f"{prefix}{k}") for k, (st, n) in enumerate(terms) if n != 1), sympy.Integer(0))
 
     flats = {flat("i", node.range_exprs), flat("r0_", node.reduction_range_exprs)}
     return all(not op.indirect and (op.index.expr.is_Integer or op.index.expr in flats) for op in _accesses(node))

@@ -223,12 +223,13 @@ def is_reordered_copy(op: Operation) -> bool:
     load = op.body.block.first_op  # type: ignore[union-attr]
     source_shape = load.source.type.get_shape()  # type: ignore[attr-defined]
     ranges = op.range_exprs  # type: ignore[attr-defined]
+    dims = {symbol(f"i{k}"): k for k in range(len(ranges))}
     seen: set[int] = set()
     for e, size in zip(load.index_exprs, source_shape):
         if e == 0 and size == 1:
             continue
-        k = int(e.name[1:]) if e.is_Symbol and e.name[1:].isdigit() else -1
-        if k < 0 or k in seen or ranges[k] != size:
+        k = dims.get(e)
+        if k is None or k in seen or ranges[k] != size:
             return False
         seen.add(k)
     return seen == {k for k, size in enumerate(ranges) if size != 1}
@@ -268,15 +269,15 @@ def reordered_copy_viewer(op: Operation, uses: Sequence[Operation]) -> ExternOp 
     if viewed is None or origin is None or extern_viewer(op, uses, origin) is not None:  # type: ignore[arg-type]
         return None
     source = op.body.block.first_op.source.owner  # type: ignore[union-attr]
-    if isinstance(source, Operation) and reordered_copy_viewer(source, _users(source)) is not None:
+    if isinstance(source, Operation) and reordered_copy_viewer(source, list(_users(source))) is not None:
         return None
     return viewed[0]
 
 
-def _users(op: Operation) -> list[Operation]:
+def _users(op: Operation) -> set[Operation]:
+    """The ops of `op`'s block that use one of its results (an op inside a body: its node)."""
     block = op.parent_block()
-    users = [top_level_op(use.operation, block) for r in op.results for use in r.uses] if block else []
-    return list(dict.fromkeys(users))
+    return {top_level_op(use.operation, block) for r in op.results for use in r.uses} if block else set()
 
 
 def realize_reason(op: Operation, uses: Sequence[Operation], options: RealizeOptions) -> str | None:
@@ -350,9 +351,5 @@ def top_level_op(op: Operation, block: Block) -> Operation:
 def consumers(block: Block) -> dict[Operation, list[Operation]]:
     """For each op of `block`, the distinct ops of `block` that use one of its results, in order."""
     position = {op: k for k, op in enumerate(block.ops)}
-    out: dict[Operation, list[Operation]] = {}
-    for op in block.ops:
-        users = {top_level_op(use.operation, block) for r in op.results for use in r.uses}
-        out[op] = sorted(users, key=position.__getitem__)
-    return out
+    return {op: sorted(_users(op), key=position.__getitem__) for op in block.ops}
 
