@@ -64,7 +64,9 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from mlc.dialects.buffer import INPUT_STRIDES, OUTPUT_STRIDES, RESULT_STRIDES, contiguous_strides, is_dense
+from mlc.dialects.buffer import (
+    INPUT_STRIDES, OPERAND_STRIDES, OUTPUT_STRIDES, RESULT_STRIDES, contiguous_strides, is_dense,
+)
 from mlc.dialects.aten import FRESH_RESULTS, AtenOp, CallOp, NoneArgAttr, TensorArgAttr, op_class
 from mlc.dialects.sym import CeilDiv, FloorDiv, IntType, ModularIndexing, SizesAttr, equal, size_symbol
 from mlc.dialects.sym import tensor_type as sym_tensor_type
@@ -214,6 +216,35 @@ def _result_strides(node: torch.fx.Node, names: _SizeNames) -> list[list[int | s
     reads them for extern calls only; ops it lowers choose their own layouts."""
     value = node.meta.get("val")
     return [_dense_strides(v, names, node) for v in (value if isinstance(value, (tuple, list)) else [value])]
+
+
+# Fused attention calls return their results laid out as their operands are: cuDNN's output is
+# [B, H, S, D] stored as [B, S, H, D] when the query is. Their operands' traced strides are
+# recorded so that realize stores computed operands with them, and the results come back with
+# the traced `result_strides` (Inductor's `sdpa_constraint` for the same calls).
+LAYOUT_FOLLOWS_OPERANDS = frozenset(
+    f"_scaled_dot_product_{kind}{suffix}"
+    for kind in ("flash_attention", "efficient_attention", "cudnn_attention", "flash_attention_for_cpu",
+                 "fused_attention_overrideable")
+    for suffix in ("", "_backward")
+)
+
+
+def _operand_strides(node: torch.fx.Node, target: torch._ops.OpOverload,
+                     names: _SizeNames) -> list[list[int | sympy.Expr]]:
+    """For a call in `LAYOUT_FOLLOWS_OPERANDS`, the traced strides of each tensor operand in
+    operand order (`_dense_strides`: [] for row-major), else []."""
+    namespace, packet = target._schema.name.split("::")
+    if namespace != "aten" or packet not in LAYOUT_FOLLOWS_OPERANDS:
+        return []
+    values = _bind(node, target._schema)
+    operands: list[torch.fx.Node] = []
+    for arg in target._schema.arguments:
+        value = values.get(arg.name)
+        if _tensor_kind(arg.type) is not None:
+            given = value if isinstance(value, (list, tuple)) else [value]
+            operands.extend(v for v in given if isinstance(v, torch.fx.Node))
+    return [_dense_strides(v.meta.get("val"), names, node) for v in operands]
 
 
 def _strides_array(strides: Sequence[Sequence[int | sympy.Expr]]) -> ArrayAttr:
@@ -482,6 +513,9 @@ class _Importer:
             strides = _result_strides(node, self.sizes)
             if any(strides) and len(strides) == len(op.results):
                 op.attributes[RESULT_STRIDES] = _strides_array(strides)
+            strides = _operand_strides(node, target, self.sizes)
+            if any(strides) and len(strides) == len(op.operands):
+                op.attributes[OPERAND_STRIDES] = _strides_array(strides)
         op.location = _loc(node.name)
         origin = _packet(node.meta.get("original_aten"))
         if origin is not None and origin != _packet(target):

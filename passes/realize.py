@@ -29,7 +29,7 @@ from xdsl.utils.exceptions import PassFailedException
 from mlc.dialects import buffer, loops
 from mlc.dialects.aten import FRESH_RESULTS, TensorArgAttr
 from mlc.dialects.buffer import (
-    INPUT_STRIDES, OUTPUT_STRIDES, RESULT_STRIDES, LayoutAttr, contiguous_strides, is_dense, is_padded,
+    INPUT_STRIDES, OPERAND_STRIDES, OUTPUT_STRIDES, RESULT_STRIDES, LayoutAttr, contiguous_strides, is_dense, is_padded,
 )
 from mlc.dialects.sym import IntType, SizesAttr, sizes_of, symbol, unnamed_sizes
 from mlc.analysis.flat_index import affine_strides, simplify_index
@@ -94,6 +94,23 @@ def _output_strides(block: Block) -> dict[SSAValue, list[int | sympy.Expr]]:
     return _strides_attr(ret, OUTPUT_STRIDES, list(ret.arguments), dense=False)
 
 
+def _operand_strides(block: Block) -> dict[SSAValue, list[int | sympy.Expr]]:
+    """The strides extern calls were traced reading their operands with, where the importer
+    recorded them (`operand_strides`: attention, whose results are laid out as its operands
+    are). A computed operand is stored with them, so that the call returns its results with
+    the traced `result_strides` the IR fixed for them rather than being copied into them
+    after the call (Inductor's `sdpa_constraint`); not where the last dim is not the fastest
+    (Inductor makes such operands contiguous). A value read by two calls keeps the first's."""
+    out: dict[SSAValue, list[int | sympy.Expr]] = {}
+    for op in block.ops:
+        if isinstance(op, loops.ExternOp):
+            for value, strides in _strides_attr(op, OPERAND_STRIDES, list(op.tensors)).items():
+                sizes = sizes_of(value.type)
+                if sizes[-1] == 1 or strides[-1] == 1:
+                    out.setdefault(value, strides)
+    return out
+
+
 def _strides_attr(op: Operation, key: str, values: Sequence[SSAValue],
                   dense: bool = True) -> dict[SSAValue, list[int | sympy.Expr]]:
     """`op`'s `key` attribute (per value: an array<i64> of strides, empty for row-major, or a
@@ -103,7 +120,7 @@ def _strides_attr(op: Operation, key: str, values: Sequence[SSAValue],
     if not isinstance(attr, ArrayAttr):
         return {}
     if len(attr.data) != len(values):
-        raise _fail(op, f"'{key}' has {len(attr.data)} entries for {len(values)} results")
+        raise _fail(op, f"'{key}' has {len(attr.data)} entries for {len(values)} values")
     out: dict[SSAValue, list[int | sympy.Expr]] = {}
     for k, (value, strides) in enumerate(zip(values, attr.data)):
         given: list[int | sympy.Expr] | None = None
@@ -115,9 +132,9 @@ def _strides_attr(op: Operation, key: str, values: Sequence[SSAValue],
             continue
         shape = sizes_of(value.type) if isinstance(value.type, TensorType) else None
         if given is None or shape is None or len(given) != len(shape):
-            raise _fail(op, f"'{key}' of result {k} are not strides of {value.type}: {strides}")
+            raise _fail(op, f"'{key}' of value {k} are not strides of {value.type}: {strides}")
         if dense and not is_dense(shape, given):
-            raise _fail(op, f"'{key}' of result {k} are not a dense layout of {value.type}: {strides}")
+            raise _fail(op, f"'{key}' of value {k} are not a dense layout of {value.type}: {strides}")
         out.setdefault(value, given)  # a value returned twice keeps its first entry
     return out
 
@@ -189,6 +206,7 @@ class _Realizer:
         self.nodes: list[Operation] = []
         self.counters = {"buf": 0, "view": 0}
         self.output_strides = _output_strides(self.block)
+        self.operand_strides = _operand_strides(self.block)
 
     def fresh(self, prefix: str) -> str:
         """buf0, buf1, ... in program order, never reused; views count apart (view0, ...)."""
@@ -312,10 +330,13 @@ class _Realizer:
 
     def stored_strides(self, result: SSAValue) -> list[int | sympy.Expr] | None:
         """The strides a computed `result` is stored with: the promised ones where it is
-        returned and they are a dense layout, else None (row-major; the caller copies a result
-        whose promise no buffer can keep, such as eager's slice)."""
+        returned and they are a dense layout; else those an extern was traced reading it with
+        (`_operand_strides`); else None (row-major; the caller copies a result whose promise
+        no buffer can keep, such as eager's slice)."""
         promised = self.output_strides.get(result)
-        return promised if promised is not None and is_dense(sizes_of(result.type), promised) else None
+        if promised is not None and is_dense(sizes_of(result.type), promised):
+            return promised
+        return self.operand_strides.get(result)
 
     def keeps_promise(self, result: SSAValue, view: LayoutAttr) -> bool:
         """Whether `view` may be returned as it is: anything but the promised strides (eager's,

@@ -39,6 +39,39 @@ def test_attention_inside_a_block(check_grad, make):
     check_grad(block, x, w, atol=1e-4, rtol=1e-4)
 
 
+def test_attention_result_comes_back_as_traced(check_grad, make, monkeypatch):
+    """A Llama-style query: a projection viewed [B, S, H, D], transposed to [B, H, S, D] and
+    rotated (a kernel of mlc's). It is stored with the strides attention was traced reading it
+    with ([B, S, H, D] order), so the call returns its output as traced and the module does not
+    copy it (`ensure_layout`). Stored row-major, CUDA's cuDNN attention, whose output follows
+    the query's layout, returned [B, H, S, D], copied after every call. Forward and backward in
+    bfloat16 (cuDNN's dtype on the GPU; on CPU the attention returns [B, S, H, D] either way)."""
+    import mlc.codegen.triton_helpers as helpers
+
+    copies = []
+    ensure_layout = helpers.ensure_layout
+
+    def copy_spy(t, size, stride, offset=0):
+        out = ensure_layout(t, size, stride, offset)
+        if out is not t:
+            copies.append((tuple(size), tuple(stride), t.stride()))
+        return out
+
+    monkeypatch.setattr(helpers, "ensure_layout", copy_spy)
+    x = make(2, 64, 128, dtype=torch.bfloat16, low=-1, high=1, grad=True)
+    w = make(384, 128, dtype=torch.bfloat16, low=-0.1, high=0.1, grad=True)
+    cos, sin = make(64, 32, dtype=torch.bfloat16), make(64, 32, dtype=torch.bfloat16)
+
+    def block(x, w):
+        q, k, v = ((x @ w.t()).view(2, 64, 3, 4, 32).permute(2, 0, 3, 1, 4))
+        q = q * cos + torch.cat([-q[..., 16:], q[..., :16]], dim=-1) * sin
+        y = F.scaled_dot_product_attention(q, k.contiguous(), v.contiguous(), is_causal=True)
+        return y.transpose(1, 2).reshape(2, 64, 128)
+
+    check_grad(block, x, w, atol=5e-2, rtol=5e-2)
+    assert not copies, copies
+
+
 @pytest.mark.parametrize("input_grad", [False, True], ids=["image", "feature"])
 def test_convolution_training_step(device, input_grad):
     """An image needs no gradient: convolution_backward returns None for it."""

@@ -451,6 +451,23 @@ def test_calls_returning_new_tensors_are_fresh():
     assert not _returns_fresh(wait._schema, "_c10d_functional::wait_tensor.default")
 
 
+def test_traced_strides_of_attention_operands():
+    """Attention lays its results out as its operands are, so it records each tensor operand's
+    traced strides (`operand_strides`, [] for row-major) for realize to store computed operands
+    with: here a query [B, H, S, D] in [B, S, H, D] order. Other calls record none."""
+    import torch.nn.functional as F
+
+    def attention(x, k):
+        q = x.view(2, 8, 4, 16).transpose(1, 2) * 2
+        return F.scaled_dot_product_attention(q, k, k), x.transpose(1, 2).contiguous() * 2
+
+    ops = [op for op in imported(attention, torch.randn(2, 8, 64), torch.randn(2, 4, 8, 16)).module.walk()
+           if "operand_strides" in op.attributes]
+    assert [op.overload.data for op in ops] == ["_scaled_dot_product_flash_attention_for_cpu"], ops
+    strides = [list(a.get_values()) for a in ops[0].attributes["operand_strides"].data]
+    assert strides == [[512, 16, 64, 1], [], []], strides
+
+
 def test_traced_strides_over_symbolic_sizes():
     """Symbolic strides are recorded as expressions where they are proved dense and not
     row-major (`#sym.sizes`), without guarding on a size: a permuted channels-last clone of

@@ -203,6 +203,32 @@ func.func @traced_extern_layout(%q: tensor<2x4x8x16xf32>) -> (tensor<2x4x8x16xf3
 
 // -----
 
+// A computed attention operand is stored with the strides the call was traced reading it with
+// (`operand_strides`): the rotary-embedded query of a [B, S, H*D] projection is [B, H, S, D]
+// stored [B, S, H, D], so cuDNN returns its output [B, S, H, D] too, as `result_strides` says.
+// Stored row-major, the call would return [B, H, S, D] and the wrapper would copy it. An empty
+// entry (the value) and a last dim that is not the fastest (the key) keep row-major.
+// CHECK-LABEL: buffer.graph @attention_operand_strides
+// CHECK:         buffer.computed "buf0" #buffer.layout<[2, 4, 8, 16], [512, 16, 64, 1], f32>
+// CHECK:         buffer.computed "buf1" #buffer.layout<[2, 4, 8, 16], [512, 128, 16, 1], f32>
+// CHECK:         buffer.extern "buf2", none = "_scaled_dot_product_flash_attention_for_cpu.default" {args = [@buf0, @buf1, @buf1]{{.*}} : #buffer.layout<[2, 4, 8, 16], [512, 16, 64, 1], f32>{{$}}
+func.func @attention_operand_strides(%x: tensor<2x8x64xf32>) -> tensor<2x4x8x16xf32> {
+  %q = loops.pointwise [2, 4, 8, 16] origins ["mul"] -> tensor<2x4x8x16xf32> {
+    %0 = loops.load %x[i0, i2, i3 + 16*i1] : tensor<2x8x64xf32>
+    %1 = arith.mulf %0, %0 : f32
+    loops.yield %1 : f32
+  }
+  %k = loops.pointwise [2, 4, 8, 16] origins ["neg"] -> tensor<2x4x8x16xf32> {
+    %0 = loops.load %x[i0, i2, i3 + 16*i1] : tensor<2x8x64xf32>
+    %1 = arith.negf %0 : f32
+    loops.yield %1 : f32
+  }
+  %o, %l = loops.extern "_scaled_dot_product_flash_attention_for_cpu.default" (%q, %k, %k) {args = [#aten.tensor, #aten.tensor, #aten.tensor]} attributes {operand_strides = [array<i64: 512, 16, 64, 1>, array<i64: 512, 128, 1, 8>, array<i64>], result_strides = [array<i64: 512, 16, 64, 1>, array<i64>]} : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8xf32>)
+  func.return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
 // Over symbolic sizes the traced strides are expressions (`#sym.sizes`), proved dense: the
 // attention output [s0, s1, s2, s3] laid out [B, S, H, D] (as CUDA's attention returns it) is
 // used as the call returns it, and its transpose and view to [s0, s2, s1*s3] are views of it,

@@ -40,14 +40,14 @@ func.func @output_strides_rank(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
     %2 = arith.negf %1 : f32
     loops.yield %2 : f32
   }
-  // expected-error@+1 {{'strides' of result 0 are not strides of tensor<2x3xf32>: array<i64: 1>}}
+  // expected-error@+1 {{'strides' of value 0 are not strides of tensor<2x3xf32>: array<i64: 1>}}
   func.return {strides = [array<i64: 1>]} %0 : tensor<2x3xf32>
 }
 
 // -----
 
 func.func @output_strides_count(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
-  // expected-error@+1 {{'strides' has 2 entries for 1 results}}
+  // expected-error@+1 {{'strides' has 2 entries for 1 values}}
   func.return {strides = [array<i64>, array<i64>]} %x : tensor<2x3xf32>
 }
 
@@ -55,7 +55,7 @@ func.func @output_strides_count(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // An extern's traced strides must be a dense layout of each result, one entry per result.
 func.func @overlapping_result_strides(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
-  // expected-error@+1 {{'result_strides' of result 0 are not a dense layout of tensor<2x3xf32>: array<i64: 1, 1>}}
+  // expected-error@+1 {{'result_strides' of value 0 are not a dense layout of tensor<2x3xf32>: array<i64: 1, 1>}}
   %0 = loops.extern "neg.default" (%x) {args = [#aten.tensor]} attributes {result_strides = [array<i64: 1, 1>]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   func.return %0 : tensor<2x3xf32>
 }
@@ -64,7 +64,7 @@ func.func @overlapping_result_strides(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 
 // Symbolic strides must be proved dense: [s1, 1] of [s0, s1] is row-major, [1, 1] overlaps.
 func.func @overlapping_symbolic_result_strides(%s0: !sym.int<s0>, %s1: !sym.int<s1>, %x: tensor<?x?xf32, #sym.sizes<[s0, s1]>>) -> tensor<?x?xf32, #sym.sizes<[s0, s1]>> {
-  // expected-error@+1 {{'result_strides' of result 0 are not a dense layout of tensor<?x?xf32, #sym.sizes<[s0, s1]>>: #sym.sizes<[s1, s1]>}}
+  // expected-error@+1 {{'result_strides' of value 0 are not a dense layout of tensor<?x?xf32, #sym.sizes<[s0, s1]>>: #sym.sizes<[s1, s1]>}}
   %0 = loops.extern "neg.default" (%x) {args = [#aten.tensor]} attributes {result_strides = [#sym.sizes<[s1, s1]>]} : (tensor<?x?xf32, #sym.sizes<[s0, s1]>>) -> tensor<?x?xf32, #sym.sizes<[s0, s1]>>
   func.return %0 : tensor<?x?xf32, #sym.sizes<[s0, s1]>>
 }
@@ -72,7 +72,7 @@ func.func @overlapping_symbolic_result_strides(%s0: !sym.int<s0>, %s1: !sym.int<
 // -----
 
 func.func @result_strides_count(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
-  // expected-error@+1 {{'result_strides' has 2 entries for 1 results}}
+  // expected-error@+1 {{'result_strides' has 2 entries for 1 values}}
   %0 = loops.extern "neg.default" (%x) {args = [#aten.tensor]} attributes {result_strides = [array<i64>, array<i64>]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   func.return %0 : tensor<2x3xf32>
 }
@@ -90,4 +90,13 @@ func.func @input_strides_rank(%x: tensor<2x3xf32> {strides = array<i64: 1>}) -> 
 // expected-error@+1 {{'strides' of argument 1 are not strides of tensor<2x3xf32>: array<i64: -1, 2>}}
 func.func @input_strides_negative(%x: tensor<2x3xf32>, %y: tensor<2x3xf32> {strides = array<i64: -1, 2>}) -> tensor<2x3xf32> {
   func.return %y : tensor<2x3xf32>
+}
+
+// -----
+
+// An extern's traced operand strides: one entry per tensor operand.
+func.func @operand_strides_count(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'operand_strides' has 2 entries for 1 values}}
+  %0 = loops.extern "neg.default" (%x) {args = [#aten.tensor]} attributes {operand_strides = [array<i64>, array<i64>]} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
 }
