@@ -644,7 +644,9 @@ is mlc's output against eager. The seeds' graphs: `mlp` (seed 000), `seed_toy` (
 `conv_bias` (002). Whole calls include the host's work per call (Dynamo's guards, the wrapper,
 launches): below ~0.2 ms it, not the kernels, sets the time, and it varies from round to round.
 The workloads run under `torch.no_grad()`, so mlc's calls replay CUDA graphs as its static
-inference graphs do by default; Inductor's default launches each kernel. With `--cudagraph` the calls' kernels are replayed from a CUDA graph: the kernels alone. With
+inference graphs do by default, except a call of one Triton kernel, launched as it is;
+Inductor's default launches each kernel. With `--cudagraph` the calls' kernels are replayed
+from a CUDA graph: the kernels alone. With
 `--reduce-overhead` whole calls are timed, but both compilers replay their own CUDA graphs
 (Inductor's `mode="reduce-overhead"`, mlc's `MLC_CUDAGRAPHS=1`); eager launches as usual.
 

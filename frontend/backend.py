@@ -433,7 +433,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     start = time.perf_counter()
     call = load_call(entry.source)
     timing.add("load the module (@triton.jit)", time.perf_counter() - start)
-    graphed = cudagraphs.policy(kind, static=not imported.size_sources)
+    graphed = cudagraphs.policy(kind, static=not imported.size_sources, launches=entry.launches)
     if graphed is not None:
         call = cudagraphs.CudaGraphCall(call, name=graph_id, warn=graphed == "asked")
     output_relayouts = _output_relayouts(entry.output_layouts, output, imported.output_spec, keep_padded)
@@ -499,7 +499,7 @@ def _compiled(gm: torch.fx.GraphModule, module: Any, spec: str, graph_id: str, d
     timing.add("emit-python", time.perf_counter() - start)
     if dump is not None:
         dump.write("module.py", source)
-    return Entry(source, _input_layouts(module), _output_layouts(module))
+    return Entry(source, _input_layouts(module), _output_layouts(module), _launches(module))
 
 
 def run_pipeline(module: Any, spec: str, graph_id: str = "module", dump: Any = None, timing: Timing | None = None,
@@ -650,6 +650,15 @@ def _input_relayouts(layouts: Sequence[Layout | None], example_inputs: Sequence[
             continue
         fixes[i] = layout
     return fixes
+
+
+def _launches(module: Any) -> tuple[int, int]:
+    """How many Triton kernels and extern calls the compiled module's `call` launches."""
+    from mlc.dialects.triton import ExternOp, LaunchOp
+
+    wrapper = _wrapper(module)
+    ops = list(wrapper.body.block.ops) if wrapper is not None else []
+    return sum(isinstance(op, LaunchOp) for op in ops), sum(isinstance(op, ExternOp) for op in ops)
 
 
 def _output_layouts(module: Any) -> list[Layout | None]:

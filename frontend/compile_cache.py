@@ -17,14 +17,16 @@ The key is the sha256 of everything the compiled code depends on:
 
 An entry is `<cache>/graphs/<key>.json` (`mlc.codegen.runtime.cache_dir`), one JSON object:
 
-    {"format": 1, "key": "<key>", "checksum": "<sha256 of the payload>",
+    {"format": 2, "key": "<key>", "checksum": "<sha256 of the payload>",
      "payload": {"source": "<emitted Python>",
                  "input_layouts": [[sizes, strides] | null, ...],     # per wrapper input
-                 "output_layouts": [[sizes, strides] | null, ...]}}   # per returned result
+                 "output_layouts": [[sizes, strides] | null, ...],    # per returned result
+                 "launches": [kernel launches, extern calls]}}        # per call
 
-The layouts are what the backend reads of the compiled module besides its source (which
-inputs to copy into the layout the kernels index, which results to copy into the strides the
-graph promises); they are compared with the inputs and the graph's outputs on each compile.
+The layouts and launches are what the backend reads of the compiled module besides its source
+(which inputs to copy into the layout the kernels index, which results to copy into the strides
+the graph promises, whether calls replay a CUDA graph); the layouts are compared with the inputs
+and the graph's outputs on each compile.
 
 Safety: an entry is written to a temporary file and renamed (`runtime.write_atomic`), so
 concurrent writers race harmlessly (the last rename wins; both wrote the same compile) and a
@@ -47,7 +49,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-FORMAT = 1
+FORMAT = 2
 
 Layout = tuple[tuple[int, ...], tuple[int, ...]]
 """A buffer's (sizes, strides); None in a list where they are symbolic."""
@@ -62,6 +64,7 @@ class Entry:
     source: str
     input_layouts: list[Layout | None]
     output_layouts: list[Layout | None]
+    launches: tuple[int, int] = (0, 0)  # per call: Triton kernel launches, extern calls
 
 
 def enabled() -> bool:
@@ -130,7 +133,7 @@ def store(key: str, entry: Entry) -> None:
     from mlc.codegen.runtime import write_atomic
 
     payload = {"source": entry.source, "input_layouts": entry.input_layouts,
-               "output_layouts": entry.output_layouts}
+               "output_layouts": entry.output_layouts, "launches": list(entry.launches)}
     data = {"format": FORMAT, "key": key, "checksum": _checksum(payload), "payload": payload}
     try:
         write_atomic(entry_path(key), json.dumps(data))
@@ -147,9 +150,14 @@ def _entry(payload: Any) -> Entry | None:
     if not isinstance(payload, dict) or not isinstance(payload.get("source"), str):
         return None
     layouts = [_layouts(payload.get(name)) for name in ("input_layouts", "output_layouts")]
-    if layouts[0] is None or layouts[1] is None:
+    launches = payload.get("launches")
+    if layouts[0] is None or layouts[1] is None or not _counts(launches):
         return None
-    return Entry(payload["source"], layouts[0], layouts[1])
+    return Entry(payload["source"], layouts[0], layouts[1], (launches[0], launches[1]))
+
+
+def _counts(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(type(n) is int and n >= 0 for n in value)
 
 
 def _layouts(value: Any) -> list[Layout | None] | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -103,6 +104,16 @@ def test_second_process_skips_the_pipeline(warm_cache, tmp_path):
     assert {p.name: p.read_bytes() for p in _entries(cache)} == before  # hits write nothing
 
 
+def test_entries_count_the_launches_of_a_call(warm_cache, monkeypatch):
+    """Each entry says how many kernels and extern calls its module's call launches (whether
+    its calls replay a CUDA graph): the emitted call's `launch(...)` lines, and no extern."""
+    monkeypatch.setenv("MLC_CACHE_DIR", str(warm_cache))
+    for path in _entries(warm_cache):
+        entry = compile_cache.load(path.stem)
+        kernels = len(re.findall(r"^    launch\(", entry.source, re.MULTILINE))
+        assert kernels >= 1 and entry.launches == (kernels, 0), (entry.launches, kernels)
+
+
 def _truncated(text: bytes) -> bytes:
     return text[: len(text) // 2]
 
@@ -130,7 +141,16 @@ def _bad_payload(text: bytes) -> bytes:
     return json.dumps(data).encode()
 
 
-@pytest.mark.parametrize("damage", [_truncated, _not_utf8, _wrong_checksum, _other_format, _bad_payload])
+def _bad_launches(text: bytes) -> bytes:
+    """Launch counts that no module has, with a checksum that matches them."""
+    data = json.loads(text)
+    data["payload"]["launches"] = [-1, 0]
+    data["checksum"] = compile_cache._checksum(data["payload"])
+    return json.dumps(data).encode()
+
+
+@pytest.mark.parametrize("damage", [_truncated, _not_utf8, _wrong_checksum, _other_format, _bad_payload,
+                                    _bad_launches])
 def test_damaged_entry_is_compiled_again(warm_cache, tmp_path, monkeypatch, damage):
     """A damaged entry is a miss: the next process compiles the graph again (correctly) and
     overwrites the entry with a good one."""

@@ -143,6 +143,22 @@ def test_the_policy_takes_static_inference_graphs_unless_told(monkeypatch, env, 
     assert cudagraphs.policy(kind, static) == expected
 
 
+@pytest.mark.parametrize("env, launches, expected", [
+    (None, (1, 0), None),  # one Triton kernel: a replay saves no launch
+    (None, (2, 0), "auto"),
+    (None, (0, 1), "auto"),  # an extern call's host path is longer than a replay's
+    (None, (1, 1), "auto"),
+    ("1", (1, 0), "asked"),
+])
+def test_a_call_of_one_kernel_launches_it(monkeypatch, env, launches, expected):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    if env is None:
+        monkeypatch.delenv("MLC_CUDAGRAPHS", raising=False)
+    else:
+        monkeypatch.setenv("MLC_CUDAGRAPHS", env)
+    assert cudagraphs.policy("inference", True, launches) == expected
+
+
 def test_a_call_inside_the_callers_capture_runs_normally():
     """Replaying or recording while the stream captures another graph is an error in CUDA: the
     call runs normally (its kernels join the caller's graph), and later calls replay again."""
@@ -203,14 +219,24 @@ def test_an_inference_call_captured_by_the_caller(monkeypatch):
     monkeypatch.delenv("MLC_CUDAGRAPHS", raising=False)
     torch._dynamo.reset()
 
-    def f(x):
-        return torch.softmax(x * 2, dim=-1)
+    graphs: list[CudaGraphCall] = []
+    init = CudaGraphCall.__init__
+
+    def remember(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        graphs.append(self)
+
+    monkeypatch.setattr(CudaGraphCall, "__init__", remember)
+
+    def f(x):  # two kernels: a softmax over rows, then a sum over columns (one call of one kernel is launched as it is)
+        return torch.softmax(x * 2, dim=-1).sum(0)
 
     compiled = torch.compile(f, backend="mlc")
     x = torch.randn(64, 3000, device="cuda")
     with torch.no_grad():
         for _ in range(3):  # first, recorded, replayed
             compiled(x)
+        assert len(graphs) == 1 and graphs[0].calls["replayed"] == 1, graphs
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph):
             out = compiled(x)
