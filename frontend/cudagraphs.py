@@ -4,7 +4,7 @@ A compiled call launches one kernel per fused group, plus externs; below ~0.2 ms
 the host's launches (and Dynamo's guards around them), not the kernels, set the time. A call
 is recorded into a CUDA graph once and replayed afterwards (what Inductor does only under
 `mode="reduce-overhead"`). `policy` says which graphs; by default those of inference
-(no backward) whose sizes are all static:
+(no backward) whose sizes are all static, unless the call is one Triton kernel:
 
     call 1        run normally: Triton compiles and autotunes here, which a capture cannot
     call 2, ...   replay a recording made for the same input addresses whose previous outputs
@@ -49,7 +49,10 @@ MAX_RECORDINGS = 2  # per compiled graph: a second one for outputs kept across o
 Call = Callable[[list[Any]], Sequence[Any]]
 
 
-def policy(kind: str, static: bool, launches: tuple[int, int] = (2, 0)) -> str | None:
+ONE_KERNEL = (1, 0)  # `policy`'s `launches` of a call that is one Triton kernel and no extern call
+
+
+def policy(kind: str, static: bool, launches: tuple[int, int] | None = None) -> str | None:
     """Whether a graph's calls replay CUDA graphs: None (no), "auto" (yes, quietly running
     normally when a capture fails) or "asked" (yes, with a warning when it fails).
 
@@ -57,17 +60,17 @@ def policy(kind: str, static: bool, launches: tuple[int, int] = (2, 0)) -> str |
     sizes take them: each recording keeps one call's memory (its outputs and temporaries) in a
     private pool, which a graph without a backward can afford; a training step's forward keeps
     its activations there too, and a graph of symbolic sizes would record one graph per size.
-    Not a graph whose call is one Triton kernel (`launches`: kernel launches, extern calls,
-    per call): a replay then saves the host no launch, and the graph's own start on the GPU
-    costs 0.5-1.8 us per call (H100, 25-95 us kernels) besides a pool per recording. An extern
-    call's host path is long (cuDNN's convolution, 40 us against the replay's 11), so
-    graphs with one stay replayed. CUDA graphs need a GPU."""
+    Not a graph whose call is one Triton kernel (`launches`: kernel launches and extern calls
+    per call, None where not known): a replay then saves the host no launch, and the graph's
+    own start on the GPU costs 0.5-1.8 us per call (H100, 25-95 us kernels) besides a pool
+    per recording. An extern call's host path is long (cuDNN's convolution: 40 us a call
+    launched, 11 replayed), so graphs with one stay replayed. CUDA graphs need a GPU."""
     if not torch.cuda.is_available():
         return None
     asked = os.environ.get("MLC_CUDAGRAPHS")
     if asked is not None and asked != "":
         return None if asked == "0" else "asked"
-    return "auto" if kind == "inference" and static and launches != (1, 0) else None
+    return "auto" if kind == "inference" and static and launches != ONE_KERNEL else None
 
 
 class Recorder:

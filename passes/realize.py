@@ -29,7 +29,8 @@ from xdsl.utils.exceptions import PassFailedException
 from mlc.dialects import buffer, loops
 from mlc.dialects.aten import FRESH_RESULTS, TensorArgAttr
 from mlc.dialects.buffer import (
-    INPUT_STRIDES, OPERAND_STRIDES, OUTPUT_STRIDES, RESULT_STRIDES, LayoutAttr, contiguous_strides, is_dense, is_padded,
+    INPUT_STRIDES, OPERAND_STRIDES, OUTPUT_STRIDES, RESULT_STRIDES, LayoutAttr, contiguous_strides, is_dense,
+    is_padded,
 )
 from mlc.dialects.sym import IntType, SizesAttr, sizes_of, symbol, unnamed_sizes
 from mlc.analysis.flat_index import affine_strides, simplify_index
