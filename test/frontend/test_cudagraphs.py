@@ -124,6 +124,15 @@ def test_a_capture_nobody_asked_for_fails_quietly():
     assert g.calls == {"first": 1, "not captured": 2}
 
 
+def _on_a_gpu_with(monkeypatch, env: str | None) -> None:
+    """A GPU is "available" and MLC_CUDAGRAPHS is `env` (None: unset)."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    if env is None:
+        monkeypatch.delenv("MLC_CUDAGRAPHS", raising=False)
+    else:
+        monkeypatch.setenv("MLC_CUDAGRAPHS", env)
+
+
 @pytest.mark.parametrize("env, kind, static, expected", [
     (None, "inference", True, "auto"),
     (None, "inference", False, None),  # one recording per size
@@ -135,11 +144,7 @@ def test_a_capture_nobody_asked_for_fails_quietly():
     ("1", "backward", True, "asked"),
 ])
 def test_the_policy_takes_static_inference_graphs_unless_told(monkeypatch, env, kind, static, expected):
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    if env is None:
-        monkeypatch.delenv("MLC_CUDAGRAPHS", raising=False)
-    else:
-        monkeypatch.setenv("MLC_CUDAGRAPHS", env)
+    _on_a_gpu_with(monkeypatch, env)
     assert cudagraphs.policy(kind, static) == expected
 
 
@@ -151,11 +156,7 @@ def test_the_policy_takes_static_inference_graphs_unless_told(monkeypatch, env, 
     ("1", (1, 0), "asked"),
 ])
 def test_a_call_of_one_kernel_launches_it(monkeypatch, env, launches, expected):
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    if env is None:
-        monkeypatch.delenv("MLC_CUDAGRAPHS", raising=False)
-    else:
-        monkeypatch.setenv("MLC_CUDAGRAPHS", env)
+    _on_a_gpu_with(monkeypatch, env)
     assert cudagraphs.policy("inference", True, launches) == expected
 
 
@@ -182,17 +183,23 @@ def test_no_gpu_no_cuda_graphs(monkeypatch):
     assert cudagraphs.policy("inference", True) is None
 
 
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
-def test_inference_replays_cuda_graphs_by_default(monkeypatch):
-    monkeypatch.delenv("MLC_CUDAGRAPHS", raising=False)
-    graphs: list[CudaGraphCall] = []
+@pytest.fixture
+def graphs(monkeypatch) -> list[CudaGraphCall]:
+    """Every CudaGraphCall the backend makes during the test, in order."""
+    made: list[CudaGraphCall] = []
     init = CudaGraphCall.__init__
 
     def remember(self, *args, **kwargs):
         init(self, *args, **kwargs)
-        graphs.append(self)
+        made.append(self)
 
     monkeypatch.setattr(CudaGraphCall, "__init__", remember)
+    return made
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
+def test_inference_replays_cuda_graphs_by_default(monkeypatch, graphs):
+    monkeypatch.delenv("MLC_CUDAGRAPHS", raising=False)
     torch._dynamo.reset()
 
     def f(x, w):
@@ -212,23 +219,14 @@ def test_inference_replays_cuda_graphs_by_default(monkeypatch):
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
-def test_an_inference_call_captured_by_the_caller(monkeypatch):
+def test_an_inference_call_captured_by_the_caller(monkeypatch, graphs):
     """The caller records its own CUDA graph around a compiled call whose graph already replays
     one of mlc's (`triton.testing.do_bench_cudagraph` does this): the capture holds the call's
     kernels, and replaying it gives eager's result for new input values."""
     monkeypatch.delenv("MLC_CUDAGRAPHS", raising=False)
     torch._dynamo.reset()
 
-    graphs: list[CudaGraphCall] = []
-    init = CudaGraphCall.__init__
-
-    def remember(self, *args, **kwargs):
-        init(self, *args, **kwargs)
-        graphs.append(self)
-
-    monkeypatch.setattr(CudaGraphCall, "__init__", remember)
-
-    def f(x):  # two kernels: a softmax over rows, then a sum over columns (one call of one kernel is launched as it is)
+    def f(x):  # two kernels (a call of one kernel is launched, not replayed): softmax rows, sum columns
         return torch.softmax(x * 2, dim=-1).sum(0)
 
     compiled = torch.compile(f, backend="mlc")
