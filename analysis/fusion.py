@@ -17,7 +17,10 @@ inputs are units that never fuse. `can_fuse` checks, in order (each refusal name
                     would need it inside the kernel); also a path through a view
   broadcast / different offset / different loop order
                     a member reads a buffer the other side writes, but not the element the
-                    writing lane holds (`kernel_shape.access_mismatch`)
+                    writing lane holds (`kernel_shape.access_mismatch`); where a pointwise
+                    writer could run in its reader's loop order instead (the read visits each
+                    element once), it does (`kernel_shape.reindex_to_reader`: Inductor's loop
+                    reordering after fusion) and the pair fuses
   indirect          a member reads a buffer the other side writes at positions loaded from
                     memory (a gather of a computed tensor): any lane may need any element
   no shared data    the pair reads and writes nothing in common at the same index
@@ -31,6 +34,7 @@ is not modelled yet.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import sympy
@@ -159,6 +163,10 @@ class Fusable:
 
     reindex: dict[buffer.ComputedOp, ks.Reindex]
 
+    def rerun_by(self, a: Unit, b: Unit) -> list[buffer.ComputedOp]:
+        """The members that fusing `a` and `b` re-runs (not already re-run in either)."""
+        return [m for m in self.reindex if m not in a.reindex and m not in b.reindex]
+
 
 def can_fuse(a: Unit, b: Unit, graph: FusionGraph, limits: FusionLimits = FusionLimits()) -> Refusal | Fusable:
     """Whether `a` and `b` may be one kernel (see the module docstring), and how; else why not."""
@@ -203,7 +211,7 @@ def _placement(a: Unit, b: Unit, shape: ks.KernelShape) -> Refusal | dict[buffer
     where that makes their values land where the reduction reads them."""
     reindex = {**a.reindex, **b.reindex}
     while (problem := _first_problem(a, b, shape, reindex)) is not None:
-        fix = ks.reindex_to_reader(*problem.fix) if problem.fix and problem.fix[0] not in reindex else None
+        fix = ks.reindex_to_reader(*problem.fix, shape) if problem.fix and problem.fix[0] not in reindex else None
         if fix is None:
             return Refusal(problem.category, problem.reason)
         reindex[problem.fix[0]] = fix  # type: ignore[index]
@@ -247,7 +255,7 @@ def _first_problem(a: Unit, b: Unit, shape: ks.KernelShape, reindex: dict[buffer
                 continue
             if _ignores_a_loop(m, load.index.expr):
                 kind = "broadcast"
-            fix = (w, m, load.index.expr) if m.is_reduction and not w.is_reduction else None
+            fix = (w, m, load.index.expr) if m not in reindex else None
             return _Problem(kind, f"{m.buffer.data} reads {load.buffer_name} at {sympy.sstr(read)} where "
                             f"{w.buffer.data} writes {sympy.sstr(write)} (X, R: the kernel's flat lanes)", fix)
     return None
@@ -279,8 +287,12 @@ def shared_bytes(a: Unit, b: Unit, layouts: dict[str, buffer.LayoutAttr]) -> int
     return sum(_bytes(d, layouts) for d in a.deps & b.deps)  # type: ignore[arg-type]
 
 
-def fusion_score(a: Unit, b: Unit, layouts: dict[str, buffer.LayoutAttr]) -> tuple[int, int, int]:
-    """`score_fusion`'s order: (same node type and memory shared, bytes shared, -distance)."""
+def fusion_score(a: Unit, b: Unit, layouts: dict[str, buffer.LayoutAttr],
+                 rerun: Sequence[buffer.ComputedOp] = ()) -> tuple[int, int, int]:
+    """`score_fusion`'s order: (same node type and memory shared, bytes shared, -distance). A
+    member the fusion re-runs in its reader's order (`Fusable.rerun_by`) shares the bytes it
+    writes: re-run, its write meets the read (Inductor scores a pair after reordering its loops)."""
     memory = shared_bytes(a, b, layouts)
+    memory += sum(_bytes(d, layouts) for m in rerun for d in read_writes(m)[1] if isinstance(d, buffer.MemoryDepAttr))
     same_type = int(a.is_reduction == b.is_reduction and memory > 0)
     return same_type, memory, -distance(a, b)

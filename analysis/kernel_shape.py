@@ -166,12 +166,16 @@ class Reindex:
         return {v: simplify_index(e.xreplace(where), {X: shape.numel, R: shape.rnumel}) for v, e in self.old}
 
 
-def reindex_to_reader(writer: buffer.ComputedOp, reader: buffer.ComputedOp, index: sympy.Expr) -> Reindex | None:
+def reindex_to_reader(writer: buffer.ComputedOp, reader: buffer.ComputedOp, index: sympy.Expr,
+                      shape: KernelShape) -> Reindex | None:
     """`writer` re-run over `reader`'s loops so that each lane computes the element of writer's
-    buffer that `reader` loads there at `index`: possible when the writer stores its elements
-    in row-major order of its loops and `index` visits every element once (its strides over
-    reader's loops are a permutation of a contiguous layout's)."""
-    if writer.is_reduction or not reader.is_reduction:
+    buffer that `reader` loads there at `index`: possible when the writer is pointwise and
+    stores its elements in row-major order of its loops, `index` visits every element once
+    (its strides over reader's loops are a permutation of a contiguous layout's), and the
+    reader runs in `shape` without a cut loop. The reader is a reduction (a column sum of a
+    pointwise) or a pointwise (a transposed copy of one)."""
+    split = _kept_loops(reader, shape)
+    if writer.is_reduction or split is None:
         return None
     ranges = writer.range_exprs
     old = [symbol(n) for n in index_names(len(ranges))]
@@ -186,8 +190,18 @@ def reindex_to_reader(writer: buffer.ComputedOp, reader: buffer.ComputedOp, inde
     if not _visits_each_once(flat, new, new_ranges, product(ranges)):
         return None
     digits = _flat_digits(old, ranges, symbol("_flat"))
-    mapping = tuple((v, e.xreplace({symbol("_flat"): flat})) for v, e in digits.items())
-    return Reindex(tuple(new_ranges), len(kept), mapping)
+    extents = dict(zip(new, new_ranges))
+    mapping = tuple((v, simplify_index(e.xreplace({symbol("_flat"): flat}), extents)) for v, e in digits.items())
+    return Reindex(tuple(new_ranges), split, mapping)
+
+
+def _kept_loops(node: buffer.ComputedOp, shape: KernelShape) -> int | None:
+    """How many of `node`'s loops (reduced ones last) run over the kernel's X, the rest over
+    R; None where its loops do not divide so."""
+    ranges = node.range_exprs
+    if node.is_reduction or equal(product(ranges), shape.numel):
+        return len(ranges)
+    return split_point(ranges, shape)
 
 
 def _visits_each_once(index: sympy.Expr, variables: Sequence[sympy.Symbol], sizes: Sequence[sympy.Expr],

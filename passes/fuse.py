@@ -6,7 +6,9 @@ they merge greedily, and rounds repeat until nothing changes (at most `max-round
 becomes a `buffer.fused` of its members in program order, and the graph is re-sorted so every
 node still follows what it reads (a group runs where its last input is ready). A pointwise
 member whose loop straddles the kept/reduced boundary of its reduction group is cut in two
-(Inductor's `split_iteration_ranges`). What `--convert-to-triton` makes of a group: one kernel,
+(Inductor's `split_iteration_ranges`); a pointwise member its reader reads in another order (a
+column sum of it, a transposed copy) runs over the reader's loops (Inductor's loop reordering
+after fusion). What `--convert-to-triton` makes of a group: one kernel,
 whose buffers read only inside it are never stored.
 
 Before (seed 001: sum, then sigmoid of it):
@@ -121,7 +123,7 @@ def fuse_round(graph: FusionGraph, layouts: dict[str, buffer.LayoutAttr], log: F
         if isinstance(verdict, Refusal):
             log.add(f"refused {a.name} + {b.name}: [{verdict.category}] {verdict.reason}", b)
         else:
-            legal.append((fusion_score(a, b, layouts), a.first, b.first, a, b))
+            legal.append((fusion_score(a, b, layouts, verdict.rerun_by(a, b)), a.first, b.first, a, b))
     legal.sort(key=lambda t: (t[0], -t[1], -t[2]), reverse=True)
     current: dict[Unit, Unit] = {}
 
@@ -142,10 +144,9 @@ def fuse_round(graph: FusionGraph, layouts: dict[str, buffer.LayoutAttr], log: F
             continue
         fused = graph.merge(a, b, verdict)
         log.add(f"fused {a.name} + {b.name}", b)
-        for m, how in verdict.reindex.items():
-            if m not in a.reindex and m not in b.reindex:
-                log.add(f"reordered {m.buffer.data}: loops {_loops(m)} -> {_ranges(how.ranges)} to run in the "
-                        "order its reader reduces it", m)
+        for m in verdict.rerun_by(a, b):
+            log.add(f"reordered {m.buffer.data}: loops {_loops(m)} -> {_ranges(verdict.reindex[m].ranges)} to run "
+                    "in the order its reader reads it", m)
         current[a] = current[b] = fused
         merged = True
     return merged

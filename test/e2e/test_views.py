@@ -79,6 +79,36 @@ def test_slice_backward_is_a_select_in_the_gradient_kernel(check_grad, make, mon
     assert "slice_scatter" not in backward and backward.count("    launch(") == 1, backward
 
 
+@pytest.mark.parametrize("batch, seq, kv_heads, head_dim, dtype", [
+    (4, 37, 2, 24, torch.float32),  # odd sizes: 1-D tiles
+    (2, 128, 4, 64, torch.bfloat16),  # 2-D tiles
+])
+def test_rotary_backward_fuses_into_its_transposed_copy(check_grad, make, monkeypatch, tmp_path, batch, seq,
+                                                        kv_heads, head_dim, dtype):
+    """Llama's keys: projection, [B, S, H, D] -> [B, H, S, D], rotary, each head repeated for
+    two query heads, attention. In the backward the rotary's gradient sums the two heads' (more
+    reads than a consumer inlines, so it is stored, [B, H, S, D]) and is copied to [B, S, H, D]
+    for the projection's matmul: --fuse runs it in the copy's order, one kernel for both."""
+    monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
+    hidden = kv_heads * head_dim
+
+    def attention(x, w, cos, sin, q, v):
+        k = (x @ w.t()).view(batch, seq, kv_heads, head_dim).transpose(1, 2)
+        half = head_dim // 2
+        k = k * cos + torch.cat([-k[..., half:], k[..., :half]], -1) * sin
+        k = k[:, :, None].expand(batch, kv_heads, 2, seq, head_dim).reshape(batch, -1, seq, head_dim)
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+    x = make(batch, seq, hidden, dtype=dtype, low=-1.0, high=1.0).requires_grad_()
+    w = make(hidden, hidden, dtype=dtype, low=-0.2, high=0.2).requires_grad_()
+    cos, sin = (make(seq, head_dim, dtype=dtype, low=-1.0, high=1.0) for _ in range(2))
+    q, v = (make(batch, seq, 2 * kv_heads, head_dim, dtype=dtype, low=-1.0, high=1.0).transpose(1, 2) for _ in range(2))
+    tol = {"atol": 5e-2, "rtol": 2e-2} if dtype == torch.bfloat16 else {"atol": 1e-4, "rtol": 1e-4}
+    check_grad(attention, x, w, cos, sin, q, v, **tol)
+    [fusion] = tmp_path.glob("graph_*_backward/fusion.txt")
+    assert "to run in the order its reader reads it" in fusion.read_text(), fusion.read_text()
+
+
 def test_strided_slice_backward(check_grad, make):
     check_grad(lambda x: x[:, 1::3].sin() + x[:, -5:].sum(), make(5, 67, grad=True))
 

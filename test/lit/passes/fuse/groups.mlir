@@ -147,7 +147,7 @@ buffer.graph @cut {
 // CHECK:       buffer.computed "buf0" #buffer.layout<[64, 100], [100, 1], f32> ranges [100, 64] origins ["threshold_backward"]
 // CHECK-NEXT:    buffer.load @y[i0 + 100*i1]
 // CHECK:         buffer.store @buf0[i0 + 100*i1]
-// CHECK:       } attributes {fusion = ["candidate buf0 + buf1: score (0, 0, -1)", "fused buf0 + buf1", "reordered buf0: loops [6400] -> [100, 64] to run in the order its reader reduces it"]}
+// CHECK:       } attributes {fusion = ["candidate buf0 + buf1: score (0, 25600, -1)", "fused buf0 + buf1", "reordered buf0: loops [6400] -> [100, 64] to run in the order its reader reads it"]}
 // KERNEL-LABEL: triton.kernel @triton_per_fused_sum_threshold_backward_0 persistent_reduction
 // KERNEL:         triton.launch @triton_per_fused_sum_threshold_backward_0(@y, @g, @buf0, @buf1) xnumel 100 r0_numel 64
 buffer.graph @column_sum_prologue {
@@ -167,4 +167,42 @@ buffer.graph @column_sum_prologue {
     buffer.store @buf1[i0], %1 : f32
   }
   buffer.output @buf0, @buf1
+}
+
+// -----
+
+// A pointwise read transposed by a copy (Llama's rotary backward, stored [B, H, S, D], then
+// copied to [B, S, H, D] for the projection's matmul): --fuse re-runs the producer over the
+// copy's loops (Inductor's loop reordering after fusion), so one kernel reads the attention
+// gradient in its own [B, S, H, D] order and writes only the copy; buf0 is never stored.
+// CHECK-LABEL: buffer.graph @transposed_copy
+// CHECK:       buffer.fused {
+// CHECK-NEXT:    buffer.computed "buf0" #buffer.layout<[2, 4, 32, 64], [8192, 2048, 64, 1], f32> ranges [2, 32, 4, 64] origins ["mul"]
+// CHECK-NEXT:      buffer.load @g[i3 + 64*i2 + 256*i1 + 8192*i0]
+// CHECK-NEXT:      buffer.load @cos[i3 + 64*i1]
+// CHECK:           buffer.store @buf0[i3 + 64*i1 + 2048*i2 + 8192*i0]
+// CHECK:         buffer.computed "buf1"
+// CHECK:       } attributes {fusion = ["candidate buf0 + buf1: score (1, 65536, -1)", "fused buf0 + buf1", "reordered buf0: loops [2, 4, 32, 64] -> [2, 32, 4, 64] to run in the order its reader reads it"]}
+// KERNEL-LABEL: triton.kernel @triton_poi_fused_clone_mul_0
+// KERNEL:         triton.load %in_ptr0[xindex]
+// KERNEL:         triton.store %out_ptr0[xindex]
+// KERNEL-NOT:     triton.store
+// KERNEL:       triton.wrapper @call
+// KERNEL-NOT:     "buf0"
+// KERNEL:         triton.alloc "buf1"
+// KERNEL-NEXT:    triton.launch @triton_poi_fused_clone_mul_0(@g, @cos, @buf1) xnumel 16384
+buffer.graph @transposed_copy {
+  buffer.input "g" #buffer.layout<[2, 32, 4, 64], [8192, 256, 64, 1], f32>
+  buffer.input "cos" #buffer.layout<[32, 64], [64, 1], f32>
+  buffer.computed "buf0" #buffer.layout<[2, 4, 32, 64], [8192, 2048, 64, 1], f32> ranges [2, 4, 32, 64] origins ["mul"] {
+    %0 = buffer.load @g[i3 + 64*i1 + 256*i2 + 8192*i0] : f32
+    %1 = buffer.load @cos[i3 + 64*i2] : f32
+    %2 = arith.mulf %0, %1 : f32
+    buffer.store @buf0[i3 + 64*i2 + 2048*i1 + 8192*i0], %2 : f32
+  }
+  buffer.computed "buf1" #buffer.layout<[2, 32, 4, 64], [8192, 256, 64, 1], f32> ranges [2, 32, 4, 64] origins ["clone"] {
+    %0 = buffer.load @buf0[i3 + 64*i1 + 2048*i2 + 8192*i0] : f32
+    buffer.store @buf1[i3 + 64*i2 + 256*i1 + 8192*i0], %0 : f32
+  }
+  buffer.output @buf1
 }
