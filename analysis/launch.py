@@ -80,6 +80,12 @@ MAX_PERSISTENT_BLOCK_NUMEL = 4096  # XBLOCK * R0_BLOCK of a persistent config
 MAX_R0_BLOCK = 2048  # a looped config's largest R0_BLOCK (1024 on sm >= 10)
 MIN_DIVIDING_R0_BLOCK = 256  # the least R0_BLOCK taken for dividing r0_numel (mlc's)
 MAX_FILL_WARPS = 16  # fill_sms doubles warps up to this many
+# (XBLOCK, R0_BLOCK, warps) the launch also times for a static OUTER reduction over more than
+# 1024 columns (mlc's; Inductor launches `outer_config_opt`'s alone). Its 16 x 32 tiles read 32
+# bytes of a bf16 row at a time: Llama's RMSNorm weight gradients (the first step of a split
+# column sum, 32768 x 128) take 22.5 and 19.4 us with it, 19.6 and 16.5 with 64 x 64, 19.3 and
+# 16.0 with 64 x 128 (H100, do_bench).
+OUTER_TUNING = ((64, 64, 4), (64, 128, 8))
 SYMBOLIC_SIZE_HINT = 8192  # size hint for a numel with symbols (no example value here)
 LARGE_SIZE_HINT = 2**20  # a pointwise kernel over symbols also gets the configs of this size
 
@@ -483,7 +489,8 @@ def reduction_configs(
 ) -> list[triton.ConfigAttr]:
     """`_reduction_configs`: INNER -> contiguous (XBLOCK 2 up to 2048 elements else 1,
     R0_BLOCK up to 2048; more warps where its programs are few: `fill_sms`); OUTER ->
-    `outer_config_opt`; OUTER_TINY -> tiny; DEFAULT -> all three plus 64x64, 8x512 and 64x4
+    `outer_config_opt` (and `OUTER_TUNING` to time beside it over more than 1024 static
+    columns); OUTER_TINY -> tiny; DEFAULT -> all three plus 64x64, 8x512 and 64x4
     with 8 warps. Each R0_BLOCK shrinks to the largest power of two >= 256 below it that divides
     r0_numel, where one does (`dividing_r0_block`). Wide kernels (x >= 1024) with >= 10 loads and
     reductions are register intensive: R0_BLOCK <= 1024, half the warps."""
@@ -503,7 +510,7 @@ def reduction_configs(
         return [tiny]
     outer = make(*_outer_config(xh, rh, num_loads, num_dynamic))
     if hint == OUTER:
-        return [outer]
+        return _unique([outer, *(make(*c) for c in OUTER_TUNING if xh > 1024 and not num_dynamic)])
     return _unique([contiguous, outer, tiny, make(64, 64), make(8, 512), make(64, 4, 8)])
 
 

@@ -102,6 +102,11 @@ def test_looped_configs() -> None:
     # INNER: the contiguous config, XBLOCK 1 past 2048, R0_BLOCK 2048, warps R0_BLOCK // 128.
     assert blocks(reduction_configs(sympy.Integer(3), sympy.Integer(20000), INNER)) == [(1, 2048, 16)]
     assert blocks(reduction_configs(sympy.Integer(32), sympy.Integer(2048), OUTER)) == [(2, 64, 2)]
+    # OUTER over more than 1024 static columns: outer_config_opt's 16 x 32, then OUTER_TUNING's
+    # wider tiles, timed beside it (Llama's RMSNorm weight gradient: 32768 x 128).
+    outer = reduction_configs(sympy.Integer(32768), sympy.Integer(128), OUTER, num_loads=5)
+    assert blocks(outer) == [(16, 32, 4), (64, 64, 4), (64, 128, 8)]
+    assert blocks(reduction_configs(sympy.Integer(32768), sympy.Integer(128), OUTER, num_dynamic=1))[1:] == []
     # DEFAULT: contiguous, outer, tiny (= contiguous here: benchmarked once), 64x64, 8x512, 64x4.
     default = reduction_configs(sympy.Integer(10000), sympy.Integer(5000), DEFAULT)
     assert blocks(default) == [(1, 2048, 16), (16, 32, 4), (64, 64, 16), (8, 512, 16), (64, 4, 8)]
