@@ -116,15 +116,20 @@ def candidate_pairs(graph: FusionGraph) -> Iterator[tuple[Unit, Unit]]:
 
 
 def fuse_round(graph: FusionGraph, layouts: dict[str, buffer.LayoutAttr], log: FusionLog, limits: FusionLimits) -> bool:
-    """One round (`fuse_nodes_once`): legal pairs best first; True if anything merged."""
+    """One round (`fuse_nodes_once`): legal pairs best first; True if anything merged. A pair
+    that re-runs a member in another loop order comes after every pair that does not (Inductor
+    tries loop reordering in a round of its own after the others): a log_softmax's gradient
+    fuses with the row sum it needs before a transposed copy of it could pull it into the
+    copy's order."""
     legal = []
     for a, b in candidate_pairs(graph):
         verdict = can_fuse(a, b, graph, limits)
         if isinstance(verdict, Refusal):
             log.add(f"refused {a.name} + {b.name}: [{verdict.category}] {verdict.reason}", b)
         else:
-            legal.append((fusion_score(a, b, layouts, verdict.rerun_by(a, b)), a.first, b.first, a, b))
-    legal.sort(key=lambda t: (t[0], -t[1], -t[2]), reverse=True)
+            rerun = verdict.rerun_by(a, b)
+            legal.append((not rerun, fusion_score(a, b, layouts, rerun), a.first, b.first, a, b))
+    legal.sort(key=lambda t: (t[0], t[1], -t[2], -t[3]), reverse=True)
     current: dict[Unit, Unit] = {}
 
     def find(u: Unit) -> Unit:
@@ -133,7 +138,7 @@ def fuse_round(graph: FusionGraph, layouts: dict[str, buffer.LayoutAttr], log: F
         return u
 
     merged = False
-    for score, _, _, a, b in legal:
+    for _, score, _, _, a, b in legal:
         a, b = find(a), find(b)
         if a is b:
             continue

@@ -206,3 +206,42 @@ buffer.graph @transposed_copy {
   }
   buffer.output @buf1
 }
+
+// -----
+
+// A pair that re-runs a member comes after every pair that does not: buf1 (a log_softmax's
+// gradient, the epilogue of its row sum buf0) joins buf0 first; its transposed copy buf2 (for
+// the weight gradient's matmul) then cannot pull it into column order, so the row sum and its
+// epilogue stay one kernel reading rows (re-run first, buf1 would run transposed, apart from
+// the reduction it needs).
+// CHECK-LABEL: buffer.graph @reduction_before_reorder
+// CHECK:       buffer.fused {
+// CHECK-NEXT:    buffer.computed "buf0"
+// CHECK:         buffer.computed "buf1" #buffer.layout<[64, 1000], [1000, 1], f32> ranges [64, 1000]
+// CHECK:           buffer.store @buf1[i1 + 1000*i0]
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+// CHECK-NEXT:  buffer.computed "buf2"
+// CHECK:       } attributes {fusion = ["candidate buf0 + buf1: score (0, 256256, -1)", "fused buf0 + buf1", "candidate buf0+buf1 + buf2: score (1, 256000, -1)", "refused buf0+buf1 + buf2: [different loop order] buf2's loops [1000, 64] do not split into the kernel's 64 x 1000", "refusals: different loop order: 1"]}
+buffer.graph @reduction_before_reorder {
+  buffer.input "g" #buffer.layout<[64, 1000], [1000, 1], f32>
+  buffer.input "p" #buffer.layout<[64, 1000], [1000, 1], f32>
+  buffer.computed "buf0" #buffer.layout<[64], [1], f32> ranges [64] reduce [1000] origins ["sum"] {
+    %0 = buffer.load @g[r0_0 + 1000*i0] : f32
+    %1 = buffer.reduce sum %0 : f32 -> f32
+    buffer.store @buf0[i0], %1 : f32
+  }
+  buffer.computed "buf1" #buffer.layout<[64, 1000], [1000, 1], f32> ranges [64, 1000] origins ["_log_softmax_backward_data"] {
+    %0 = buffer.load @g[i1 + 1000*i0] : f32
+    %1 = buffer.load @p[i1 + 1000*i0] : f32
+    %2 = buffer.load @buf0[i0] : f32
+    %3 = arith.mulf %1, %2 : f32
+    %4 = arith.subf %0, %3 : f32
+    buffer.store @buf1[i1 + 1000*i0], %4 : f32
+  }
+  buffer.computed "buf2" #buffer.layout<[1000, 64], [64, 1], f32> ranges [1000, 64] origins ["clone"] {
+    %0 = buffer.load @buf1[i0 + 1000*i1] : f32
+    buffer.store @buf2[i1 + 64*i0], %0 : f32
+  }
+  buffer.output @buf1, @buf2
+}
