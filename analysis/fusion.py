@@ -123,10 +123,11 @@ class FusionGraph:
 
     def node_between(self, a: Unit, b: Unit) -> Unit | None:
         """A unit outside the pair on a dependency path from one to the other (fusing them would
-        close a cycle through it: Inductor's `will_fusion_create_cycle`)."""
+        close a cycle through it: Inductor's `will_fusion_create_cycle`). Users are visited in
+        program order, so that the unit named is the same in every run."""
         for start, goal in ((a, b), (b, a)):
             seen: set[Unit] = set()
-            frontier = [(u, u) for u in self.users[start] if u is not goal]
+            frontier = [(u, u) for u in self._users_in_order(start) if u is not goal]
             while frontier:
                 unit, via = frontier.pop()
                 if unit in seen:
@@ -134,8 +135,11 @@ class FusionGraph:
                 seen.add(unit)
                 if goal in self.users[unit]:
                     return via
-                frontier += [(u, via) for u in self.users[unit] if u is not goal]
+                frontier += [(u, via) for u in self._users_in_order(unit) if u is not goal]
         return None
+
+    def _users_in_order(self, unit: Unit) -> list[Unit]:
+        return sorted(self.users[unit], key=lambda u: u.first)  # units hash by identity
 
     def merge(self, a: Unit, b: Unit, how: Fusable) -> Unit:
         """Replace `a` and `b` by their fused unit, members in program order."""
@@ -235,7 +239,7 @@ def _first_problem(a: Unit, b: Unit, shape: ks.KernelShape, reindex: dict[buffer
     lanes = {m: _lanes(m, shape, reindex) for m in members}
     for m, where in lanes.items():
         if where is None:
-            readers = [(r, load) for r in members if r.is_reduction for load in _loads(r)
+            readers = [(r, load) for r in members if r not in reindex for load in _loads(r)
                        if load.buffer_name == m.buffer.data]
             fix = (m, readers[0][0], readers[0][1].index.expr) if readers else None
             loops = ", ".join(str(r) for r in m.range_exprs)

@@ -109,6 +109,22 @@ def test_rotary_backward_fuses_into_its_transposed_copy(check_grad, make, monkey
     assert "to run in the order its reader reads it" in fusion.read_text(), fusion.read_text()
 
 
+def test_transposed_read_in_a_reduction_prologue(check, make, monkeypatch, tmp_path):
+    """A stored sum of nine slices (more reads than a consumer inlines), read transposed by a
+    product that is both returned and summed over its rows: the sum re-runs over the product's
+    loops, split into the reduction's rows and columns, and the three share one kernel."""
+    monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
+
+    def f(x, y):
+        w = sum(x[:, k:k + 40] for k in range(9))
+        p = w.t() * y
+        return p, p.sum(-1)
+
+    check(f, make(64, 48), make(40, 64), atol=1e-4, rtol=1e-4)
+    [module] = tmp_path.glob("graph_*/module.py")
+    assert module.read_text().count("    launch(") == 1, module.read_text()
+
+
 def test_strided_slice_backward(check_grad, make):
     check_grad(lambda x: x[:, 1::3].sin() + x[:, -5:].sum(), make(5, 67, grad=True))
 

@@ -245,3 +245,39 @@ buffer.graph @reduction_before_reorder {
   }
   buffer.output @buf1, @buf2
 }
+
+// -----
+
+// The reader that fixes the order may be a pointwise member of a reduction group: buf1 reads
+// buf0 transposed and is the prologue of the row sum buf2 (its loops split 40 | 64 into the
+// kernel's X and R); buf0 re-runs over buf1's loops with the same split, one kernel for all three.
+// CHECK-LABEL: buffer.graph @pointwise_reader_in_a_reduction
+// CHECK:       buffer.fused {
+// CHECK-NEXT:    buffer.computed "buf0" #buffer.layout<[64, 40], [40, 1], f32> ranges [40, 64] origins ["exp"]
+// CHECK-NEXT:      buffer.load @x[i0 + 40*i1]
+// CHECK:         buffer.computed "buf1"
+// CHECK:         buffer.computed "buf2"
+// CHECK:       } attributes {fusion = ["candidate buf1 + buf2: score (0, 10240, -1)", "fused buf1 + buf2", "candidate buf0 + buf1+buf2: score (1, 10240, -1)", "fused buf0 + buf1+buf2", "reordered buf0: loops [64, 40] -> [40, 64] to run in the order its reader reads it"]}
+// KERNEL-LABEL: triton.kernel @triton_per_fused_exp_mul_sum_0
+// KERNEL:       triton.launch @triton_per_fused_exp_mul_sum_0(@x, @y, @buf1, @buf2) xnumel 40 r0_numel 64
+buffer.graph @pointwise_reader_in_a_reduction {
+  buffer.input "x" #buffer.layout<[64, 40], [40, 1], f32>
+  buffer.input "y" #buffer.layout<[40, 64], [64, 1], f32>
+  buffer.computed "buf0" #buffer.layout<[64, 40], [40, 1], f32> ranges [64, 40] origins ["exp"] {
+    %0 = buffer.load @x[i1 + 40*i0] : f32
+    %1 = math.exp %0 : f32
+    buffer.store @buf0[i1 + 40*i0], %1 : f32
+  }
+  buffer.computed "buf1" #buffer.layout<[40, 64], [64, 1], f32> ranges [40, 64] origins ["mul"] {
+    %0 = buffer.load @buf0[i0 + 40*i1] : f32
+    %1 = buffer.load @y[i1 + 64*i0] : f32
+    %2 = arith.mulf %0, %1 : f32
+    buffer.store @buf1[i1 + 64*i0], %2 : f32
+  }
+  buffer.computed "buf2" #buffer.layout<[40], [1], f32> ranges [40] reduce [64] origins ["sum"] {
+    %0 = buffer.load @buf1[r0_0 + 64*i0] : f32
+    %1 = buffer.reduce sum %0 : f32 -> f32
+    buffer.store @buf2[i0], %1 : f32
+  }
+  buffer.output @buf1, @buf2
+}

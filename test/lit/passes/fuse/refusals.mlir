@@ -93,6 +93,32 @@ buffer.graph @cycle {
 
 // -----
 
+// cycle through two externs: the refusal names the latest one in program order (the search
+// visits users in program order, so the message is the same in every run).
+// CHECK-LABEL: buffer.graph @cycle_two_paths
+// CHECK:       "refused buf0 + buf3: [cycle] buf2 depends on one of buf0, buf3 and feeds the other: fusing would need it inside the kernel"
+buffer.graph @cycle_two_paths {
+  buffer.input "x" #buffer.layout<[8, 8], [8, 1], f32>
+  buffer.computed "buf0" #buffer.layout<[8, 8], [8, 1], f32> ranges [64] origins ["exp"] {
+    %0 = buffer.load @x[i0] : f32
+    %1 = math.exp %0 : f32
+    buffer.store @buf0[i0], %1 : f32
+  }
+  buffer.extern "buf1" = "mm.default" {args = [@buf0, @buf0]} : #buffer.layout<[8, 8], [8, 1], f32>
+  buffer.extern "buf2" = "mm.default" {args = [@buf0, @x]} : #buffer.layout<[8, 8], [8, 1], f32>
+  buffer.computed "buf3" #buffer.layout<[8, 8], [8, 1], f32> ranges [64] origins ["add"] {
+    %0 = buffer.load @buf0[i0] : f32
+    %1 = buffer.load @buf1[i0] : f32
+    %2 = buffer.load @buf2[i0] : f32
+    %3 = arith.addf %0, %1 : f32
+    %4 = arith.addf %3, %2 : f32
+    buffer.store @buf3[i0], %4 : f32
+  }
+  buffer.output @buf3
+}
+
+// -----
+
 // broadcast: every element of a row reads the row's first element of buf0, which another lane
 // of the kernel computes.
 // CHECK-LABEL: buffer.graph @broadcast
