@@ -122,17 +122,11 @@ def _flat_digits(variables: Sequence[sympy.Symbol], sizes: Sequence[sympy.Expr],
 def coordinates(node: buffer.ComputedOp, shape: KernelShape) -> dict[sympy.Basic, sympy.Expr] | None:
     """The node's loop variables as expressions of the kernel's X (and R), a straddling loop
     (`straddling_loop`) read as cut in two; None when the node does not run in `shape`."""
-    ranges = node.range_exprs
-    xs = [symbol(n) for n in index_names(len(ranges))]
-    if node.is_reduction:
-        reduce = node.reduction_range_exprs
-        rs = [symbol(n) for n in reduction_index_names(len(reduce))]
-        return _flat_digits(xs, ranges, X) | _flat_digits(rs, reduce, R)
-    if equal(product(ranges), shape.numel):
-        return _flat_digits(xs, ranges, X)
-    split = split_point(ranges, shape)
+    loops, variables = _loops(node)
+    split = _kept_loops(node, shape)
     if split is not None:
-        return _flat_digits(xs[:split], ranges[:split], X) | _flat_digits(xs[split:], ranges[split:], R)
+        return _flat_digits(variables[:split], loops[:split], X) | _flat_digits(variables[split:], loops[split:], R)
+    ranges, xs = node.range_exprs, variables
     cut = straddling_loop(ranges, shape.numel)
     if cut is None:
         return None
@@ -182,9 +176,7 @@ def reindex_to_reader(writer: buffer.ComputedOp, reader: buffer.ComputedOp, inde
     row_major = sum((v * product(ranges[k + 1:]) for k, v in enumerate(old)), sympy.Integer(0))
     if not equal(writer.store_op().index.expr, row_major):
         return None
-    kept, reduced = reader.range_exprs, reader.reduction_range_exprs
-    reader_vars = [symbol(n) for n in [*index_names(len(kept)), *reduction_index_names(len(reduced))]]
-    new_ranges = (*kept, *reduced)
+    new_ranges, reader_vars = _loops(reader)
     new = [symbol(f"_n{k}") for k in range(len(new_ranges))]
     flat = sympy.expand(index.xreplace(dict(zip(reader_vars, new))))
     if not _visits_each_once(flat, new, new_ranges, product(ranges)):
@@ -193,6 +185,12 @@ def reindex_to_reader(writer: buffer.ComputedOp, reader: buffer.ComputedOp, inde
     extents = dict(zip(new, new_ranges))
     mapping = tuple((v, simplify_index(e.xreplace({symbol("_flat"): flat}), extents)) for v, e in digits.items())
     return Reindex(tuple(new_ranges), split, mapping)
+
+
+def _loops(node: buffer.ComputedOp) -> tuple[list[sympy.Expr], list[sympy.Symbol]]:
+    """The node's loop sizes and variables, kept ones then reduced ones."""
+    kept, reduced = node.range_exprs, node.reduction_range_exprs
+    return [*kept, *reduced], [symbol(n) for n in [*index_names(len(kept)), *reduction_index_names(len(reduced))]]
 
 
 def _kept_loops(node: buffer.ComputedOp, shape: KernelShape) -> int | None:

@@ -510,7 +510,8 @@ def reduction_configs(
         return [tiny]
     outer = make(*_outer_config(xh, rh, num_loads, num_dynamic))
     if hint == OUTER:
-        return _unique([outer, *(make(*c) for c in OUTER_TUNING if xh > 1024 and not num_dynamic)])
+        tuning = OUTER_TUNING if xh > 1024 and not num_dynamic else ()
+        return _unique([outer, *(make(*c) for c in tuning)])
     return _unique([contiguous, outer, tiny, make(64, 64), make(8, 512), make(64, 4, 8)])
 
 
