@@ -26,13 +26,14 @@ The layout is the buffer's and does not change. An index that is not affine in t
 variables (a view's FloorDiv) blocks every merge of the loops it uses.
 
 Before merging, a node's pointwise loops are put in the order its accesses walk memory (the
-second half of `simplify_and_reorder`, Inductor's `pick_loop_order`): largest stride
-outermost, when the store and every load that moves along all of them agree on that order (a
-channels-last elementwise op: [N, C, H, W] runs as [N, H, W, C], then merges to [N, H*W*C];
-a column sum's split partials over [columns, split], stored split-major, run as [split,
-columns], so that neighbouring lanes read neighbouring columns). Where they disagree (a
-transpose) the order stays and convert-to-triton tiles the kernel. Reduction loops keep their
-order.
+second half of `simplify_and_reorder`, Inductor's `pick_loop_order`, `order_by_strides`):
+each index of the body (the store and every load) votes, for each pair of loops, for the one
+it steps less along as the inner one, and the majority orders them. A channels-last
+elementwise op's [N, C, H, W] runs as [N, H, W, C], then merges to [N, H*W*C]; a column sum's
+split partials over [columns, split], stored split-major, run as [split, columns], so that
+neighbouring lanes read neighbouring columns; `x.t() + y` stored column-major runs with i0
+innermost (two accesses to one). A tie (a transpose copy) keeps the written order, and
+convert-to-triton tiles such kernels. Reduction loops keep their order.
 
 Options:
   explain=false   true writes the decision into a `loops` attribute on each node: the new
@@ -53,7 +54,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from mlc.analysis.dependencies import loop_groups, merged_variables
-from mlc.analysis.flat_index import loop_strides
+from mlc.analysis.flat_index import loop_strides, order_by_strides
 from mlc.dialects import buffer
 from mlc.dialects.loops import index_names, reduction_index_names
 from mlc.dialects.sym import ExprAttr, equal, expr_str, symbol
@@ -116,24 +117,23 @@ def _kept_apart(names: Sequence[str], sizes: Sequence[sympy.Expr], accesses: Seq
 
 
 def stride_order(names: Sequence[str], sizes: Sequence[sympy.Expr], accesses: Sequence[Access]) -> list[int] | None:
-    """The loops' order (old positions, outermost first) in which every access that moves along
-    all of them walks memory with decreasing strides, when that is one order and not the
-    present one; else None (see the module docstring). Size-1 loops, which the merge drops,
-    have no say and go first."""
+    """The loops' order (old positions, outermost first) the accesses vote for
+    (`order_by_strides`, Inductor's `pick_loop_order`), when it is not the present one; else
+    None (see the module docstring). An index we cannot see through keeps the written order;
+    one with symbolic strides has no say. Size-1 loops, which the merge drops, go first."""
     variables = [symbol(n) for n in names]
-    moving = [d for d, size in enumerate(sizes) if size != 1]
-    orders = set()
+    rows = []
     for access in accesses:
         strides = loop_strides(access.expr, variables)
         if strides is None:
-            return None  # an index we cannot see through: keep the order it was written in
-        if not all(s.is_Integer for s in strides) or any(strides[d] == 0 for d in moving):
-            continue  # symbolic strides, or a broadcast read: no say in the order
-        orders.add(tuple(sorted(moving, key=lambda d: -int(strides[d]))))
-    if len(orders) != 1:
+            return None
+        if all(s.is_Integer for s in strides):
+            rows.append([int(s) for s in strides])
+    if not rows:
         return None
-    order = list(orders.pop())
-    return None if order == moving else [d for d in range(len(sizes)) if d not in moving] + order
+    order = order_by_strides(rows, sizes)
+    moving = [d for d in range(len(sizes)) if sizes[d] != 1]
+    return None if [d for d in order if sizes[d] != 1] == moving else order
 
 
 def _permute(node: buffer.ComputedOp, accesses: list[tuple[Operation, str, Access]], order: list[int]) -> None:

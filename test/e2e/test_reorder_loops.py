@@ -51,3 +51,14 @@ def test_channels_last_outputs_keep_their_strides(compile, device):
     out = compile(lambda x: torch.relu(x) + 1)(x)
     assert out.stride() == (x + 1).stride()
     torch.testing.assert_close(out, torch.relu(x) + 1)
+
+
+@pytest.mark.parametrize("shape", [(37, 70), (16, 200), (300, 129)])
+def test_transposed_add_runs_in_the_majority_order(check_grad, compile, device, shape):
+    """x.t() + y: the column-major store and the load of x outvote y, so the loops run with
+    i0 innermost; 2-D tiles where both sides reach 32 (1-D for 16 rows), odd sizes masked."""
+    x = torch.randn(shape[1], shape[0], device=device, requires_grad=True)
+    y = torch.randn(*shape, device=device, requires_grad=True)
+    check_grad(lambda x, y: torch.tanh(x.t() + y) * 2, x, y, atol=1e-5, rtol=1e-5)
+    out = compile(lambda x, y: x.t() + y)(x.detach(), y.detach())
+    assert out.stride() == (x.t() + y).stride()

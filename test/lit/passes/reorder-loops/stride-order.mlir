@@ -24,7 +24,7 @@ buffer.graph @channels_last {
 
 // -----
 
-// A transpose: the store walks i1 fastest, the load i0. They disagree, so the order stays
+// A transpose: the store walks i1 fastest, the load i0. One vote each: the order stays
 // (convert-to-triton tiles such a kernel).
 
 // CHECK-LABEL: buffer.graph @transpose
@@ -35,6 +35,30 @@ buffer.graph @transpose {
   buffer.computed "buf0" #buffer.layout<[8, 16], [16, 1], f32> ranges [8, 16] origins ["t"] {
     %0 = buffer.load @x[i0 + 8*i1] : f32
     buffer.store @buf0[16*i0 + i1], %0 : f32
+  }
+  buffer.output @buf0
+}
+
+// -----
+
+// x.t() + y stored column-major (eager's strides follow the first operand): the store and
+// the load of x step 1 along i0, y along i1. Two votes to one put i0 innermost, so that the
+// kernel's x axis follows two of the three accesses.
+
+// CHECK-LABEL: buffer.graph @transpose_add
+// CHECK:       ranges [16, 8]
+// CHECK-NEXT:    %{{.*}} = buffer.load @x[i1 + 8*i0] : f32
+// CHECK-NEXT:    %{{.*}} = buffer.load @y[i0 + 16*i1] : f32
+// CHECK:         buffer.store @buf0[i1 + 8*i0]
+// CHECK:       } attributes {loops = "[16, 8] from [8, 16]: loops reordered to [i1, i0] by stride (then renamed i0, i1, ...); i0 | i1 kept apart: @y[i0 + 16*i1] steps 1 along i0, not 128"}
+buffer.graph @transpose_add {
+  buffer.input "x" #buffer.layout<[16, 8], [8, 1], f32>
+  buffer.input "y" #buffer.layout<[8, 16], [16, 1], f32>
+  buffer.computed "buf0" #buffer.layout<[8, 16], [1, 8], f32> ranges [8, 16] origins ["add"] {
+    %0 = buffer.load @x[i0 + 8*i1] : f32
+    %1 = buffer.load @y[16*i0 + i1] : f32
+    %2 = arith.addf %0, %1 : f32
+    buffer.store @buf0[i0 + 8*i1], %2 : f32
   }
   buffer.output @buf0
 }
