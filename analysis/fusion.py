@@ -20,7 +20,8 @@ inputs are units that never fuse. `can_fuse` checks, in order (each refusal name
                     writing lane holds (`kernel_shape.access_mismatch`); where a pointwise
                     writer could run in its reader's loop order instead (the read visits each
                     element once), it does (`kernel_shape.reindex_to_reader`: Inductor's loop
-                    reordering after fusion) and the pair fuses
+                    reordering after fusion) and the pair fuses; readers are fixed before
+                    their writers, so a chain of pointwise nodes re-runs in a reduction's order
   indirect          a member reads a buffer the other side writes at positions loaded from
                     memory (a gather of a computed tensor): any lane may need any element
   no shared data    the pair reads and writes nothing in common at the same index
@@ -215,7 +216,10 @@ def _placement(a: Unit, b: Unit, shape: ks.KernelShape) -> Refusal | dict[buffer
     where that makes their values land where the reduction reads them."""
     reindex = {**a.reindex, **b.reindex}
     while (problem := _first_problem(a, b, shape, reindex)) is not None:
-        fix = ks.reindex_to_reader(*problem.fix, shape) if problem.fix and problem.fix[0] not in reindex else None
+        fix = None
+        if problem.fix and problem.fix[0] not in reindex:
+            writer, reader, index = problem.fix
+            fix = ks.reindex_to_reader(writer, reader, index, shape, reindex.get(reader))
         if fix is None:
             return Refusal(problem.category, problem.reason)
         reindex[problem.fix[0]] = fix  # type: ignore[index]
@@ -237,9 +241,9 @@ def _first_problem(a: Unit, b: Unit, shape: ks.KernelShape, reindex: dict[buffer
     that does not find the value in the reading lane."""
     members = [*a.members, *b.members]
     lanes = {m: _lanes(m, shape, reindex) for m in members}
-    for m, where in lanes.items():
+    for m, where in reversed(lanes.items()):  # readers first: a writer re-runs in its reader's new order
         if where is None:
-            readers = [(r, load) for r in members if r not in reindex for load in _loads(r)
+            readers = [(r, load) for r in members if lanes[r] is not None for load in _loads(r)
                        if load.buffer_name == m.buffer.data]
             fix = (m, readers[0][0], readers[0][1].index.expr) if readers else None
             loops = ", ".join(str(r) for r in m.range_exprs)
@@ -259,7 +263,7 @@ def _first_problem(a: Unit, b: Unit, shape: ks.KernelShape, reindex: dict[buffer
                 continue
             if _ignores_a_loop(m, load.index.expr):
                 kind = "broadcast"
-            fix = (w, m, load.index.expr) if m not in reindex else None
+            fix = (w, m, load.index.expr)
             return _Problem(kind, f"{m.buffer.data} reads {load.buffer_name} at {sympy.sstr(read)} where "
                             f"{w.buffer.data} writes {sympy.sstr(write)} (X, R: the kernel's flat lanes)", fix)
     return None

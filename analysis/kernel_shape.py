@@ -161,14 +161,21 @@ class Reindex:
 
 
 def reindex_to_reader(writer: buffer.ComputedOp, reader: buffer.ComputedOp, index: sympy.Expr,
-                      shape: KernelShape) -> Reindex | None:
+                      shape: KernelShape, reader_rerun: Reindex | None = None) -> Reindex | None:
     """`writer` re-run over `reader`'s loops so that each lane computes the element of writer's
     buffer that `reader` loads there at `index`: possible when the writer is pointwise and
     stores its elements in row-major order of its loops, `index` visits every element once
     (its strides over reader's loops are a permutation of a contiguous layout's), and the
     reader runs in `shape` without a cut loop. The reader is a reduction (a column sum of a
-    pointwise) or a pointwise (a transposed copy of one)."""
-    split = _kept_loops(reader, shape)
+    pointwise) or a pointwise (a transposed copy of one), itself re-run (`reader_rerun`: the
+    writer then runs over the reader's new loops, a chain of pointwise nodes into a reduction)."""
+    if reader_rerun is not None:
+        split, new_ranges = reader_rerun.split, list(reader_rerun.ranges)
+        index = index.xreplace(dict(reader_rerun.old))
+        reader_vars = reader_rerun.variables
+    else:
+        split = _kept_loops(reader, shape)
+        new_ranges, reader_vars = _loops(reader)
     if writer.is_reduction or split is None:
         return None
     ranges = writer.range_exprs
@@ -176,7 +183,6 @@ def reindex_to_reader(writer: buffer.ComputedOp, reader: buffer.ComputedOp, inde
     row_major = sum((v * product(ranges[k + 1:]) for k, v in enumerate(old)), sympy.Integer(0))
     if not equal(writer.store_op().index.expr, row_major):
         return None
-    new_ranges, reader_vars = _loops(reader)
     new = [symbol(f"_n{k}") for k in range(len(new_ranges))]
     flat = sympy.expand(index.xreplace(dict(zip(reader_vars, new))))
     if not _visits_each_once(flat, new, new_ranges, product(ranges)):

@@ -88,7 +88,8 @@ def test_rotary_backward_fuses_into_its_transposed_copy(check_grad, make, monkey
     """Llama's keys: projection, [B, S, H, D] -> [B, H, S, D], rotary, each head repeated for
     two query heads, attention. In the backward the rotary's gradient sums the two heads' (more
     reads than a consumer inlines, so it is stored, [B, H, S, D]) and is copied to [B, S, H, D]
-    for the projection's matmul: --fuse runs it in the copy's order, one kernel for both."""
+    for the projection's matmul. Most of its accesses walk [B, S, H, D], so --reorder-loops runs
+    it in the copy's order and the two are one kernel, which stores only the copy."""
     monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
     hidden = kv_heads * head_dim
 
@@ -105,8 +106,24 @@ def test_rotary_backward_fuses_into_its_transposed_copy(check_grad, make, monkey
     q, v = (make(batch, seq, 2 * kv_heads, head_dim, dtype=dtype, low=-1.0, high=1.0).transpose(1, 2) for _ in range(2))
     tol = {"atol": 5e-2, "rtol": 2e-2} if dtype == torch.bfloat16 else {"atol": 1e-4, "rtol": 1e-4}
     check_grad(attention, x, w, cos, sin, q, v, **tol)
-    [fusion] = tmp_path.glob("graph_*_backward/fusion.txt")
-    assert "to run in the order its reader reads it" in fusion.read_text(), fusion.read_text()
+    [module] = tmp_path.glob("graph_*_backward/module.py")
+    assert module.read_text().count("    launch(") == 1, module.read_text()
+
+
+def test_stored_sum_reruns_in_its_transposed_readers_order(check, make, monkeypatch, tmp_path):
+    """A stored sum of nine slices (more reads than a consumer inlines: its own accesses keep
+    its order) read transposed by a product whose store and other load walk the other way:
+    --fuse re-runs the sum over the product's loops, one kernel that stores only the product."""
+    monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
+
+    def f(x, y):
+        w = sum(x[:, k:k + 40] for k in range(9))
+        return y * w.t()
+
+    check(f, make(67, 48), make(40, 67), atol=1e-4, rtol=1e-4)
+    [graph] = tmp_path.glob("graph_*")
+    assert "to run in the order its reader reads it" in (graph / "fusion.txt").read_text()
+    assert (graph / "module.py").read_text().count("    launch(") == 1
 
 
 def test_transposed_read_in_a_reduction_prologue(check, make, monkeypatch, tmp_path):

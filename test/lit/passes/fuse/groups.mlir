@@ -281,3 +281,38 @@ buffer.graph @pointwise_reader_in_a_reduction {
   }
   buffer.output @buf1, @buf2
 }
+
+// -----
+
+// A chain: buf1 (stored column-major, so reorder-loops runs it as [64, 40], buf0's order) fuses
+// with buf0 first; the group then meets the row sum buf2, which reads buf1 across its loops.
+// buf1 re-runs over buf2's loops, then buf0 over buf1's new loops: one kernel for all three.
+// CHECK-LABEL: buffer.graph @rerun_chain
+// CHECK:       buffer.fused {
+// CHECK-NEXT:    buffer.computed "buf0" #buffer.layout<[64, 40], [40, 1], f32> ranges [40, 64] origins ["exp"]
+// CHECK:         buffer.computed "buf1" #buffer.layout<[40, 64], [1, 40], f32> ranges [40, 64] origins ["mul"]
+// CHECK:         buffer.computed "buf2"
+// CHECK:       } attributes {fusion = ["candidate buf0 + buf1: score (1, 10240, -1)", "fused buf0 + buf1", "candidate buf0+buf1 + buf2: score (0, 10240, -1)", "fused buf0+buf1 + buf2", "reordered buf1: loops [64, 40] -> [40, 64] to run in the order its reader reads it", "reordered buf0: loops [64, 40] -> [40, 64] to run in the order its reader reads it"]}
+// KERNEL-LABEL: triton.kernel @triton_per_fused_exp_mul_sum_0
+// KERNEL:       triton.launch @triton_per_fused_exp_mul_sum_0(@x, @y, @buf1, @buf2) xnumel 40 r0_numel 64
+buffer.graph @rerun_chain {
+  buffer.input "x" #buffer.layout<[64, 40], [40, 1], f32>
+  buffer.input "y" #buffer.layout<[40, 64], [64, 1], f32>
+  buffer.computed "buf0" #buffer.layout<[64, 40], [40, 1], f32> ranges [64, 40] origins ["exp"] {
+    %0 = buffer.load @x[i1 + 40*i0] : f32
+    %1 = math.exp %0 : f32
+    buffer.store @buf0[i1 + 40*i0], %1 : f32
+  }
+  buffer.computed "buf1" #buffer.layout<[40, 64], [1, 40], f32> ranges [64, 40] origins ["mul"] {
+    %0 = buffer.load @buf0[i1 + 40*i0] : f32
+    %1 = buffer.load @y[i0 + 64*i1] : f32
+    %2 = arith.mulf %0, %1 : f32
+    buffer.store @buf1[i1 + 40*i0], %2 : f32
+  }
+  buffer.computed "buf2" #buffer.layout<[40], [1], f32> ranges [40] reduce [64] origins ["sum"] {
+    %0 = buffer.load @buf1[i0 + 40*r0_0] : f32
+    %1 = buffer.reduce sum %0 : f32 -> f32
+    buffer.store @buf2[i0], %1 : f32
+  }
+  buffer.output @buf1, @buf2
+}
