@@ -126,6 +126,7 @@ def mlc_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Call
     from torch._dynamo.backends.common import aot_autograd
 
     from mlc.frontend.decompositions import decomposition_table
+    from mlc.passes.pipeline import gc_paused
 
     if _is_symbolic(example_inputs) and not _symbolic_sizes_only(gm, example_inputs):
         numbers = _traced_numbers(gm, example_inputs)
@@ -153,7 +154,8 @@ def mlc_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Call
         # log-softmax over the vocabulary, written and read back once per step).
         partition_fn=functools.partial(min_cut_rematerialization_partition, compiler="inductor"),
     )
-    return backend(gm, example_inputs)
+    with gc_paused():  # AOTAutograd's tracing too, not only mlc's compile (passes/pipeline.py)
+        return backend(gm, example_inputs)
 
 
 class _Respecializing:
@@ -397,28 +399,29 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     from mlc.frontend import cudagraphs
     from mlc.frontend.dump import graph_dump
     from mlc.frontend.importer import UnsupportedGraph, import_graph
-    from mlc.passes.pipeline import Timing
+    from mlc.passes.pipeline import Timing, gc_paused
 
     graph_id = f"graph_{next(_graph_counter)}"
     host_scalars = _check_devices(graph_id, example_inputs)
     timing = Timing()
-    start = time.perf_counter()
-    _strides_from_examples(gm, example_inputs)
-    try:
-        gm, tokens = _effects_inlined(gm)
-        gm, host_epilogue = _host_epilogue(gm)
-        imported = import_graph(gm)
-    except UnsupportedGraph as e:
-        raise MlcCompileError(f"mlc: {graph_id}: cannot import the graph: {e}") from e
-    timing.add("import", time.perf_counter() - start)
+    with gc_paused():  # the import and emit-python too, not only the pipeline (passes/pipeline.py)
+        start = time.perf_counter()
+        _strides_from_examples(gm, example_inputs)
+        try:
+            gm, tokens = _effects_inlined(gm)
+            gm, host_epilogue = _host_epilogue(gm)
+            imported = import_graph(gm)
+        except UnsupportedGraph as e:
+            raise MlcCompileError(f"mlc: {graph_id}: cannot import the graph: {e}") from e
+        timing.add("import", time.perf_counter() - start)
 
-    dump = graph_dump(graph_id, kind)
-    # A forward's outputs go to the user and, saved, to the backward, which AOTAutograd compiles
-    # for the strides `_report_output_strides` gives it; a backward's are gradients, returned in
-    # the traced strides.
-    keep_padded = kind != "backward"
-    spec = pipeline_spec(dump is not None, _debug(), keep_padded)
-    entry = _cached_or_compiled(gm, imported.module, spec, graph_id, dump, timing)
+        dump = graph_dump(graph_id, kind)
+        # A forward's outputs go to the user and, saved, to the backward, which AOTAutograd compiles
+        # for the strides `_report_output_strides` gives it; a backward's are gradients, returned in
+        # the traced strides.
+        keep_padded = kind != "backward"
+        spec = pipeline_spec(dump is not None, _debug(), keep_padded)
+        entry = _cached_or_compiled(gm, imported.module, spec, graph_id, dump, timing)
 
     from mlc.codegen.runtime import DEVICE, load_call
 
