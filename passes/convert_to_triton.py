@@ -225,6 +225,9 @@ class KernelBuilder:
     stored: dict[str, tuple[sympy.Expr, SSAValue]] = field(default_factory=dict)
     cse: dict[tuple, Operation] = field(default_factory=dict)  # pure op's key -> first such op
     # 2-D tiling (select_tiling_2d): ranges[:split] walk yindex (numel = ynumel), the rest xindex.
+    # Storages a later node of the graph reads, small enough to stay in L2 (`kept_in_l2`): a
+    # reduction's loads of them keep the cache's default policy rather than `evict_first`.
+    read_later: set[str] = field(default_factory=set)
     split: int | None = None
     ynumel: sympy.Expr | None = None
     y_vars: dict[str, tuple[str, sympy.Expr]] = field(default_factory=dict)
@@ -636,10 +639,8 @@ class ConvertToTritonPass(ModulePass):
         written = {m.buffer.data for m in members}
         # Written and read only inside this kernel (and not an output): keep it in registers.
         local = {n for n in written if len(members) > 1 and readers.get(n, set()) <= {pos}}
-        # Read by a later node and small enough to wait in L2 there: a reduction's loads of it
-        # keep the default cache policy (not evict_first).
-        read_later = {r for m in members for n in m.referenced_names() if last_reads.get(r := roots.get(n, n), -1) > pos
-                      and r in layouts and kept_in_l2(layouts[r], target)}
+        read_later = {r for m in members for n in m.referenced_names()
+                      if last_reads.get(r := roots.get(n, n), -1) > pos and r in layouts and kept_in_l2(layouts[r], target)}
         origins = sorted({o for m in members for o in m.origin_names})
         rnumel: sympy.Expr | None = None
         ynumel: sympy.Expr | None = None

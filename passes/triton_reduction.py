@@ -155,7 +155,6 @@ class ReductionKernelBuilder(KernelBuilder):
     level: dict[SSAValue, int] = field(default_factory=dict)  # how many reductions a value is past
     feeds: dict[SSAValue, set[str]] = field(default_factory=dict)
     reads_left: Counter = field(default_factory=Counter)  # loads of each buffer still to convert
-    read_later: set[str] = field(default_factory=set)  # storages a later node reads (see Eviction)
     in_reduction: bool = False
     rereads: dict[Operation, list[Operation]] = field(default_factory=dict)  # a load -> its runs, loop by loop
     # The XBLOCKs and R0_BLOCKs of the kernel's configs, once chosen: a mask is constant when
