@@ -57,7 +57,6 @@ class Target:
     max_r0block: int = 4096 * 16  # runtime/hints.py: TRITON_MAX_BLOCK["R0_"]
     max_grid_x: int = 2**31 - 1  # CUDA's grid limits
     max_grid_y: int = 65535
-    l2_bytes: int = 50 * 2**20  # the L2 cache
 
     def __post_init__(self) -> None:
         bad = [f.name for f in dataclasses.fields(self) if getattr(self, f.name) < 1]
@@ -123,14 +122,6 @@ def hinted(expr: sympy.Expr) -> int:
     """`expr` with each size symbol at SYMBOLIC_SIZE_HINT (a product of two sizes is their
     hints' product, where `size_hint` gives a whole symbolic numel one hint)."""
     return at_hint(expr, SYMBOLIC_SIZE_HINT)
-
-
-def kept_in_l2(layout: buffer.LayoutAttr, target: Target = H100) -> bool:
-    """Whether a buffer that a later kernel reads is worth leaving in the L2 cache (no
-    `evict_first` on its loads): at most half the L2 (size symbols at their hint), so that
-    the kernels in between leave the next reader a chance to find it there."""
-    width = max(1, getattr(layout.dtype, "bitwidth", 32) // 8)
-    return hinted(layout.storage_extent()) * width <= target.l2_bytes // 2
 
 
 # ---------------------------------------------------------------------------------------------

@@ -106,7 +106,7 @@ from mlc.dialects import buffer, loops, triton
 from mlc.dialects.sym import CeilDiv, FloorDiv, ModularIndexing, equal, expr_str, symbol
 from mlc.analysis.flat_index import simplify_index
 from mlc.analysis.launch import (
-    H100, Target, hinted, index_bits, kept_in_l2, pointwise_configs, pointwise_configs_2d, size_hint,
+    H100, Target, hinted, index_bits, pointwise_configs, pointwise_configs_2d, size_hint,
 )
 from mlc.passes.stages import check_stage
 from mlc.passes.pipeline import option
@@ -225,9 +225,6 @@ class KernelBuilder:
     stored: dict[str, tuple[sympy.Expr, SSAValue]] = field(default_factory=dict)
     cse: dict[tuple, Operation] = field(default_factory=dict)  # pure op's key -> first such op
     # 2-D tiling (select_tiling_2d): ranges[:split] walk yindex (numel = ynumel), the rest xindex.
-    # Storages a later node of the graph reads, small enough to stay in L2 (`kept_in_l2`): a
-    # reduction's loads of them keep the cache's default policy rather than `evict_first`.
-    read_later: set[str] = field(default_factory=set)
     split: int | None = None
     ynumel: sympy.Expr | None = None
     y_vars: dict[str, tuple[str, sympy.Expr]] = field(default_factory=dict)
@@ -524,21 +521,6 @@ def _named_by_host(graph: buffer.GraphOp) -> set[str]:
     return names
 
 
-def _last_reads(graph: buffer.GraphOp) -> dict[str, int]:
-    """For each storage (a view counts as its root), the last top-level position that reads it;
-    the caller's reads of the graph's outputs, after every kernel, are not counted."""
-    roots: dict[str, str] = {}
-    last: dict[str, int] = {}
-    for pos, op in enumerate(graph.body.block.ops):
-        if isinstance(op, buffer.ViewOp):
-            source = op.source.root_reference.data
-            roots[op.buffer.data] = roots.get(source, source)
-        if isinstance(op, buffer.BufferNode):
-            for name in op.referenced_names():
-                last[roots.get(name, name)] = pos
-    return last
-
-
 def _readers(graph: buffer.GraphOp) -> dict[str, set[int]]:
     """For each buffer, the top-level node positions that read it (the output counts as -1)."""
     readers: dict[str, set[int]] = {}
@@ -584,7 +566,6 @@ class ConvertToTritonPass(ModulePass):
         layouts: dict[str, buffer.LayoutAttr] = {}
         roots: dict[str, str] = {}
         readers = _readers(graph)
-        last_reads = _last_reads(graph)
         kernels: dict[str, triton.KernelOp] = {}  # key -> kernel, in emission order
         body: list[triton.WrapperBodyOp] = []
         host_names = _named_by_host(graph)
@@ -609,11 +590,11 @@ class ConvertToTritonPass(ModulePass):
                 body.append(triton.ViewOp(node.buffer.data, source, node.layout))
             elif isinstance(node, buffer.ScatterOp):
                 roots[node.buffer.data] = roots.get(node.base_name, node.base_name)  # it writes the base
-                body.extend(self._kernel(node, [node], pos, layouts, roots, readers, last_reads, kernels, target))
+                body.extend(self._kernel(node, [node], pos, layouts, roots, readers, kernels, target))
                 if node.buffer.data in host_names:  # kernels read the base itself
                     body.append(triton.ViewOp(node.buffer.data, node.base_name, node.layout))
             elif (members := _group_members(node)) is not None:
-                body.extend(self._kernel(node, members, pos, layouts, roots, readers, last_reads, kernels, target))
+                body.extend(self._kernel(node, members, pos, layouts, roots, readers, kernels, target))
             elif isinstance(node, buffer.OutputOp):
                 body.append(triton.ReturnOp(node.names))
         inputs = {o.buffer.data for o in body if isinstance(o, triton.GRAPH_INPUTS)}
@@ -627,7 +608,6 @@ class ConvertToTritonPass(ModulePass):
         layouts: dict[str, buffer.LayoutAttr],
         roots: dict[str, str],
         readers: dict[str, set[int]],
-        last_reads: dict[str, int],
         kernels: dict[str, triton.KernelOp],
         target: Target,
     ) -> list[triton.WrapperBodyOp]:
@@ -639,8 +619,6 @@ class ConvertToTritonPass(ModulePass):
         written = {m.buffer.data for m in members}
         # Written and read only inside this kernel (and not an output): keep it in registers.
         local = {n for n in written if len(members) > 1 and readers.get(n, set()) <= {pos}}
-        read_later = {r for m in members for n in m.referenced_names()
-                      if last_reads.get(r := roots.get(n, n), -1) > pos and r in layouts and kept_in_l2(layouts[r], target)}
         origins = sorted({o for m in members for o in m.origin_names})
         rnumel: sympy.Expr | None = None
         ynumel: sympy.Expr | None = None
@@ -649,8 +627,7 @@ class ConvertToTritonPass(ModulePass):
             from mlc.passes.triton_reduction import build_reduction_kernels  # it builds on this module
 
             built = build_reduction_kernels(
-                members, layouts, roots, local, self.persistent_reduction_threshold, target, self.check_indices,
-                read_later,
+                members, layouts, roots, local, self.persistent_reduction_threshold, target, self.check_indices
             )
             variants, args, numel, rnumel, persistent_max = (
                 built.kernels, built.args, built.numel, built.rnumel, built.persistent_max

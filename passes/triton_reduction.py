@@ -30,12 +30,7 @@ ranges) and `r0_numel` reduced ones (the product of its reduce ranges). x tiles 
   two-pass fallback: sum -> mean = sum / r0_numel, then the sum of squared deviations.
 * fp16/bf16 values are reduced in f32 (`arith.extf` first, `arith.truncf` of the result).
 * Eviction: broadcast and uncoalesced loads `evict_last`; other loads of the reduction
-  `evict_first`, or `evict_last` when the buffer is read again later in the kernel, or no
-  policy when a later node of the graph reads it and it fits half the L2 (`read_later`,
-  `launch.kept_in_l2`). Inductor 2.13 marks those
-  `evict_first` too; GPT-2's residual stream, read again by the next layer norm, then comes
-  back from HBM: 0.154 ms of layer norms a step on the H100, where Inductor 2.11 (no policy
-  in persistent reductions) took 0.135.
+  `evict_first`, or `evict_last` when the buffer is read again later in the kernel.
 * Fused groups: reductions of one (xnumel, r0_numel), pointwise members over xnumel (run on
   the reduced columns) or over xnumel * r0_numel (split into (x, r0) at a dimension boundary).
   A looped kernel has one loop: a reduced value feeding another reduction needs a persistent
@@ -254,9 +249,7 @@ class ReductionKernelBuilder(KernelBuilder):
             return super().eviction(node, name, index)
         if self._is_broadcast_2d(index) or not self._has_unit_stride(index):
             return "evict_last"
-        if uses_r and self.reads_left[name] > 0:
-            return "evict_last"  # this kernel reads it again
-        return None if name in self.read_later else "evict_first"
+        return "evict_last" if uses_r and self.reads_left[name] > 0 else "evict_first"
 
     def _is_broadcast_2d(self, index: sympy.Expr) -> bool:
         names = {s.name for s in index.free_symbols}
@@ -493,7 +486,6 @@ def build_reduction_kernels(
     persistent_threshold: int,
     target: Target,
     check_indices: bool = False,
-    read_later: set[str] | None = None,
 ) -> ReductionKernels:
     """The kernel(s) of a group holding reductions: persistent or looped by
     `use_persistent_reduction`; over a symbolic r0_numel, both where `persistent_up_to_limit`
@@ -507,8 +499,7 @@ def build_reduction_kernels(
                 f"convert-to-triton: fused reductions iterate different (numel, r0_numel): {reductions[0].buffer.data} "
                 f"({expr_str(numel)}, {expr_str(rnumel)}), {m.buffer.data} ({expr_str(n)}, {expr_str(r)})"
             )
-    group = _Group(members, layouts, roots, local, numel, rnumel, kernel_hint(members, target), target, check_indices,
-                   read_later or set())
+    group = _Group(members, layouts, roots, local, numel, rnumel, kernel_hint(members, target), target, check_indices)
     limit = persistent_up_to_limit(rnumel, persistent_threshold, kernel_access_hint(members))
     if limit is not None:
         persistent, args = group.kernel(persistent=True, limit=limit)
@@ -536,7 +527,6 @@ class _Group:
     hint: str
     target: Target
     check_indices: bool
-    read_later: set[str]
 
     def kernel(self, persistent: bool, limit: int | None = None) -> tuple[triton.KernelOp, list[str]]:
         """One kernel of the group with its configs, and its launch arguments; `limit`: a
@@ -570,7 +560,6 @@ class _Group:
         builder = ReductionKernelBuilder(
             self.numel, self.layouts, self.roots, self.local, rnumel=self.rnumel, persistent=persistent,
             target=self.target, check_indices=self.check_indices, x_blocks=x_blocks, r_blocks=r_blocks,
-            read_later=self.read_later,
         )
         builder.count_reads(self.members)
         for m in self.members:

@@ -116,15 +116,13 @@ buffer.graph @column_looped {
 
 // Two reduced dimensions, x.sum((0, 2)) and the argmin over them of a [3, 4, 5] tensor: r0_index
 // runs over the 15 flattened positions (innermost fastest), split into r0_0 (size 5) and r0_1
-// (size 3); argmin gives the flattened position, masked lanes reading +inf. The argmin's kernel
-// reads x again: the sum's load keeps the cache's default policy, the argmin's (the last read
-// of x) is evict_first.
+// (size 3); argmin gives the flattened position, masked lanes reading +inf.
 // CHECK-LABEL: triton.kernel @triton_per_fused_sum_0 persistent_reduction
 // CHECK-SAME:    xnumel 4 r0_numel 15
 // CHECK-NEXT:    triton.index x0 = xindex
 // CHECK-NEXT:    triton.index r0_0 = ModularIndexing(r0_index, 1, 5)
 // CHECK-NEXT:    triton.index r0_1 = FloorDiv(r0_index, 5)
-// CHECK-NEXT:    %[[X:.*]] = triton.load %in_ptr0[r0_0 + 5*x0 + 20*r0_1] mask r0_mask other 0.000000e+00 : f32
+// CHECK-NEXT:    %[[X:.*]] = triton.load %in_ptr0[r0_0 + 5*x0 + 20*r0_1] mask r0_mask other 0.000000e+00 evict_first : f32
 // CHECK-NEXT:    %{{.*}} = triton.reduce sum %[[X]] mask r0_mask : f32 -> f32
 // CHECK-LABEL: triton.kernel @triton_per_fused_argmin_1 persistent_reduction
 // CHECK:         %[[Y:.*]] = triton.load %in_ptr0[r0_0 + 5*x0 + 20*r0_1] mask r0_mask other inf evict_first : f32
@@ -141,29 +139,6 @@ buffer.graph @multi_dim {
     %0 = buffer.load @x[r0_1 + 5*i0 + 20*r0_0] : f32
     %1 = buffer.reduce argmin %0 : f32 -> i64
     buffer.store @buf1[i0], %1 : i64
-  }
-  buffer.output @buf0, @buf1
-}
-
-// -----
-
-// The same two reads of a 128 MB input: more than half the L2, so no later kernel finds it
-// there; both loads are evict_first.
-// CHECK-LABEL: triton.kernel @triton_per_fused_sum_0 persistent_reduction
-// CHECK:         triton.load %in_ptr0[r0_0 + 1024*x0] evict_first : f32
-// CHECK-LABEL: triton.kernel @triton_per_fused_amax_1 persistent_reduction
-// CHECK:         triton.load %in_ptr0[r0_0 + 1024*x0] evict_first : f32
-buffer.graph @larger_than_l2 {
-  buffer.input "x" #buffer.layout<[32768, 1024], [1024, 1], f32>
-  buffer.computed "buf0" #buffer.layout<[32768], [1], f32> ranges [32768] reduce [1024] origins ["sum"] {
-    %0 = buffer.load @x[r0_0 + 1024*i0] : f32
-    %1 = buffer.reduce sum %0 : f32 -> f32
-    buffer.store @buf0[i0], %1 : f32
-  }
-  buffer.computed "buf1" #buffer.layout<[32768], [1], f32> ranges [32768] reduce [1024] origins ["amax"] {
-    %0 = buffer.load @x[r0_0 + 1024*i0] : f32
-    %1 = buffer.reduce max %0 : f32 -> f32
-    buffer.store @buf1[i0], %1 : f32
   }
   buffer.output @buf0, @buf1
 }
