@@ -120,7 +120,7 @@ class _KernelEmitter:
         head = []
         if k.origin_names:
             head.append(f"# origins: {', '.join(k.origin_names)}")
-        head += [_jit(k), f"def {k.sym_name.data}({', '.join(params)}):"]
+        head += [_jit(k), f"def {k.sym_name.data}({', '.join(params)}):", *_static_numels(k)]
         if k.is_tiled:
             # A symbolic ynumel may need more y programs than CUDA's grid holds (65535): the
             # launch wraps them into z (`triton_helpers._grid`), counted here.
@@ -417,6 +417,15 @@ def _jit(kernel: tt.KernelOp) -> str:
     return "@triton.jit(debug=True)" if checks_indices(kernel) else "@triton.jit"
 
 
+def _static_numels(kernel: tt.KernelOp) -> list[str]:
+    """`xnumel = 2048`, ... for each static numel, first in the body, as Inductor writes them:
+    the launch still passes the numels (one signature for static and symbolic kernels), but a
+    literal lets Triton fold the masks (GPT-2's layer norms: 96 registers a thread -> 66, 5.34
+    -> 4.55 us on the H100)."""
+    numels = {"ynumel": kernel.ynumel, "xnumel": kernel.xnumel, "r0_numel": kernel.r0_numel}
+    return [f"    {name} = {int(n.expr)}" for name, n in numels.items() if n is not None and n.expr.is_Integer]
+
+
 def _block_symbols(expr: sympy.Expr) -> list[str]:
     """The symbols of an index that vary across the block (all but size symbols)."""
     return sorted(s.name for s in expr.free_symbols if not is_size_symbol(s.name))
@@ -452,7 +461,7 @@ class _ReductionKernelEmitter(_KernelEmitter):
         if k.takes_r0_block:
             params.append("R0_BLOCK: tl.constexpr")
         head = [f"# origins: {', '.join(k.origin_names)}"] if k.origin_names else []
-        head += [_jit(k), f"def {k.sym_name.data}({', '.join(params)}):"]
+        head += [_jit(k), f"def {k.sym_name.data}({', '.join(params)}):", *_static_numels(k)]
         if not k.takes_r0_block:
             head.append(f"    R0_BLOCK: tl.constexpr = {next_power_of_2(int(k.r0_numel.expr))}")
         head += [
@@ -550,9 +559,6 @@ class _ReductionKernelEmitter(_KernelEmitter):
         outer, self.lines = self.lines, ["r0_index = r0_offset + r0_base", "r0_mask = r0_index < r0_numel"]
         for inner in op.body.block.ops:
             self.op(inner)
-        # A static bound is a literal (the compiler knows the trip count); a symbolic one the argument.
-        r0_numel = self.kernel.r0_numel
-        bound = str(int(r0_numel.expr)) if r0_numel is not None and r0_numel.expr.is_Integer else "r0_numel"
-        outer.append(f"for r0_offset in range(0, {bound}, R0_BLOCK):")
+        outer.append("for r0_offset in range(0, r0_numel, R0_BLOCK):")  # a literal when static
         outer.extend("    " + line for line in self.lines)
         self.lines = outer

@@ -26,6 +26,7 @@ triton.wrapper @call {
 // CHECK:       import triton.language as tl
 // CHECK:       @triton.jit
 // CHECK-NEXT:  def triton_poi_fused_gelu_0(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+// CHECK-NEXT:      xnumel = 512
 // CHECK-NEXT:      xoffset = tl.program_id(0) * XBLOCK
 // CHECK-NEXT:      xindex = xoffset + tl.arange(0, XBLOCK)[:]
 // CHECK-NEXT:      xmask = xindex < xnumel

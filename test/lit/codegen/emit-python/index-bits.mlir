@@ -1,15 +1,19 @@
 // RUN: mlc-translate --emit-python %s | filecheck %s
 
 // Kernels with `index_bits = 64` (--convert-to-triton: a position could reach 2^31) widen their
-// program ids and aranges, so every index built on them is int64.
+// program ids and aranges, so every index built on them is int64. Static numels are literals
+// in the body, as Inductor writes them (Triton folds the masks and the loop's trip count).
 
 // CHECK-LABEL: def triton_poi_fused_add_0(
+// CHECK-NEXT:    xnumel = 2147483648
 // CHECK-NEXT:    xoffset = tl.program_id(0).to(tl.int64) * XBLOCK
 // CHECK-NEXT:    xindex = xoffset + tl.arange(0, XBLOCK)[:]
 // CHECK-LABEL: def triton_red_fused_sum_0(
+// CHECK-NEXT:    xnumel = 2
+// CHECK-NEXT:    r0_numel = 1073741825
 // CHECK-NEXT:    xoffset = tl.program_id(0).to(tl.int64) * XBLOCK
 // CHECK:         r0_base = tl.arange(0, R0_BLOCK)[None, :].to(tl.int64)
-// CHECK:         for r0_offset in range(0, 1073741825, R0_BLOCK):
+// CHECK:         for r0_offset in range(0, r0_numel, R0_BLOCK):
 // CHECK-NEXT:      r0_index = r0_offset + r0_base
 triton.kernel @triton_poi_fused_add_0 pointwise(%in_ptr0: !triton.ptr<i8>, %out_ptr0: !triton.ptr<i8>) xnumel 2147483648 origins ["add"] configs [#triton.config<XBLOCK = 1024, num_warps = 4, num_stages = 1>, #triton.config<XBLOCK = 512, num_warps = 8, num_stages = 1>] {
   %0 = triton.load %in_ptr0[xindex] : i8
