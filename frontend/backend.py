@@ -7,7 +7,7 @@
 Dynamo graph into aten graphs -- one forward, and one backward when something requires grad --
 and hands each to `compile_graph`, which runs
 
-    import_graph → fold-addmm,pad-mm,lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,
+    import_graph → cse-aten,fold-addmm,pad-mm,lower-aten,inline,realize,split-reductions,reorder-loops,deps,fuse,
                    convert-to-triton → emit_python → load_call
 
 (the passes and emit_python skipped where the compile cache, `mlc.frontend.compile_cache`,
@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from mlc.frontend.compile_cache import Entry, Layout
     from mlc.passes.pipeline import Timing
 
-DEFAULT_PIPELINE = "fold-addmm,pad-mm,lower-aten,inline,propagate-indices,realize,split-reductions,reorder-loops,deps,fuse,overlap-comm,convert-to-triton,online-softmax,cse,plan-buffers"
+DEFAULT_PIPELINE = "cse-aten,fold-addmm,pad-mm,lower-aten,inline,propagate-indices,realize,split-reductions,reorder-loops,deps,fuse,overlap-comm,convert-to-triton,online-softmax,cse,plan-buffers"
 
 
 def pipeline_spec(explain_fusion: bool, debug: bool, keep_padded: bool = False) -> str:

@@ -13,6 +13,7 @@ from xdsl.passes import ModulePass, PassPipeline
 
 # name -> "module:Class", in pipeline order (the order `--help` lists them).
 _BUILTIN: dict[str, str] = {
+    "cse-aten": "mlc.passes.cse_aten:CseAtenPass",
     "fold-addmm": "mlc.passes.fold_addmm:FoldAddmmPass",
     "pad-mm": "mlc.passes.pad_mm:PadMmPass",
     "lower-aten": "mlc.passes.lower_aten:LowerAtenPass",

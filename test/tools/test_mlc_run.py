@@ -55,7 +55,7 @@ def staged(tmp_path_factory) -> dict[str, Path]:
 def test_check_passes_on_aten_input():
     r = tool("mlc-run", str(GELU), "--check")
     assert r.returncode == 0, r.stderr
-    assert "aten IR; passes: fold-addmm,pad-mm,lower-aten," in r.stdout
+    assert "aten IR; passes: cse-aten,fold-addmm,pad-mm,lower-aten," in r.stdout
     assert re.search(r"^input \S+: \[8, 64\] float32$", r.stdout, re.M)
     [line] = outputs(r.stdout)
     assert re.fullmatch(r"output 0 \S+: \[8, 64\] float32  sum=\S+ mean=\S+ min=\S+ max=\S+", line)

@@ -7,7 +7,7 @@
 // A softmax: mlc-run compiles the aten IR, runs it on random inputs and compares with eager
 // PyTorch; the buffer IR made from it checks against it through --reference, and fails once
 // its last node multiplies by the row sum instead of dividing.
-// CHECK:      aten IR; passes: fold-addmm,pad-mm,lower-aten,inline,propagate-indices,realize,split-reductions
+// CHECK:      aten IR; passes: cse-aten,fold-addmm,pad-mm,lower-aten,inline,propagate-indices,realize,split-reductions
 // CHECK:      input {{.*}}: [4, 16] float32
 // CHECK-NEXT: output 0 {{.*}}: [4, 16] float32  sum=4 mean=0.0625
 // CHECK-NEXT: check output 0: ok
