@@ -532,25 +532,25 @@ class _Group:
         """One kernel of the group with its configs, and its launch arguments; `limit`: a
         persistent kernel over a symbolic r0_numel of at most this."""
         numel, rnumel, hint, target = self.numel, self.rnumel, self.hint, self.target
-        builder, kernel = self._build(persistent)
-        if persistent and limit is not None:
-            configs = persistent_reduction_configs_up_to(numel, limit, hint, target)
-        elif persistent:
-            configs = persistent_reduction_configs(numel, int(rnumel), hint, target)
+        if persistent:  # the configs do not depend on the body: build once, for their blocks
+            configs = (persistent_reduction_configs_up_to(numel, limit, hint, target) if limit is not None
+                       else persistent_reduction_configs(numel, int(rnumel), hint, target))
+            builder, kernel = self._build(persistent, tuple(c.block_sizes["XBLOCK"] for c in configs))
         else:
+            builder, kernel = self._build(persistent)
             ops = list(kernel.body.walk())
             loads = sum(isinstance(op, triton.LoadOp) for op in ops)
             reduces = sum(isinstance(op, triton.ReduceOp) for op in ops)
             dynamic = len({s for s in (numel.free_symbols | rnumel.free_symbols)})
             configs = reduction_configs(numel, rnumel, hint, loads, reduces, dynamic, target)
-        # The configs are known now; where their blocks make a mask constant that the Target's
-        # largest blocks did not, build again without it (the counts above do not depend on masks).
-        x_blocks = tuple(c.block_sizes["XBLOCK"] for c in configs)
-        r_blocks = () if persistent else tuple(c.block_sizes["R0_BLOCK"] for c in configs)
-        if constant_masks(numel, rnumel, persistent, x_blocks, r_blocks, target) != constant_masks(
-            numel, rnumel, persistent, target=target
-        ):
-            builder, kernel = self._build(persistent, x_blocks, r_blocks)
+            # The configs are known now; where their blocks make a mask constant that the Target's
+            # largest blocks did not, build again without it (the counts above do not depend on masks).
+            x_blocks = tuple(c.block_sizes["XBLOCK"] for c in configs)
+            r_blocks = tuple(c.block_sizes["R0_BLOCK"] for c in configs)
+            if constant_masks(numel, rnumel, False, x_blocks, r_blocks, target) != constant_masks(
+                numel, rnumel, False, target=target
+            ):
+                builder, kernel = self._build(persistent, x_blocks, r_blocks)
         kernel.properties["configs"] = ArrayAttr(configs)
         return kernel, builder.launch_args()
 
