@@ -6,6 +6,7 @@ externs and returns the outputs. For the seed-000 gelu:
 
     @triton.jit
     def triton_poi_fused_gelu_0(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+        xnumel = 512
         xoffset = tl.program_id(0) * XBLOCK
         xindex = xoffset + tl.arange(0, XBLOCK)[:]
         xmask = xindex < xnumel
@@ -41,6 +42,10 @@ Choices (each one is the why behind a rule below):
   `triton_helpers.launch`, which autotunes among them on the first launch on a GPU (Inductor's
   CachingAutotuner) and takes the first under the interpreter; the module's text does not
   depend on the machine. Without configs: XBLOCK = next power of two of xnumel, at most 1024.
+* Static numels: `xnumel = 512` (and `r0_numel`, `ynumel`) first in the body, as Inductor
+  writes them, while the launch still passes the numel: one signature for static and symbolic
+  kernels, and a literal Triton folds into the masks (fewer registers: GPT-2's layer norms 96 ->
+  66 a thread, 15% faster on the H100).
 * Compiling ahead: `precompile` lists each distinct static launch's arguments as Triton's
   compile sees them (a buffer's dtype, a number), so that the kernels compile side by side in
   the background when the module loads, not one by one at their first launch.
