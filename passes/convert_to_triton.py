@@ -482,12 +482,18 @@ def _zero(typ: Attribute) -> Attribute:
 
 
 def kernel_key(kernel: triton.KernelOp) -> str:
-    """The kernel's text without its name and origins: equal keys are the same kernel."""
-    clone = kernel.clone()
-    clone.properties["sym_name"] = StringAttr("kernel")
-    clone.properties.pop("origins", None)
+    """The kernel's text without its name and origins: equal keys are the same kernel. (Printed
+    with the two swapped out for the moment, not from a clone: cloning the body cost as much as
+    printing it.)"""
+    kept = dict(kernel.properties)
+    kernel.properties["sym_name"] = StringAttr("kernel")
+    kernel.properties.pop("origins", None)
     out = io.StringIO()
-    Printer(stream=out).print_op(clone)
+    try:
+        Printer(stream=out).print_op(kernel)
+    finally:
+        kernel.properties.clear()
+        kernel.properties.update(kept)
     return out.getvalue()
 
 
