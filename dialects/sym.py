@@ -504,6 +504,7 @@ def is_size_symbol(name: str) -> bool:
 
 
 _SIZE_NAME = re.compile(r"s[0-9]+")
+_MAY_NAME_A_SIZE = re.compile(r"s[0-9]")  # in an expression's text: a superset of its size names
 
 
 @irdl_attr_definition
@@ -547,6 +548,8 @@ def size_names_in(attr: Attribute) -> set[str]:
     """The size symbols (`s0`, ...) an attribute names, however nested: expressions,
     `#sym.sizes`, arrays and the parameters of other attributes (a `#buffer.layout`)."""
     if isinstance(attr, ExprAttr):
+        if _MAY_NAME_A_SIZE.search(attr.text.data) is None:  # most expressions: no parse needed
+            return set()
         return {n for n in free_symbol_names(attr.expr) if is_size_symbol(n)}
     if isinstance(attr, SizesAttr):
         return {n for e in attr.sizes for n in free_symbol_names(e) if is_size_symbol(n)}
