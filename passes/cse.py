@@ -82,9 +82,7 @@ def eliminate_in_block(block: Block) -> int:
             continue
         if isinstance(op, tt.LoadOp) and op.eviction_policy is not None:
             first.properties["eviction_policy"] = StringAttr(op.eviction_policy.data)
-        for old, new in zip(op.results, first.results):
-            old.replace_all_uses_with(new)
-        Rewriter.erase_op(op)
+        Rewriter.replace_op(op, [], first.results)
         removed += 1
     return removed
 

@@ -69,14 +69,19 @@ def _aliases_an_output(block: Block) -> set[SSAValue]:
             continue
         returned.add(value)
         owner = value.owner
-        if isinstance(owner, AtenOp) and not owner.SCHEMA.fresh_results or (
-                isinstance(owner, CallOp) and FRESH_RESULTS not in owner.attributes):
+        if isinstance(owner, (AtenOp, CallOp)) and not _returns_fresh(owner):
             pending.extend(owner.operands)
     return returned
 
 
+def _returns_fresh(op: AtenOp | CallOp) -> bool:
+    """Its results are new tensors: no operand, nor a view of one (the schema says so, or
+    the importer's `fresh` on an aten.call)."""
+    return op.SCHEMA.fresh_results if isinstance(op, AtenOp) else FRESH_RESULTS in op.attributes
+
+
 def _may_write(op: Operation) -> bool:
-    return isinstance(op, CallOp) and FRESH_RESULTS not in op.attributes
+    return isinstance(op, CallOp) and not _returns_fresh(op)
 
 
 def eliminate_in_graph(block: Block) -> int:
@@ -94,9 +99,7 @@ def eliminate_in_graph(block: Block) -> int:
         if first is op or any(r in returned for r in op.results):
             continue
         remark(first, f"computes {op.name} once: a later copy with the same operands and arguments is removed")
-        for old, new in zip(op.results, first.results):
-            old.replace_all_uses_with(new)
-        Rewriter.erase_op(op)
+        Rewriter.replace_op(op, [], first.results)
         removed += 1
     return removed
 
