@@ -24,11 +24,13 @@ between the GPU and Triton's interpreter is decided here, once, at import.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import torch
 
@@ -41,6 +43,9 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 from triton import knobs  # noqa: E402
 from triton.runtime import driver  # noqa: E402
+
+if TYPE_CHECKING:
+    from mlc.codegen.compile_workers import CompileWorkers
 
 DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 # `empty_on_device(size, stride, dtype)`: an uninitialized tensor on DEVICE (the current GPU),
@@ -288,7 +293,7 @@ def _compile_and_run(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple
     runs once: a scatter adds into memory."""
     state = _launch_state(kernel)
     while state.compiling:  # what `precompile` started for this kernel: wait, don't compile twice
-        state.compiling.pop().result(ignore_errors=True)
+        _wait(state.compiling.pop())
     sizes = _sizes_of(xnumel, ynumel, args)
     config = state.tuned.get(sizes)
     if config is None:
@@ -318,7 +323,7 @@ class _LaunchState:
 
     tuned: dict[tuple, dict] = field(default_factory=dict)
     binaries: dict[tuple, _Binary] = field(default_factory=dict)
-    compiling: list = field(default_factory=list)  # Triton's FutureKernels from `precompile`
+    compiling: list = field(default_factory=list)  # `precompile`'s compiles under way (`_wait`)
     started: bool = False  # `precompile` has taken this kernel
 
 
@@ -397,47 +402,120 @@ def _kept_tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynu
     return config
 
 
-TUNE_MS = 2
-"""Milliseconds of GPU time per timing of a config (`_tuned`)."""
+TUNE_MS = 0.5
+"""GPU milliseconds of back-to-back launches per timing of a config (`_kernel_ms`)."""
+TUNE_REPLAYS = 3
+"""Timings per config; the least is kept."""
 
 
 def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> dict:
-    """The fastest of `configs`, each timed on these arguments (compiled together first)."""
-    from triton.testing import do_bench, do_bench_cudagraph
-
+    """The fastest of `configs` on these arguments (all compiled together first). Each config
+    runs once through `kernel[grid]` (which binds it) and is then timed through its C
+    launcher (`_kernel_ms`)."""
     _compile_all([(kernel, configs, args)], min(len(configs), os.cpu_count() or 1))
+    _launch_state(kernel).compiling.clear()  # all finished, and in the kernel's cache
+    constexpr_names = kernel.arg_names[len(args):]
 
     def time(config: dict) -> float:
         grid = _grid(config, xnumel, ynumel)
-        run = lambda: kernel[grid](*args, **config)  # noqa: E731
-        run()  # compiled outside any graph capture
-        # Replayed from a CUDA graph: the kernel's time, not the host's launch overhead; the
-        # median of 10 replays of ~TUNE_MS each. rep=20 cost 120 ms per config, a third of
-        # BERT training's first-call autotuning on the H100; at rep=5 the timing was still
-        # 2.7 s of GPT-2 training's first call (18 kernels tuned, 4.1 s with their compiles).
-        try:
-            return do_bench_cudagraph(run, rep=TUNE_MS, return_mode="median")
-        except RuntimeError:  # capture refused (another capture under way)
-            return do_bench(run, warmup=1, rep=TUNE_MS, return_mode="median")
+        binary = _Binary.of(kernel[grid](*args, **config), grid, tuple(config[n] for n in constexpr_names))
+        return _kernel_ms(binary, args)
 
     return min(configs, key=time)
+
+
+def _kernel_ms(binary: _Binary, args: tuple) -> float:
+    """GPU milliseconds per launch of `binary`: the least of TUNE_REPLAYS replays of a CUDA
+    graph of back-to-back launches filling about TUNE_MS, so that a short kernel's time is not
+    the host's launch overhead. The launches are the C launcher's and few: timing GPT-2
+    training's 44 configs took 0.24-0.32 s on the H100, against 0.71-0.74 s with
+    `do_bench_cudagraph` (which binds each captured launch in Python and replays 10 graphs of
+    2 ms). A capture that fails falls back to timing the launches themselves."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    context = launch_context()
+
+    def launches(n: int, context: LaunchContext) -> None:
+        for _ in range(n):
+            binary.run(context, args)
+
+    start.record()
+    launches(3, context)
+    end.record()
+    end.synchronize()
+    n = max(1, min(200, round(TUNE_MS / max(start.elapsed_time(end) / 3, 1e-3))))
+    run: Callable[[], None] = lambda: launches(n, context)  # noqa: E731
+    graph = torch.cuda.CUDAGraph()
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    try:
+        with torch.cuda.stream(stream):
+            # thread_local: `precompile`'s threads may call CUDA meanwhile
+            graph.capture_begin(capture_error_mode="thread_local")
+            try:
+                launches(n, launch_context())
+            finally:
+                graph.capture_end()
+        run = graph.replay
+    except RuntimeError:  # capture refused
+        pass
+    times = []
+    for _ in range(TUNE_REPLAYS):
+        start.record()
+        run()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / n)
+    return min(times)
 
 
 def precompile(entries: tuple) -> None:
     """Start compiling the kernels of a module in the background, every config of every
     `(kernel, configs, args)` (the module's `precompile` table; a buffer argument given as its
-    dtype), in launch order. A kernel's first launch waits for its own compiles and finds
-    their binaries in the kernel's cache: a graph's kernels compile side by side, not one at
-    each first launch. Nothing to do under the interpreter, or for a kernel already started."""
+    dtype), in launch order: in `compile_workers()`'s processes, else in threads of this one
+    (`_compile_all`). A kernel's first launch waits for its own compiles (`_wait`) and loads
+    their binaries: a graph's kernels compile side by side, not one at each first launch.
+    Nothing to do under the interpreter, or for a kernel already started."""
     if INTERPRETING or not entries:
         return
     todo = [e for e in entries if not _launch_state(e[0]).started]
     for kernel, *_ in todo:
         _launch_state(kernel).started = True
-    if todo:
+    workers = compile_workers()
+    if workers is not None and not workers.broken:
+        for kernel, configs, args in todo:
+            _launch_state(kernel).compiling.extend(workers.submit(kernel, config, args) for config in configs)
+    elif todo:
         import threading
 
         threading.Thread(target=_compile_all, args=(todo, os.cpu_count() or 1), name="mlc-precompile", daemon=True).start()
+
+
+@functools.cache
+def compile_workers() -> CompileWorkers | None:
+    """The processes compiling kernels ahead of their launches (`mlc.codegen.compile_workers`),
+    started at the first call: `MLC_COMPILE_WORKERS` of them (default: half the CPUs, at most
+    8: 16 importing torch at once slowed the tracing beside them on the H100's 16-core host,
+    and 8 compiled BERT training's 92 kernel configs in 1.6 s), none under the interpreter or
+    with `MLC_COMPILE_WORKERS=0` (threads of this process compile then)."""
+    if INTERPRETING:
+        return None
+    count = int(os.environ.get("MLC_COMPILE_WORKERS") or min((os.cpu_count() or 1) // 2, 8))
+    if count < 1:
+        return None
+    from mlc.codegen.compile_workers import CompileWorkers
+
+    return CompileWorkers.start(count, torch.cuda.get_device_capability())
+
+
+def _wait(compiling) -> None:
+    """Wait for one of `precompile`'s compiles: a worker's (a `concurrent.futures.Future`
+    whose result says whether it failed) or a thread's (Triton's FutureKernel, which also
+    enters the binary into the kernel's cache). A failure is left to the launch, which
+    compiles again and raises."""
+    if isinstance(compiling, Future):
+        compiling.result()
+    else:
+        compiling.result(ignore_errors=True)
 
 
 def _compile_all(entries: list[tuple], workers: int) -> None:

@@ -128,6 +128,10 @@ def mlc_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Call
     from mlc.frontend.decompositions import decomposition_table
     from mlc.passes.pipeline import gc_paused
 
+    if torch.cuda.is_available():  # start the compile processes while AOTAutograd and mlc work
+        from mlc.codegen.triton_helpers import compile_workers
+
+        compile_workers()
     if _is_symbolic(example_inputs) and not _symbolic_sizes_only(gm, example_inputs):
         numbers = _traced_numbers(gm, example_inputs)
         if numbers is None:

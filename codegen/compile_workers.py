@@ -1,0 +1,146 @@
+"""Triton compiles in worker processes, whose binaries the launching process finds in Triton's cache.
+
+A kernel's first launch compiles it (`triton_helpers.launch`), and a training step's graphs
+hold about 100 (kernel, config) pairs. Compiled in threads of the launching process they share
+its interpreter lock with each other and with mlc's own passes, and each distinct signature's
+C launcher is built by gcc at the kernel's first launch. Here each pair is compiled by
+`kernel.warmup(...)`, the call the launching process makes too, and its launcher built, in one
+of `count` processes: both land in Triton's on-disk cache under the keys the launching process
+computes, which then loads them in milliseconds. A pair that fails, or a key that differs for any reason, is compiled again at
+its launch, which reports the error: the workers only ever save time.
+
+    workers = CompileWorkers.start(count=8, capability=(9, 0))
+    done = workers.submit(kernel, config, (torch.float32, torch.float32, 1024))
+    done.result()                       # returns when the binary is in the cache (or failed)
+
+A worker is `python -c "...compile_workers.serve()"`, fed pickled jobs on its standard input
+and answering each on its standard output; a thread of the launching process per worker
+writes a job and waits for its answer (no interpreter lock held meanwhile). Workers never
+touch the GPU: Triton's driver is told the device's compute capability instead of asking
+CUDA, so a worker takes no GPU memory. The launching process's `__main__` is never imported
+in them (as `multiprocessing`'s spawn would do).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import queue
+import subprocess
+import sys
+import threading
+from concurrent.futures import Future
+from typing import Any, BinaryIO
+
+_SERVE = "from mlc.codegen.compile_workers import serve; serve()"
+
+
+class CompileWorkers:
+    """A pool of compile processes taking (kernel, config, args) jobs in submission order."""
+
+    def __init__(self, processes: list[subprocess.Popen], capability: tuple[int, int]):
+        self._jobs: queue.SimpleQueue[tuple[Future, tuple] | None] = queue.SimpleQueue()
+        self.broken = False  # a worker died: later jobs go nowhere (their launches compile)
+        for process in processes:
+            assert process.stdin is not None
+            pickle.dump(capability, process.stdin)
+            process.stdin.flush()
+            threading.Thread(target=self._feed, args=(process,), name="mlc-compile-worker", daemon=True).start()
+
+    @staticmethod
+    def start(count: int, capability: tuple[int, int]) -> CompileWorkers:
+        """`count` workers, importing torch and triton meanwhile, for a GPU of `capability`."""
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        processes = [subprocess.Popen([sys.executable, "-c", _SERVE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      env=env) for _ in range(count)]
+        return CompileWorkers(processes, capability)
+
+    def submit(self, kernel: Any, config: dict, args: tuple) -> Future:
+        """Compile `kernel` (a `@triton.jit` function defined in a file) with `config` for
+        `args` (buffers given as their dtypes); the future's result is None or why it failed."""
+        done: Future = Future()
+        if self.broken:
+            done.set_result("the compile workers stopped")
+        else:
+            code = kernel.fn.__code__
+            self._jobs.put((done, (code.co_filename, code.co_name, config, args)))
+        return done
+
+    def _feed(self, process: subprocess.Popen) -> None:
+        assert process.stdin is not None and process.stdout is not None
+        while (item := self._jobs.get()) is not None:
+            done, job = item
+            try:
+                pickle.dump(job, process.stdin)
+                process.stdin.flush()
+                done.set_result(pickle.load(process.stdout))
+            except (OSError, EOFError, pickle.PickleError) as e:  # the worker died
+                done.set_result(f"compile worker died: {e}")
+                self._stop()
+                return
+
+    def _stop(self) -> None:
+        self.broken = True
+        while True:  # answer what waits, so that no launch waits for a dead worker
+            try:
+                item = self._jobs.get_nowait()
+            except queue.Empty:
+                return
+            if item is not None:
+                item[0].set_result("the compile workers stopped")
+
+
+# ---------------------------------------------------------------------------------------------
+# The worker's side
+
+
+def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+    """Answer jobs until the input closes: each is compiled into Triton's cache."""
+    stdin = stdin or sys.stdin.buffer
+    if stdout is None:  # whatever compiling prints (ptxas too) goes to stderr, not among the answers
+        stdout = os.fdopen(os.dup(1), "wb")
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
+    os.nice(10)  # the launching process's own work comes first
+    _compile_only(pickle.load(stdin))
+    modules: dict[str, Any] = {}
+    while True:
+        try:
+            path, name, config, args = pickle.load(stdin)
+        except EOFError:
+            return
+        pickle.dump(_compile(modules, path, name, config, args), stdout)
+        stdout.flush()
+
+
+def _compile_only(capability: tuple[int, int]) -> None:
+    """Triton's driver answers device 0, stream 0 and `capability` without asking CUDA."""
+    from triton.runtime import driver
+
+    active = driver.active
+    active.get_current_device = lambda: 0
+    active.get_device_capability = lambda device=None: capability
+    active.get_current_stream = lambda device=None: 0
+
+
+def _compile(modules: dict[str, Any], path: str, name: str, config: dict, args: tuple) -> str | None:
+    import importlib.util
+
+    from triton.runtime import driver
+
+    try:
+        module = modules.get(path)
+        if module is None:
+            spec = importlib.util.spec_from_file_location(f"mlc_compile_worker_{len(modules)}", path)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = module  # @triton.jit finds the kernel's source through it
+            spec.loader.exec_module(module)
+            modules[path] = module
+        compiled = getattr(module, name).warmup(*args, grid=(1,), **config)
+        # Its C launcher too: a gcc build per signature, kept in Triton's cache likewise, which
+        # the launching process would otherwise run at the kernel's first launch.
+        driver.active.launcher_cls(compiled.src, compiled.metadata)
+        return None
+    except Exception as e:  # noqa: BLE001 (the launch compiles it again and reports it)
+        return f"{type(e).__name__}: {e}"
