@@ -52,9 +52,9 @@ def _launch(group: str, world: int, cases: list[str] | None) -> tuple[list[int |
     """Each rank's exit status and output (stdout and stderr, through a file: a rank blocked on
     a full pipe would hold up the others at their next collective)."""
     port = _free_port()
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}  # ranks share this machine's cores
-    if not torch.cuda.is_available():
-        env["TRITON_INTERPRET"] = "1"
+    # Ranks share this machine's cores, and run on its CPU even beside a GPU (where mlc's kernels
+    # would refuse the CPU tensors gloo works on): no GPU visible, Triton's interpreter.
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": "", "TRITON_INTERPRET": "1"}
     with contextlib.ExitStack() as stack:
         logs = [stack.enter_context(tempfile.TemporaryFile("w+")) for _ in range(world)]
         procs = [
