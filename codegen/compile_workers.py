@@ -13,8 +13,9 @@ its launch, which reports the error: the workers only ever save time.
     done = workers.submit(kernel, config, (torch.float32, torch.float32, 1024))
     done.result()                       # returns when the binary is in the cache (or failed)
 
-A worker is `python -c "...compile_workers.serve()"`, fed pickled jobs on its standard input
-and answering each on its standard output; a thread of the launching process per worker
+A worker is `python -c "...compile_workers.serve()"`: it imports torch, triton and mlc's
+helpers (seconds), says it is `ready`, then is fed pickled jobs on its standard input and
+answers each on its standard output; a thread of the launching process per worker
 writes a job and waits for its answer (no interpreter lock held meanwhile). Workers never
 touch the GPU: Triton's driver is told the device's compute capability instead of asking
 CUDA, so a worker takes no GPU memory. The launching process's `__main__` is never imported
@@ -41,6 +42,8 @@ class CompileWorkers:
     def __init__(self, processes: list[subprocess.Popen], capability: tuple[int, int]):
         self._jobs: queue.SimpleQueue[tuple[Future, tuple] | None] = queue.SimpleQueue()
         self.broken = False  # a worker died: later jobs go nowhere (their launches compile)
+        self.ready = 0  # workers done importing torch, triton and mlc's helpers, taking jobs
+        self._lock = threading.Lock()  # a job is queued only while the pool is not broken
         for process in processes:
             assert process.stdin is not None
             pickle.dump(capability, process.stdin)
@@ -48,10 +51,11 @@ class CompileWorkers:
             threading.Thread(target=self._feed, args=(process,), name="mlc-compile-worker", daemon=True).start()
 
     @staticmethod
-    def start(count: int, capability: tuple[int, int]) -> CompileWorkers:
-        """`count` workers, importing torch and triton meanwhile, for a GPU of `capability`."""
+    def start(count: int, capability: tuple[int, int], command: tuple[str, ...] = ("-c", _SERVE)) -> CompileWorkers:
+        """`count` workers, importing torch and triton meanwhile, for a GPU of `capability`
+        (`command`: the worker's Python arguments; tests give a stand-in)."""
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-        processes = [subprocess.Popen([sys.executable, "-c", _SERVE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        processes = [subprocess.Popen([sys.executable, *command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       env=env) for _ in range(count)]
         return CompileWorkers(processes, capability)
 
@@ -59,15 +63,23 @@ class CompileWorkers:
         """Compile `kernel` (a `@triton.jit` function defined in a file) with `config` for
         `args` (buffers given as their dtypes); the future's result is None or why it failed."""
         done: Future = Future()
-        if self.broken:
-            done.set_result("the compile workers stopped")
-        else:
-            code = kernel.fn.__code__
-            self._jobs.put((done, (code.co_filename, code.co_name, config, args)))
+        code = kernel.fn.__code__
+        with self._lock:
+            if not self.broken:
+                self._jobs.put((done, (code.co_filename, code.co_name, config, args)))
+                return done
+        done.set_result("the compile workers stopped")
         return done
 
     def _feed(self, process: subprocess.Popen) -> None:
         assert process.stdin is not None and process.stdout is not None
+        try:
+            pickle.load(process.stdout)  # "ready"
+        except (OSError, EOFError, pickle.PickleError):
+            self._stop()
+            return
+        with self._lock:
+            self.ready += 1
         while (item := self._jobs.get()) is not None:
             done, job = item
             try:
@@ -80,7 +92,8 @@ class CompileWorkers:
                 return
 
     def _stop(self) -> None:
-        self.broken = True
+        with self._lock:
+            self.broken = True
         while True:  # answer what waits, so that no launch waits for a dead worker
             try:
                 item = self._jobs.get_nowait()
@@ -103,6 +116,10 @@ def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None
         sys.stdout = sys.stderr
     os.nice(10)  # the launching process's own work comes first
     _compile_only(pickle.load(stdin))
+    import mlc.codegen.triton_helpers  # noqa: F401 (what every generated module imports)
+
+    pickle.dump("ready", stdout)
+    stdout.flush()
     modules: dict[str, Any] = {}
     while True:
         try:

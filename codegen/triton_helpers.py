@@ -471,8 +471,9 @@ def _kernel_ms(binary: _Binary, args: tuple) -> float:
 def precompile(entries: tuple) -> None:
     """Start compiling the kernels of a module in the background, every config of every
     `(kernel, configs, args)` (the module's `precompile` table; a buffer argument given as its
-    dtype), in launch order: in `compile_workers()`'s processes, else in threads of this one
-    (`_compile_all`). A kernel's first launch waits for its own compiles (`_wait`) and loads
+    dtype), in launch order: in `compile_workers()`'s processes once one of them is ready,
+    else in threads of this one (`_compile_all`; the first graph of a process compiles while
+    the workers still import torch). A kernel's first launch waits for its own compiles (`_wait`) and loads
     their binaries: a graph's kernels compile side by side, not one at each first launch.
     Nothing to do under the interpreter, or for a kernel already started."""
     if INTERPRETING or not entries:
@@ -481,7 +482,7 @@ def precompile(entries: tuple) -> None:
     for kernel, *_ in todo:
         _launch_state(kernel).started = True
     workers = compile_workers()
-    if workers is not None and not workers.broken:
+    if workers is not None and workers.ready and not workers.broken:  # still starting: threads
         for kernel, configs, args in todo:
             _launch_state(kernel).compiling.extend(workers.submit(kernel, config, args) for config in configs)
     elif todo:
