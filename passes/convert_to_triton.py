@@ -701,10 +701,13 @@ def _with_frees(body: list[triton.WrapperBodyOp], keep: set[str]) -> list[triton
     for pos, op in enumerate(body):
         for name in [*op.defined_names(), *op.referenced_names()]:
             last_use[name] = pos
+    dying_at: dict[int, list[str]] = {}
+    for name, last in last_use.items():
+        if name not in keep and name not in outputs:
+            dying_at.setdefault(last, []).append(name)
     out: list[triton.WrapperBodyOp] = []
     for pos, op in enumerate(body):
         out.append(op)
-        dying = [n for n, last in last_use.items() if last == pos and n not in keep and n not in outputs]
-        if dying and not isinstance(op, triton.ReturnOp):
-            out.append(triton.FreeOp(dying))
+        if pos in dying_at and not isinstance(op, triton.ReturnOp):
+            out.append(triton.FreeOp(dying_at[pos]))
     return out
