@@ -6,8 +6,9 @@ its interpreter lock with each other and with mlc's own passes, and each distinc
 C launcher is built by gcc at the kernel's first launch. Here each pair is compiled by
 `kernel.warmup(...)`, the call the launching process makes too, and its launcher built, in one
 of `count` processes: both land in Triton's on-disk cache under the keys the launching process
-computes, which then loads them in milliseconds. A pair that fails, or a key that differs for any reason, is compiled again at
-its launch, which reports the error: the workers only ever save time.
+computes, which then loads them in milliseconds. A pair a worker fails to compile, or whose
+key differs for any reason, is compiled again at its launch, which reports the error: a wrong
+or missing answer costs time, never a result.
 
     workers = CompileWorkers.start(count=8, capability=(9, 0))
     done = workers.submit(kernel, config, (torch.float32, torch.float32, 1024))
