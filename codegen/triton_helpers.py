@@ -494,13 +494,16 @@ def precompile(entries: tuple) -> None:
 @functools.cache
 def compile_workers() -> CompileWorkers | None:
     """The processes compiling kernels ahead of their launches (`mlc.codegen.compile_workers`),
-    started at the first call: `MLC_COMPILE_WORKERS` of them (default: half the CPUs, at most
-    8, leaving cores to the tracing and passes that run beside them; on the H100's 16-core
-    host 16 workers answered BERT training's 65 backward configs in 1.0 s, 8 in 1.6 s), none
-    under the interpreter or with `MLC_COMPILE_WORKERS=0` (threads of this process compile)."""
+    started at the first call: `MLC_COMPILE_WORKERS` of them (default: half the CPUs, shared
+    among the processes torchrun started on this machine (`LOCAL_WORLD_SIZE`), at most 8,
+    leaving cores to the tracing and passes that run beside them; on the H100's 16-core host
+    16 workers answered BERT training's 65 backward configs in 1.0 s, 8 in 1.6 s), none under
+    the interpreter or with `MLC_COMPILE_WORKERS=0` (threads of this process compile)."""
     if INTERPRETING:
         return None
-    asked = os.environ.get("MLC_COMPILE_WORKERS") or str(min((os.cpu_count() or 1) // 2, 8))
+    ranks = os.environ.get("LOCAL_WORLD_SIZE", "")
+    share = (os.cpu_count() or 1) // 2 // (int(ranks) if ranks.isdigit() and int(ranks) > 0 else 1)
+    asked = os.environ.get("MLC_COMPILE_WORKERS") or str(min(share, 8))
     if not asked.isdigit():
         raise ValueError(f"MLC_COMPILE_WORKERS={asked!r}: expected a number of processes (0: none)")
     count = int(asked)
