@@ -32,7 +32,7 @@ import subprocess
 import sys
 import threading
 from concurrent.futures import Future
-from typing import Any, BinaryIO
+from typing import Any
 
 _SERVE = "from mlc.codegen.compile_workers import serve; serve()"
 
@@ -41,7 +41,7 @@ class CompileWorkers:
     """A pool of compile processes taking (kernel, config, args) jobs in submission order."""
 
     def __init__(self, processes: list[subprocess.Popen], capability: tuple[int, int]):
-        self._jobs: queue.SimpleQueue[tuple[Future, tuple] | None] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[tuple[Future, tuple]] = queue.SimpleQueue()
         self.broken = False  # a worker died: later jobs go nowhere (their launches compile)
         self.ready = 0  # workers done importing torch, triton and mlc's helpers, taking jobs
         self._lock = threading.Lock()  # a job is queued only while the pool is not broken
@@ -81,8 +81,8 @@ class CompileWorkers:
             return
         with self._lock:
             self.ready += 1
-        while (item := self._jobs.get()) is not None:
-            done, job = item
+        while True:
+            done, job = self._jobs.get()
             try:
                 pickle.dump(job, process.stdin)
                 process.stdin.flush()
@@ -97,24 +97,22 @@ class CompileWorkers:
             self.broken = True
         while True:  # answer what waits, so that no launch waits for a dead worker
             try:
-                item = self._jobs.get_nowait()
+                done, _ = self._jobs.get_nowait()
             except queue.Empty:
                 return
-            if item is not None:
-                item[0].set_result("the compile workers stopped")
+            done.set_result("the compile workers stopped")
 
 
 # ---------------------------------------------------------------------------------------------
 # The worker's side
 
 
-def serve(stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+def serve() -> None:
     """Answer jobs until the input closes: each is compiled into Triton's cache."""
-    stdin = stdin or sys.stdin.buffer
-    if stdout is None:  # whatever compiling prints (ptxas too) goes to stderr, not among the answers
-        stdout = os.fdopen(os.dup(1), "wb")
-        os.dup2(2, 1)
-        sys.stdout = sys.stderr
+    stdin = sys.stdin.buffer
+    stdout = os.fdopen(os.dup(1), "wb")  # the answers; whatever compiling prints (ptxas too)
+    os.dup2(2, 1)                        # goes to stderr instead
+    sys.stdout = sys.stderr
     os.nice(10)  # the launching process's own work comes first
     _compile_only(pickle.load(stdin))
     import mlc.codegen.triton_helpers  # noqa: F401 (what every generated module imports)

@@ -299,10 +299,15 @@ def _compile_and_run(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple
     if config is None:
         config = configs[0] if len(configs) == 1 else _kept_tuned(kernel, configs, xnumel, args, ynumel)
         state.tuned[sizes] = config
+    state.binaries[key] = _run_binding(kernel, config, xnumel, ynumel, args)
+
+
+def _run_binding(kernel, config: dict, xnumel: int, ynumel: int | None, args: tuple) -> _Binary:
+    """Run `kernel` with `config` once through `kernel[grid]` (which compiles or loads it and
+    binds the arguments), and return its binary for direct launches."""
     grid = _grid(config, xnumel, ynumel)
     compiled = kernel[grid](*args, **config)
-    constexprs = tuple(config[name] for name in kernel.arg_names[len(args):])
-    state.binaries[key] = _Binary.of(compiled, grid, constexprs)
+    return _Binary.of(compiled, grid, tuple(config[name] for name in kernel.arg_names[len(args):]))
 
 
 def _sizes_of(xnumel: int, ynumel: int | None, args: tuple) -> tuple:
@@ -410,18 +415,10 @@ TUNE_REPLAYS = 3
 
 def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> dict:
     """The fastest of `configs` on these arguments (all compiled together first). Each config
-    runs once through `kernel[grid]` (which binds it) and is then timed through its C
-    launcher (`_kernel_ms`)."""
+    runs once (`_run_binding`) and is then timed through its C launcher (`_kernel_ms`)."""
     _compile_all([(kernel, configs, args)], min(len(configs), os.cpu_count() or 1))
     _launch_state(kernel).compiling.clear()  # all finished, and in the kernel's cache
-    constexpr_names = kernel.arg_names[len(args):]
-
-    def time(config: dict) -> float:
-        grid = _grid(config, xnumel, ynumel)
-        binary = _Binary.of(kernel[grid](*args, **config), grid, tuple(config[n] for n in constexpr_names))
-        return _kernel_ms(binary, args)
-
-    return min(configs, key=time)
+    return min(configs, key=lambda config: _kernel_ms(_run_binding(kernel, config, xnumel, ynumel, args), args))
 
 
 def _kernel_ms(binary: _Binary, args: tuple) -> float:

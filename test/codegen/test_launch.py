@@ -158,18 +158,11 @@ def test_precompile_compiles_every_config_before_the_first_launch() -> None:
         assert hits == [True, True], hits
 
 
-@triton.jit
-def _triple(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
-    xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
-    xmask = xindex < xnumel
-    tl.store(out_ptr0 + xindex, tl.load(in_ptr0 + xindex, xmask) * 3.0, xmask)
-
-
 def _timed_ms(n: int) -> float:
     config = dict(XBLOCK=1024, num_warps=4, num_stages=1)
     x = torch.randn(n, device=DEVICE)
     grid = triton_helpers._grid(config, n, None)
-    compiled = _triple[grid](x, torch.empty_like(x), n, **config)
+    compiled = _scale[grid](x, torch.empty_like(x), n, **config)
     binary = triton_helpers._Binary.of(compiled, grid, (1024,))
     return triton_helpers._kernel_ms(binary, (x, torch.empty_like(x), n))
 
@@ -192,7 +185,7 @@ def test_the_tuner_picks_the_fastest_config_in_any_order() -> None:
     x = torch.randn(n, device=DEVICE)
     for configs in ((slow, fast), (fast, slow)):
         out = torch.empty_like(x)
-        assert triton_helpers._tuned(_triple, configs, n, (x, out, n)) is fast
+        assert triton_helpers._tuned(_scale, configs, n, (x, out, n)) is fast
         torch.testing.assert_close(out, x * 3)
 
 
