@@ -655,9 +655,10 @@ from a CUDA graph: the kernels alone. With
 
 DOC_TITLE = """# Benchmarks
 
-mlc against eager PyTorch and Inductor on one GPU, all three in one process. Each section is
-written by the command it shows (run on the GPU machine, set up as `bench/README.md` says) and
-replaced when that command runs again; do not edit it by hand.
+mlc against eager PyTorch and Inductor on one GPU (`bench/distributed.py`: on several), all
+three in one process (one per GPU). Each section is written by the command it shows (run on the
+GPU machine, set up as `bench/README.md` says) and replaced when that command runs again; do not
+edit it by hand.
 """
 
 

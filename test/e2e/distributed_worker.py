@@ -1,7 +1,9 @@
 """One rank of `test_distributed.py`: `python distributed_worker.py GROUP RANK WORLD PORT`.
 
-Joins a gloo process group on 127.0.0.1:PORT and runs every case of GROUP, each compiled with
+Joins a process group on 127.0.0.1:PORT and runs every case of GROUP, each compiled with
 `backend="mlc"` and run eagerly on the same inputs: outputs, losses and gradients must match.
+The ranks compute on CPU tensors over gloo, or with DISTRIBUTED_TEST_DEVICE=cuda each on its own
+GPU (`cuda:RANK`) over NCCL.
 Prints `ok <case>` per case; on a failure prints the traceback and exits at once with status 1
 (the other ranks then fail at their next collective instead of waiting for this one).
 Extra arguments name the cases to run (all of GROUP's when none); DISTRIBUTED_TEST_BACKEND=aot_eager
@@ -26,6 +28,7 @@ import torch.nn.functional as F
 from torch import nn
 
 TOL = {"atol": 1e-5, "rtol": 1e-5}
+DEVICE = torch.device(os.environ.get("DISTRIBUTED_TEST_DEVICE", "cpu"))  # cuda: this rank's GPU, set in main
 CASES: dict[str, dict[str, Callable[[], None]]] = {}
 
 
@@ -45,7 +48,7 @@ def mlc(fn: Any, fullgraph: bool = False) -> Any:
 def rank_input(*shape: int, seed: int = 0) -> torch.Tensor:
     """A different tensor on each rank (so that a collective has something to combine)."""
     g = torch.Generator().manual_seed(1000 * seed + dist.get_rank())
-    return torch.randn(*shape, generator=g)
+    return torch.randn(*shape, generator=g).to(DEVICE)
 
 
 def check_grad(fn: Callable[..., Any], *inputs: torch.Tensor) -> None:
@@ -86,7 +89,9 @@ def issue_example() -> None:
         y = funcol.all_reduce(torch.relu(x @ w), "sum", g)
         other = torch.sigmoid(x) @ w.t()  # independent of the all-reduce: runs while it is in flight
         z = funcol.all_gather_tensor_autograd(y * other, 0, g)
-        return z.sum()
+        # (z * z), not z: eager's all-gather backward on NCCL refuses the expanded (stride 0)
+        # gradient of a plain sum
+        return (z * z).sum()
 
     check_grad(fn, rank_input(4, 8), rank_input(8, 8, seed=1))
 
@@ -182,7 +187,9 @@ def train_and_compare(eager: nn.Module, compiled: nn.Module, x: torch.Tensor, st
     """`steps` SGD steps of both: the losses, every gradient and the updated weights match."""
     torch._dynamo.reset()  # a model compiled before (another parallel plan) must not be reused
     run = mlc(compiled)
-    opts = [torch.optim.SGD(m.parameters(), lr=0.1) for m in (eager, compiled)]
+    # foreach=False: under tensor parallelism DTensors and plain tensors are updated together,
+    # which CUDA's default foreach kernels refuse
+    opts = [torch.optim.SGD(m.parameters(), lr=0.1, foreach=False) for m in (eager, compiled)]
     for step in range(steps):
         losses = []
         for model, forward, opt in zip((eager, compiled), (eager, run), opts):
@@ -212,7 +219,7 @@ def ddp_training() -> None:
 
     dist._DEFAULT_FIRST_BUCKET_BYTES = 8192  # DDPOptimizer requires first bucket <= bucket cap
     torch.manual_seed(0)
-    model = Tiny()
+    model = Tiny().to(DEVICE)
     eager = DDP(copy.deepcopy(model), bucket_cap_mb=0.02)
     compiled = DDP(model, bucket_cap_mb=0.02)
     before = graphs_compiled()
@@ -229,7 +236,7 @@ def fsdp2_training() -> None:
     from torch.distributed.fsdp import fully_shard
 
     torch.manual_seed(0)
-    models = [Tiny(), None]
+    models = [Tiny().to(DEVICE), None]
     models[1] = copy.deepcopy(models[0])
     for model in models:
         for layer in model.layers:
@@ -257,7 +264,7 @@ def tensor_parallel(model: Tiny, sequence_parallel: bool = False) -> Tiny:
 
     global _MESH
     if _MESH is None:
-        _MESH = init_device_mesh("cpu", (dist.get_world_size(),))
+        _MESH = init_device_mesh(DEVICE.type, (dist.get_world_size(),))
     mesh = _MESH
     for block in model.layers:
         plan: dict[str, Any] = {
@@ -265,7 +272,12 @@ def tensor_parallel(model: Tiny, sequence_parallel: bool = False) -> Tiny:
             "w1": ColwiseParallel(), "w2": RowwiseParallel(),
         }
         if sequence_parallel:  # the residual stream stays a DTensor sharded along the sequence
+            # The column-wise layers all-gather the norms' sharded outputs (their input DTensor
+            # says Shard(1); left Replicate, the linear would run on the shards, which CUDA's
+            # sharding propagation refuses).
+            gathered = ColwiseParallel(input_layouts=Shard(1))
             plan |= {
+                "wq": gathered, "wk": gathered, "wv": gathered, "w1": gathered,
                 "norm1": SequenceParallel(), "norm2": SequenceParallel(),
                 "wo": RowwiseParallel(output_layouts=Shard(1), use_local_output=False),
                 "w2": RowwiseParallel(output_layouts=Shard(1), use_local_output=False),
@@ -281,13 +293,13 @@ def tensor_parallel(model: Tiny, sequence_parallel: bool = False) -> Tiny:
 
 def same_input(*shape: int) -> torch.Tensor:
     """The same tensor on every rank (tensor parallelism replicates the batch)."""
-    return torch.randn(*shape, generator=torch.Generator().manual_seed(5))
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(5)).to(DEVICE)
 
 
 @case("tp")
 def tp_training() -> None:
     torch.manual_seed(0)
-    model = Tiny()
+    model = Tiny().to(DEVICE)
     twin = copy.deepcopy(model)
     train_and_compare(tensor_parallel(model), tensor_parallel(twin), same_input(2, 8, 32))
 
@@ -295,7 +307,7 @@ def tp_training() -> None:
 @case("tp")
 def tp_sequence_parallel_training() -> None:
     torch.manual_seed(0)
-    model = Tiny()
+    model = Tiny().to(DEVICE)
     twin = copy.deepcopy(model)
     # One step: Dynamo breaks this graph in many (DTensor's sequence sharding reads a size from a
     # tensor), each compiled under Triton's interpreter.
@@ -309,8 +321,12 @@ def main() -> None:
     warnings.filterwarnings("ignore")  # torch's deprecation notices, once per rank, are not results
     group, rank, world, port = sys.argv[1], *map(int, sys.argv[2:5])
     only = sys.argv[5:]  # case names, to run a few (all when none)
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=world,
-                            timeout=datetime.timedelta(seconds=120))
+    global DEVICE
+    if DEVICE.type == "cuda":
+        DEVICE = torch.device("cuda", rank)
+        torch.cuda.set_device(DEVICE)
+    dist.init_process_group("nccl" if DEVICE.type == "cuda" else "gloo", init_method=f"tcp://127.0.0.1:{port}",
+                            rank=rank, world_size=world, timeout=datetime.timedelta(seconds=120))
     try:
         for name, fn in CASES[group].items():
             if only and name not in only:

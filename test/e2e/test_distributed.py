@@ -1,4 +1,5 @@
-"""Graphs with collectives through mlc, on CPU processes joined by gloo over 127.0.0.1.
+"""Graphs with collectives through mlc, on CPU processes joined by gloo over 127.0.0.1, and on
+GPUs joined by NCCL where a machine has two or more.
 
 Each test starts one process per rank (`distributed_worker.py`) running a group of cases: every
 functional collective forward and backward, and training steps of a small transformer under
@@ -35,12 +36,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def run_ranks(group: str, world: int, cases: list[str] | None = None) -> None:
+# Ranks on CPU share this machine's cores, and run on its CPU even beside a GPU (where mlc's kernels
+# would refuse the CPU tensors gloo works on): no GPU visible, Triton's interpreter.
+ON_CPU = {"OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": "", "TRITON_INTERPRET": "1"}
+ON_GPUS = {"DISTRIBUTED_TEST_DEVICE": "cuda"}  # rank r on cuda:r, NCCL
+
+
+def run_ranks(group: str, world: int, cases: list[str] | None = None, env: dict[str, str] = ON_CPU) -> None:
     """Run `group`'s cases (or only `cases`) on `world` ranks; fail with the output of the ranks
     that failed."""
-    codes, outputs = _launch(group, world, cases)
+    codes, outputs = _launch(group, world, cases, env)
     if any("address already in use" in out.lower() for out in outputs):  # the free port was taken meanwhile
-        codes, outputs = _launch(group, world, cases)
+        codes, outputs = _launch(group, world, cases, env)
     failed = [rank for rank, code in enumerate(codes) if code != 0]
     if failed:
         # The first rank to fail says why; the others then fail at their next collective.
@@ -48,13 +55,12 @@ def run_ranks(group: str, world: int, cases: list[str] | None = None) -> None:
         pytest.fail(f"{group} on {world} ranks failed:\n{report}", pytrace=False)
 
 
-def _launch(group: str, world: int, cases: list[str] | None) -> tuple[list[int | None], list[str]]:
+def _launch(group: str, world: int, cases: list[str] | None,
+            env: dict[str, str]) -> tuple[list[int | None], list[str]]:
     """Each rank's exit status and output (stdout and stderr, through a file: a rank blocked on
     a full pipe would hold up the others at their next collective)."""
     port = _free_port()
-    # Ranks share this machine's cores, and run on its CPU even beside a GPU (where mlc's kernels
-    # would refuse the CPU tensors gloo works on): no GPU visible, Triton's interpreter.
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": "", "TRITON_INTERPRET": "1"}
+    env = {**os.environ, **env}
     with contextlib.ExitStack() as stack:
         logs = [stack.enter_context(tempfile.TemporaryFile("w+")) for _ in range(world)]
         procs = [
@@ -82,6 +88,14 @@ def _launch(group: str, world: int, cases: list[str] | None) -> tuple[list[int |
 @pytest.mark.parametrize("group", ["collectives", "ddp", "fsdp2", "tp"])
 def test_two_ranks(group: str) -> None:
     run_ranks(group, 2)
+
+
+@pytest.mark.skipif(not (torch.cuda.device_count() >= 2 and dist.is_nccl_available()),
+                    reason="needs two GPUs and NCCL")
+@pytest.mark.parametrize("group", ["collectives", "ddp", "fsdp2", "tp"])
+def test_two_gpus(group: str) -> None:
+    """The same cases with real Triton kernels, each rank on its own GPU, over NCCL."""
+    run_ranks(group, 2, env=ON_GPUS)
 
 
 def test_collectives_four_ranks() -> None:
