@@ -89,9 +89,9 @@ def issue_example() -> None:
         y = funcol.all_reduce(torch.relu(x @ w), "sum", g)
         other = torch.sigmoid(x) @ w.t()  # independent of the all-reduce: runs while it is in flight
         z = funcol.all_gather_tensor_autograd(y * other, 0, g)
-        # (z * z), not z: eager's all-gather backward on NCCL refuses the expanded (stride 0)
-        # gradient of a plain sum
-        return (z * z).sum()
+        # (z * 2).sum(), not z.sum(): eager's all-gather backward on NCCL refuses the expanded
+        # (stride 0) gradient of a plain sum
+        return (z * 2).sum()
 
     check_grad(fn, rank_input(4, 8), rank_input(8, 8, seed=1))
 
