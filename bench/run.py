@@ -388,6 +388,11 @@ class Row:
     eager_kernels: float | None = None
     inductor_kernels: float | None = None
     mlc_kernels: float | None = None
+    # `y.copy_(x)` moving the row's bytes, timed in the same rounds: what a transfer of that size
+    # reaches (a short one pays a launch and a ramp that 256 MB hide)
+    copy_ms: float | None = None
+    copy_range: tuple[float, float] | None = None
+    copy_gbps: float | None = None
     inductor_compile_s: float | None = None  # the first call: Dynamo, the compiler, autotuning, the run
     mlc_compile_s: float | None = None
     correct: str = ""  # "yes", "mismatch: ...", or "failed: ..." (mlc against eager)
@@ -467,6 +472,13 @@ def copy_bandwidth(args: argparse.Namespace, megabytes: int = 256) -> float | No
     y = torch.empty_like(x)
     ms = statistics.median(time_ms(lambda: y.copy_(x), args.warmup, args.rep, args.cudagraph) for _ in range(3))
     return 2 * x.numel() * 4 / (ms * 1e-3) / 1e9
+
+
+def _same_size_copy(nbytes: int, device: torch.device) -> Callable[[], Any]:
+    """`y.copy_(x)` reading and writing `nbytes` in all (the row's reference transfer)."""
+    x = torch.empty(max(1, nbytes // 8), device=device)
+    y = torch.empty_like(x)
+    return lambda: y.copy_(x)
 
 
 def nbytes(value: Any) -> int:
@@ -550,6 +562,8 @@ def bench_model(name: str, device: torch.device, args: argparse.Namespace, mlc_b
             row.correct = verdict
         elif backend == "inductor":
             row.inductor_correct = verdict
+    if calls:
+        calls["copy"] = _same_size_copy(row.bytes, device)
     # Rounds interleave the backends, so a drift of the clock or a neighbour's load hits all alike;
     # the row keeps the median of the rounds' medians and their range.
     samples: dict[str, list[float]] = {backend: [] for backend in calls}
@@ -613,12 +627,15 @@ def _compile(row: Row) -> str:
 
 def markdown(rows: Sequence[Row], copy_gbps: float | None = None) -> str:
     head = ["model", "shape", "dtype", "eager ms", "inductor ms", "mlc ms", "mlc/inductor", "mlc GB/s",
-            "inductor GB/s", "mlc % copy", "kernels mlc/ind", "compile s mlc/ind", "correct"]
+            "inductor GB/s", "mlc % copy", "% same-size copy mlc/ind", "kernels mlc/ind", "compile s mlc/ind",
+            "correct"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for r in rows:
         cells = [r.model, f"`{r.shape}`" if r.shape else "", r.dtype, _ms(r, "eager"), _ms(r, "inductor"),
                  _ms(r, "mlc"), _num(r.mlc_over_inductor, 2), _gbps(r.mlc_gbps), _gbps(r.inductor_gbps),
-                 _percent(r.mlc_gbps, copy_gbps), _kernels(r), _compile(r), r.correct.replace("|", "\\|")]
+                 _percent(r.mlc_gbps, copy_gbps),
+                 f"{_percent(r.mlc_gbps, r.copy_gbps)} / {_percent(r.inductor_gbps, r.copy_gbps)}",
+                 _kernels(r), _compile(r), r.correct.replace("|", "\\|")]
         lines.append("| " + " | ".join(cells) + " |")
     notes = [f"- {r.model} {backend}: {error}" for r in rows for backend, error in r.errors.items()
              if error != "skipped" and not (backend == "mlc" and r.correct.startswith("failed"))]
@@ -637,7 +654,10 @@ of {repeats} rounds that interleave the backends, the rounds' range in parenthes
 bandwidth in the same run (`y.copy_(x)` of 256 MB, read + write): {copy} GB/s.
 
 *mlc/inductor* below 1 is mlc faster; *GB/s* counts every input, parameter and output once (the
-least a kernel must move); *% copy* is mlc's GB/s against the copy bandwidth; *kernels* are GPU
+least a kernel must move); *% copy* is mlc's GB/s against the copy bandwidth; *% same-size copy*
+is each compiler's GB/s against a `y.copy_(x)` moving the row's bytes, timed in the same rounds:
+what a transfer of that size reaches (a short one pays a launch and a ramp that 256 MB hide),
+above 100% where it beats the copy; *kernels* are GPU
 kernels per call (torch.profiler; cuBLAS and cuDNN kernels count); *compile s* is the first
 call's wall time (Dynamo, the compiler, Triton compilation, autotuning and one run); *correct*
 is mlc's output against eager. The seeds' graphs: `mlp` (seed 000), `seed_toy` (001),

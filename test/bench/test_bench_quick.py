@@ -50,6 +50,8 @@ def test_quick_pointwise_chain_on_cpu(tmp_path: Path) -> None:
     assert row["correct"] == "yes", row
     assert row["mlc_ms"] > 0 and row["eager_ms"] > 0 and row["bytes"] == 4 * (64 * 64 * 2 + 64 * 2)
     assert row["mlc_gbps"] == pytest.approx(row["bytes"] / (row["mlc_ms"] * 1e-3) / 1e9)
+    # the reference transfer of the same bytes, timed in the same rounds
+    assert row["copy_ms"] > 0 and row["copy_gbps"] == pytest.approx(row["bytes"] / (row["copy_ms"] * 1e-3) / 1e9)
     assert row["mlc_compile_s"] > 0
     # Inductor compiles on CPU too where a C++ compiler is present; otherwise a reason is given.
     assert row["inductor_ms"] is not None or row["errors"].get("inductor")
@@ -82,7 +84,8 @@ def test_failures_are_rows_not_crashes() -> None:
     row = json.loads(proc.stdout.splitlines()[0])
     assert row["correct"] == "failed: NotImplementedError: no rule for aten.frobnicate"
     assert row["mlc_ms"] is None and row["eager_ms"] > 0 and row["errors"]["inductor"] == "skipped"
-    assert "| failed | - | - | - | - | - | - | failed: NotImplementedError: no rule for aten.frobnicate |" in proc.stdout
+    assert "| failed | - | - | - | - | - / - | - | - | failed: NotImplementedError: no rule for aten.frobnicate |" \
+        in proc.stdout
 
     usage = subprocess.run([sys.executable, str(RUN), "--models", "nope"], cwd=ROOT, env=env,
                            capture_output=True, text=True, timeout=120)
