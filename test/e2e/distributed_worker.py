@@ -310,7 +310,7 @@ def tp_sequence_parallel_training() -> None:
     model = Tiny().to(DEVICE)
     twin = copy.deepcopy(model)
     # One step: Dynamo breaks this graph in many (DTensor's sequence sharding reads a size from a
-    # tensor), each compiled under Triton's interpreter.
+    # tensor), each compiled on its own (on CPU under Triton's interpreter: slow).
     train_and_compare(tensor_parallel(model, True), tensor_parallel(twin, True), same_input(2, 8, 32), steps=1)
 
 

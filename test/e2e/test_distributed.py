@@ -39,7 +39,7 @@ def _free_port() -> int:
 # Ranks on CPU share this machine's cores, and run on its CPU even beside a GPU (where mlc's kernels
 # would refuse the CPU tensors gloo works on): no GPU visible, Triton's interpreter.
 ON_CPU = {"OMP_NUM_THREADS": "1", "CUDA_VISIBLE_DEVICES": "", "TRITON_INTERPRET": "1"}
-ON_GPUS = {"DISTRIBUTED_TEST_DEVICE": "cuda"}  # rank r on cuda:r, NCCL
+ON_GPUS = {"DISTRIBUTED_TEST_DEVICE": "cuda", "TRITON_INTERPRET": "0"}  # rank r on cuda:r, NCCL, compiled Triton
 
 
 def run_ranks(group: str, world: int, cases: list[str] | None = None, env: dict[str, str] = ON_CPU) -> None:
