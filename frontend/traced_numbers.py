@@ -46,7 +46,7 @@ class Respecializing:
         self.gm, self.compile = gm, compile
         placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
         # Per input: a tensor Dynamo made from a Python number (read back with .item())?
-        self.scalars = [bool(n.users) and all(_is_item(u) for u in n.users) for n in placeholders]
+        self.scalars = [_is_traced_number(n) for n in placeholders]
         self.compiled: dict[tuple[Any, ...], tuple[Callable[..., Any], list[int]]] = {}
 
     def __call__(self, *args: Any) -> Any:
@@ -82,7 +82,7 @@ def _traced_numbers(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> 
         return None
     numbers = {}
     for i, node in enumerate(n for n in gm.graph.nodes if n.op == "placeholder"):
-        if node.users and all(_is_item(u) for u in node.users):
+        if _is_traced_number(node):
             example = getattr(node.meta.get("grapharg"), "example", None)
             if not isinstance(example, torch.Tensor) or example.numel() != 1:
                 return None
@@ -130,6 +130,11 @@ def _signature(a: Any, scalar: bool) -> Any:
     return (type(a), a)
 
 
+def _is_traced_number(placeholder: torch.fx.Node) -> bool:
+    """A tensor input Dynamo made from a Python number: read only with `.item()`."""
+    return bool(placeholder.users) and all(_is_item(u) for u in placeholder.users)
+
+
 def _is_item(node: torch.fx.Node) -> bool:
     return (node.op == "call_method" and node.target == "item") or (
         node.op == "call_function" and node.target in (torch.Tensor.item, torch.ops.aten._local_scalar_dense.default)
@@ -149,7 +154,7 @@ def _symbolic_sizes_only(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]
     if any(isinstance(x, (torch.SymFloat, torch.SymBool)) for x in example_inputs):
         return False
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-    return not any(n.users and all(_is_item(u) for u in n.users) for n in placeholders)
+    return not any(_is_traced_number(n) for n in placeholders)
 
 
 def _is_symbolic(example_inputs: Sequence[Any]) -> bool:
