@@ -86,6 +86,18 @@ MAX_FILL_WARPS = 16  # fill_sms doubles warps up to this many
 # column sum, 32768 x 128) take 22.5 and 19.4 us with it, 19.6 and 16.5 with 64 x 64, 19.3 and
 # 16.0 with 64 x 128 (H100, do_bench).
 OUTER_TUNING = ((64, 64, 4), (64, 128, 8))
+# mlc's, also timed beside Inductor's one config of a static INNER reduction (H100, L2 flushed
+# before each launch, as a call finds its input; a 64 MB copy takes 27.5 us):
+# * persistent, >= 256 columns in >= 1024 rows: one row a program over r0_numel // 512 warps,
+#   16 elements a thread, beside Inductor's 1 warp a row. [8192, 1024] float32: log_softmax
+#   28.3 -> 26.5 us, softmax 27.4 -> 26.2, layer_norm 27.3 -> 26.5.
+PERSISTENT_SPREAD_ELEMENTS = 16
+# * looped, over >= 8192 columns in at most FEW_ROWS_PER_SM rows an SM: (R0_BLOCK, warps) of
+#   wider slices, more bytes in flight where the programs are too few to hide the latency.
+#   softmax [256, 32768]: 2048 x 16 warps (Inductor's) 35.5 us, 4096 x 16 32.0, 8192 x 32 30.7.
+LONG_ROW_TUNING = ((4096, 16), (8192, 32))
+LONG_ROW_MIN_RNUMEL = 8192
+FEW_ROWS_PER_SM = 4
 SYMBOLIC_SIZE_HINT = 8192  # size hint for a numel with symbols (no example value here)
 LARGE_SIZE_HINT = 2**20  # a pointwise kernel over symbols also gets the configs of this size
 
@@ -451,8 +463,9 @@ def persistent_reduction_configs(
 ) -> list[triton.ConfigAttr]:
     """`_persistent_reduction_configs`: XBLOCK 1, 8, 32, 128 (1 always; the others while
     XBLOCK * R0_BLOCK <= 4096 and XBLOCK <= the x size hint); INNER rows of >= 256 keep one
-    config (1 warp, XBLOCK = min(1024 // R0_BLOCK, 8), when there are >= 1024 rows); OUTER
-    keeps the largest; OUTER_TINY the tiny one. R0_BLOCK = next_pow2(rnumel) is not a config."""
+    config (1 warp, XBLOCK = min(1024 // R0_BLOCK, 8), when there are >= 1024 rows; then, with
+    a static xnumel, also one row over more warps: PERSISTENT_SPREAD_ELEMENTS); OUTER keeps the
+    largest; OUTER_TINY the tiny one. R0_BLOCK = next_pow2(rnumel) is not a config."""
     xh, rh = size_hint(xnumel), next_power_of_2(rnumel)
 
     def make(
@@ -462,7 +475,12 @@ def persistent_reduction_configs(
 
     configs = [make(xb) for xb in (1, 8, 32, 128) if xb == 1 or (rh * xb <= MAX_PERSISTENT_BLOCK_NUMEL and xb <= xh)]
     if hint == INNER and rh >= 256:
-        configs = configs[:1] if rh > 1024 or xh // 8 < 128 else [make(min(1024 // rh, 8), 1, min_warps=1)]
+        if rh > 1024 or xh // 8 < 128:
+            configs = configs[:1]
+        else:  # many rows: Inductor's one warp a row, and (static xnumel) a row over more warps
+            configs = [make(min(1024 // rh, 8), 1, min_warps=1)]
+            if xnumel.is_Integer:
+                configs.append(make(1, rh // (32 * PERSISTENT_SPREAD_ELEMENTS), min_warps=1))
     elif hint == OUTER:
         configs = configs[-1:]
     elif hint == OUTER_TINY:
@@ -488,7 +506,8 @@ def reduction_configs(
     num_dynamic: int = 0, target: Target = H100,
 ) -> list[triton.ConfigAttr]:
     """`_reduction_configs`: INNER -> contiguous (XBLOCK 2 up to 2048 elements else 1,
-    R0_BLOCK up to 2048; more warps where its programs are few: `fill_sms`); OUTER ->
+    R0_BLOCK up to 2048; more warps where its programs are few: `fill_sms`; over few long static
+    rows also LONG_ROW_TUNING's wider slices, one row a program); OUTER ->
     `outer_config_opt` (and `OUTER_TUNING` to time beside it over more than 1024 static
     columns); OUTER_TINY -> tiny; DEFAULT -> all three plus 64x64, 8x512 and 64x4
     with 8 warps. Each R0_BLOCK shrinks to the largest power of two >= 256 below it that divides
@@ -505,7 +524,12 @@ def reduction_configs(
     contiguous = fill_sms(make(2 if rh <= 2048 else 1, min(rh, max_r0)), xh, target)
     tiny = make(2 * (256 // rh) if rh <= 256 else 1, min(rh, max_r0))
     if hint == INNER:
-        return [contiguous]
+        few_long_rows = (xnumel.is_Integer and rnumel.is_Integer and not register_intensive
+                         and int(rnumel) >= LONG_ROW_MIN_RNUMEL and int(xnumel) <= FEW_ROWS_PER_SM * target.num_sms)
+        wide = [triton.ConfigAttr({"XBLOCK": 1, "R0_BLOCK": dividing_r0_block(r, rnumel)}, w, 1)
+                for r, w in LONG_ROW_TUNING if few_long_rows]  # 32 warps below Inductor's 8192 bound
+        r0 = contiguous.block_sizes["R0_BLOCK"]
+        return [contiguous, *_unique([c for c in wide if c.block_sizes["R0_BLOCK"] > r0])]
     if hint == OUTER_TINY:
         return [tiny]
     outer = make(*_outer_config(xh, rh, num_loads, num_dynamic))

@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import statistics
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
@@ -256,10 +257,9 @@ def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, context:
     With several configs on a GPU, the first launch at new sizes (`_sizes_of`: rounded up to
     powers of two) times each one (Inductor's CachingAutotuner: every listed config is
     benchmarked, the fastest kept, and remembered on disk for the next process, `_kept_tuned`),
-    replayed from a CUDA graph so that
-    a short kernel's time is not the host's launch overhead; such kernels only write fresh
-    outputs, so running them repeatedly is harmless (a kernel that adds into memory, a scatter's,
-    is given one config by --convert-to-triton: it is never re-run). Under the interpreter, or
+    each launch from a cold L2 (`_kernel_ms`); such kernels only write fresh outputs, so
+    running them repeatedly is harmless (a kernel that adds into memory, a scatter's, is given
+    one config by --convert-to-triton: it is never re-run). Under the interpreter, or
     with one config, the first config (the heuristics' preferred one) is used: timing
     interpreted kernels means nothing.
 
@@ -408,9 +408,8 @@ def _kept_tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynu
 
 
 TUNE_MS = 0.5
-"""GPU milliseconds of back-to-back launches per timing of a config (`_kernel_ms`)."""
-TUNE_REPLAYS = 3
-"""Timings per config; the least is kept."""
+"""GPU milliseconds of launches per timing of a config (`_kernel_ms`): 5 to TUNE_LAUNCHES."""
+TUNE_LAUNCHES = 50
 
 
 def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> dict:
@@ -418,51 +417,38 @@ def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: 
     runs once (`_run_binding`) and is then timed through its C launcher (`_kernel_ms`)."""
     _compile_all([(kernel, configs, args)], min(len(configs), os.cpu_count() or 1))
     _launch_state(kernel).compiling.clear()  # all finished, and in the kernel's cache
-    return min(configs, key=lambda config: _kernel_ms(_run_binding(kernel, config, xnumel, ynumel, args), args))
+    flush = torch.empty(_flush_bytes(), dtype=torch.int8, device=DEVICE)
+    return min(configs, key=lambda config: _kernel_ms(_run_binding(kernel, config, xnumel, ynumel, args), args, flush))
 
 
-def _kernel_ms(binary: _Binary, args: tuple) -> float:
-    """GPU milliseconds per launch of `binary`: the least of TUNE_REPLAYS replays of a CUDA
-    graph of back-to-back launches filling about TUNE_MS, so that a short kernel's time is not
-    the host's launch overhead. The launches are the C launcher's and few: timing GPT-2
-    training's 44 configs took 0.24-0.32 s on the H100, against 0.71-0.74 s with
-    `do_bench_cudagraph` (which binds each captured launch in Python and replays 10 graphs of
-    2 ms). A capture that fails falls back to timing the launches themselves."""
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+def _flush_bytes() -> int:
+    """Twice the GPU's L2 cache (256 MB where torch does not say): zeroed, it leaves no byte of
+    a kernel's arguments in L2."""
+    return 2 * (getattr(torch.cuda.get_device_properties(DEVICE), "L2_cache_size", 0) or 128 << 20)
+
+
+def _kernel_ms(binary: _Binary, args: tuple, flush: torch.Tensor) -> float:
+    """GPU milliseconds of one launch of `binary` from a cold L2, as Inductor's benchmarker times
+    a config: `flush` is zeroed before each launch, and a pair of events on either side times
+    it; the median of about TUNE_MS of launches (5 to TUNE_LAUNCHES). A call finds its input
+    in memory, not in the L2 that back-to-back launches of one kernel warm: timed warm, the
+    configs of [8192, 1024] log_softmax differ by 0.5 us, from a cold L2 by 1.8 (H100). Zeroing
+    the flush keeps the GPU busy while the host records the start event and launches, so the
+    launch's host overhead is not timed."""
     context = launch_context()
 
-    def launches(n: int, context: LaunchContext) -> None:
-        for _ in range(n):
+    def timed(n: int) -> float:
+        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(n)]
+        for start, end in events:
+            flush.zero_()
+            start.record()
             binary.run(context, args)
+            end.record()
+        events[-1][1].synchronize()
+        return statistics.median(start.elapsed_time(end) for start, end in events)
 
-    start.record()
-    launches(3, context)
-    end.record()
-    end.synchronize()
-    n = max(1, min(200, round(TUNE_MS / max(start.elapsed_time(end) / 3, 1e-3))))
-    run: Callable[[], None] = lambda: launches(n, context)  # noqa: E731
-    graph = torch.cuda.CUDAGraph()
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    try:
-        with torch.cuda.stream(stream):
-            # thread_local: `precompile`'s threads may call CUDA meanwhile
-            graph.capture_begin(capture_error_mode="thread_local")
-            try:
-                launches(n, launch_context())
-            finally:
-                graph.capture_end()
-        run = graph.replay
-    except RuntimeError:  # capture refused
-        pass
-    times = []
-    for _ in range(TUNE_REPLAYS):
-        start.record()
-        run()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / n)
-    return min(times)
+    n = max(5, min(TUNE_LAUNCHES, round(TUNE_MS / max(timed(3), 1e-3))))
+    return timed(n)
 
 
 def precompile(entries: tuple) -> None:

@@ -158,13 +158,36 @@ def test_precompile_compiles_every_config_before_the_first_launch() -> None:
         assert hits == [True, True], hits
 
 
-def _timed_ms(n: int) -> float:
+def _scale_binary(n: int) -> tuple[triton_helpers._Binary, tuple]:
     config = dict(XBLOCK=1024, num_warps=4, num_stages=1)
-    x = torch.randn(n, device=DEVICE)
+    args = (torch.randn(n, device=DEVICE), torch.empty(n, device=DEVICE), n)
     grid = triton_helpers._grid(config, n, None)
-    compiled = _scale[grid](x, torch.empty_like(x), n, **config)
-    binary = triton_helpers._Binary.of(compiled, grid, (1024,))
-    return triton_helpers._kernel_ms(binary, (x, torch.empty_like(x), n))
+    return triton_helpers._Binary.of(_scale[grid](*args, **config), grid, (1024,)), args
+
+
+def _timed_ms(n: int) -> float:
+    binary, args = _scale_binary(n)
+    flush = torch.empty(triton_helpers._flush_bytes(), dtype=torch.int8, device=DEVICE)
+    return triton_helpers._kernel_ms(binary, args, flush)
+
+
+@GPU
+def test_the_tuner_times_each_launch_from_a_cold_l2() -> None:
+    """32 MB read and written fit the H100's 50 MB L2: back to back, the launches find their
+    input there, and each takes well under the time `_kernel_ms` measures (memory's bandwidth,
+    as a call from a model meets it). A timer without the flush would see the warm time."""
+    binary, args = _scale_binary(1 << 22)
+    context = triton_helpers.launch_context()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    for _ in range(10):
+        binary.run(context, args)
+    start.record()
+    for _ in range(100):
+        binary.run(context, args)
+    end.record()
+    end.synchronize()
+    warm, cold = start.elapsed_time(end) / 100, _timed_ms(1 << 22)
+    assert cold > 1.2 * warm, (warm, cold)
 
 
 @GPU

@@ -92,15 +92,26 @@ def test_persistent_configs() -> None:
     assert blocks(persistent_reduction_configs(sympy.Integer(3), 9, DEFAULT)) == [(1, 2)]
     # x * R0_BLOCK <= 4096 and XBLOCK <= the x size hint.
     assert blocks(persistent_reduction_configs(sympy.Integer(1000), 100, DEFAULT)) == [(1, 2), (8, 8), (32, 8)]
-    # OUTER keeps the largest; INNER rows of >= 256 with >= 1024 rows: one config, 1 warp.
+    # OUTER keeps the largest; INNER rows of >= 256 with >= 1024 rows: Inductor's 1 warp a row
+    # (XBLOCK up to 1024 // R0_BLOCK), then one row a program, 16 elements a thread.
     assert blocks(persistent_reduction_configs(sympy.Integer(1000), 100, OUTER)) == [(32, 8)]
-    assert blocks(persistent_reduction_configs(sympy.Integer(4096), 512, INNER)) == [(2, 1)]
+    assert blocks(persistent_reduction_configs(sympy.Integer(4096), 512, INNER)) == [(2, 1), (1, 1)]
+    assert blocks(persistent_reduction_configs(sympy.Integer(8192), 1024, INNER)) == [(1, 1), (1, 2)]
+    assert blocks(persistent_reduction_configs(sympy.Symbol("s0", positive=True, integer=True), 1024, INNER)) == [(1, 1)]
     assert blocks(persistent_reduction_configs(sympy.Integer(64), 512, INNER)) == [(1, 4)]
 
 
 def test_looped_configs() -> None:
-    # INNER: the contiguous config, XBLOCK 1 past 2048, R0_BLOCK 2048, warps R0_BLOCK // 128.
-    assert blocks(reduction_configs(sympy.Integer(3), sympy.Integer(20000), INNER)) == [(1, 2048, 16)]
+    # INNER: the contiguous config, XBLOCK 1 past 2048, R0_BLOCK 2048, warps R0_BLOCK // 128;
+    # over rows of >= 8192 in at most 4 rows an SM, LONG_ROW_TUNING's wider slices too (32 warps
+    # below Inductor's 8192 bound; R0_BLOCK dividing r0_numel where a power of two >= 256 does).
+    assert blocks(reduction_configs(sympy.Integer(5000), sympy.Integer(20000), INNER)) == [(1, 2048, 16)]
+    assert blocks(reduction_configs(sympy.Integer(3), sympy.Integer(7000), INNER)) == [(1, 2048, 16)]
+    long_rows = [(1, 2048, 16), (1, 4096, 16), (1, 8192, 32)]
+    assert blocks(reduction_configs(sympy.Integer(3), sympy.Integer(20000), INNER)) == long_rows
+    assert blocks(reduction_configs(sympy.Integer(528), sympy.Integer(32768), INNER)) == long_rows
+    assert blocks(reduction_configs(sympy.Integer(529), sympy.Integer(32768), INNER)) == long_rows[:1]
+    assert blocks(reduction_configs(sympy.Integer(64), sympy.Integer(12288), INNER))[1:] == [(1, 4096, 16), (1, 4096, 32)]
     assert blocks(reduction_configs(sympy.Integer(32), sympy.Integer(2048), OUTER)) == [(2, 64, 2)]
     # OUTER over more than 1024 static columns: outer_config_opt's 16 x 32, then OUTER_TUNING's
     # wider tiles, timed beside it (Llama's RMSNorm weight gradient: 32768 x 128).

@@ -7,10 +7,11 @@
 
 // mean(x + b[:, None], 1) over rows of 20,000: the x-only load of b and the constants are
 // hoisted before the loop; masked lanes keep the accumulator (triton.accumulate ... mask).
-// The reduction hint is INNER: one contiguous config, R0_BLOCK 2048 and 2048 / 128 = 16 warps.
+// The reduction hint is INNER: the contiguous config, R0_BLOCK 2048 and 2048 / 128 = 16 warps;
+// three rows of >= 8192 are few (at most 4 an SM), so wider slices are timed beside it.
 // 20,000 is not a multiple of 2048 (nor of a power of two >= 256): r0_mask stays. XBLOCK 1
 // divides the 3 rows, so xmask is constant and dropped.
-// CHECK-LABEL: triton.kernel @triton_red_fused_add_mean_0 reduction(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 3 r0_numel 20000 origins ["add", "mean"] configs [#triton.config<XBLOCK = 1, R0_BLOCK = 2048, num_warps = 16, num_stages = 1>] {
+// CHECK-LABEL: triton.kernel @triton_red_fused_add_mean_0 reduction(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 3 r0_numel 20000 origins ["add", "mean"] configs [#triton.config<XBLOCK = 1, R0_BLOCK = 2048, num_warps = 16, num_stages = 1>, #triton.config<XBLOCK = 1, R0_BLOCK = 4096, num_warps = 16, num_stages = 1>, #triton.config<XBLOCK = 1, R0_BLOCK = 8192, num_warps = 32, num_stages = 1>] {
 // CHECK-NEXT:    triton.index x0 = xindex
 // CHECK-NEXT:    %[[B:.*]] = triton.load %in_ptr1[x0] evict_last : f32
 // CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
@@ -195,9 +196,10 @@ buffer.graph @rms_norm_two_loops {
 // A reduction that reads no row it reduces: the row sum of nll_loss's pointwise gradient,
 // select(r0 == target[n], -g, 0), reads each row's target and a scalar. Its accesses are all
 // contiguous (a constant, or the loop's flat index), so its hint is INNER, as Inductor's
-// SIMDKernelFeatures makes it: one contiguous config, not DEFAULT's five to tune.
+// SIMDKernelFeatures makes it: the contiguous config, not DEFAULT's five to tune (64 rows of
+// 30,000 are few: the wider slices of LONG_ROW_TUNING follow it).
 // CHECK-LABEL: triton.kernel @triton_red_fused_nll_loss_backward_sum_0 reduction
-// CHECK-SAME:    configs [#triton.config<XBLOCK = 1, R0_BLOCK = 2048, num_warps = 16, num_stages = 1>] {
+// CHECK-SAME:    configs [#triton.config<XBLOCK = 1, R0_BLOCK = 2048, num_warps = 16, num_stages = 1>, #triton.config<XBLOCK = 1, R0_BLOCK = 4096, num_warps = 16, num_stages = 1>, #triton.config<XBLOCK = 1, R0_BLOCK = 8192, num_warps = 32, num_stages = 1>] {
 buffer.graph @gradient_row_sum {
   buffer.input "target" #buffer.layout<[64], [1], i64>
   buffer.input "g" #buffer.layout<[], [], f32>
