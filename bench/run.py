@@ -398,6 +398,7 @@ class Row:
     correct: str = ""  # "yes", "mismatch: ...", or "failed: ..." (mlc against eager)
     inductor_correct: str = ""
     errors: dict[str, str] = field(default_factory=dict)  # backend -> one-line reason
+    round_ms: dict[str, list[float]] = field(default_factory=dict)  # backend -> each round's ms, in order
 
 
 def one_line(error: BaseException, limit: int = 160) -> str:
@@ -576,6 +577,7 @@ def bench_model(name: str, device: torch.device, args: argparse.Namespace, mlc_b
     for backend, times in samples.items():
         if not times or backend in row.errors:
             continue
+        row.round_ms[backend] = times
         ms = statistics.median(times)
         setattr(row, f"{backend}_ms", ms)
         setattr(row, f"{backend}_range", (min(times), max(times)))
