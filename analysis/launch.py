@@ -527,10 +527,7 @@ def reduction_configs(
     contiguous = fill_sms(make(2 if rh <= 2048 else 1, min(rh, max_r0)), xh, target)
     tiny = make(2 * (256 // rh) if rh <= 256 else 1, min(rh, max_r0))
     if hint == INNER:
-        few_long_rows = (xnumel.is_Integer and rnumel.is_Integer and not register_intensive
-                         and int(rnumel) >= LONG_ROW_MIN_RNUMEL and int(xnumel) <= FEW_ROWS_PER_SM * target.num_sms)
-        wide = [triton.ConfigAttr({"XBLOCK": 1, "R0_BLOCK": dividing_r0_block(r, rnumel)}, w, 1)
-                for r, w in LONG_ROW_TUNING if few_long_rows]  # 32 warps below Inductor's 8192 bound
+        wide = [] if register_intensive else _long_row_configs(xnumel, rnumel, target)
         r0 = contiguous.block_sizes["R0_BLOCK"]
         return [contiguous, *_unique([c for c in wide if c.block_sizes["R0_BLOCK"] > r0])]
     if hint == OUTER_TINY:
@@ -551,6 +548,16 @@ def dividing_r0_block(r0_block: int, rnumel: sympy.Expr) -> int:
         return r0_block
     divisor = int(rnumel) & -int(rnumel)  # the largest power of two dividing r0_numel
     return divisor if MIN_DIVIDING_R0_BLOCK <= divisor < r0_block else r0_block
+
+
+def _long_row_configs(xnumel: sympy.Expr, rnumel: sympy.Expr, target: Target) -> list[triton.ConfigAttr]:
+    """LONG_ROW_TUNING's one-row configs for at most FEW_ROWS_PER_SM static rows an SM of at
+    least LONG_ROW_MIN_RNUMEL static columns, else none (32 warps below Inductor's 8192 bound)."""
+    if not (xnumel.is_Integer and rnumel.is_Integer):
+        return []
+    if int(rnumel) < LONG_ROW_MIN_RNUMEL or int(xnumel) > FEW_ROWS_PER_SM * target.num_sms:
+        return []
+    return [triton.ConfigAttr({"XBLOCK": 1, "R0_BLOCK": dividing_r0_block(r, rnumel)}, w, 1) for r, w in LONG_ROW_TUNING]
 
 
 def fill_sms(config: triton.ConfigAttr, xnumel_hint: int, target: Target = H100) -> triton.ConfigAttr:

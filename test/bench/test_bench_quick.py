@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import statistics
 import os
+import statistics
 import subprocess
 import sys
 from pathlib import Path

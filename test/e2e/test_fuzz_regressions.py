@@ -10,6 +10,11 @@ from torch.fx.experimental.proxy_tensor import make_fx
 import mlc
 
 
+def _seeded(shape: tuple[int, ...], seed: int, scale: float, low: float, dtype: torch.dtype) -> torch.Tensor:
+    """The fuzzer's input: uniform in [low, low + scale) from its seed, made on the CPU, then cast."""
+    return (torch.rand(shape, generator=torch.Generator().manual_seed(seed)) * scale + low).to(dtype)
+
+
 def test_rounding_division_of_exact_quotients(check, check_grad, make):
     """mlc-fuzz seeds 20126, 20237, 22180 (forward) and 20749, 21625, 22547 (the gradients of
     fmod and remainder, `-trunc(a / b)` and `-floor(a / b)`), on an H100: floor(x / x) gave 0.
@@ -125,12 +130,9 @@ def test_layer_norm_over_one_element_of_a_rounded_half_input(check_grad, device,
     def f(x1, x2, x3):
         return (F.layer_norm(F.silu(x1), (1,), x2, x3, eps=1e-05),)
 
-    def rand(shape, seed, scale, low):
-        return (torch.rand(shape, generator=torch.Generator().manual_seed(seed)) * scale + low).to(torch.float16)
-
-    x1 = rand((1, 9, 1), 91089001, 20.0, -10.0).to(device).requires_grad_()
-    x2 = rand((1,), 91089002, 20.0, -10.0).to(device)
-    x3 = rand((1,), 91089003, 2.0, -1.0).to(device)
+    x1 = _seeded((1, 9, 1), 91089001, 20.0, -10.0, torch.float16).to(device).requires_grad_()
+    x2 = _seeded((1,), 91089002, 20.0, -10.0, torch.float16).to(device)
+    x3 = _seeded((1,), 91089003, 2.0, -1.0, torch.float16).to(device)
     check_grad(f, x1, x2, x3, rtol=0.01, atol=0.001)
 
 
@@ -144,10 +146,7 @@ def test_layer_norm_over_one_element_of_a_rounded_bfloat16_sum(check_grad, devic
     if device.type == "cpu":
         request.applymarker(pytest.mark.xfail(strict=True, reason="CPU decomposition rounds the mean: see seed 91089"))
 
-    def rand(shape, seed, scale, low):
-        return (torch.rand(shape, generator=torch.Generator().manual_seed(seed)) * scale + low).to(torch.bfloat16)
-
-    x1 = rand((7, 3, 1), 330477001, 6.0, -3.0).to(device).requires_grad_()
-    x2 = rand((1,), 330477002, 6.0, -3.0).to(device)
-    x3 = rand((1,), 330477003, 20.0, -10.0).to(device)
+    x1 = _seeded((7, 3, 1), 330477001, 6.0, -3.0, torch.bfloat16).to(device).requires_grad_()
+    x2 = _seeded((1,), 330477002, 6.0, -3.0, torch.bfloat16).to(device)
+    x3 = _seeded((1,), 330477003, 20.0, -10.0, torch.bfloat16).to(device)
     check_grad(lambda a, w, b: (F.layer_norm(a + 2.0, (1,), w, b, eps=0.1),), x1, x2, x3, rtol=0.02, atol=0.00731)
