@@ -388,6 +388,10 @@ class Row:
     eager_kernels: float | None = None
     inductor_kernels: float | None = None
     mlc_kernels: float | None = None
+    # host microseconds per call, started on an idle GPU (`host_us`), the median of the rounds'
+    eager_host_us: float | None = None
+    inductor_host_us: float | None = None
+    mlc_host_us: float | None = None
     # `y.copy_(x)` moving the row's bytes, timed in the same rounds: what a transfer of that size
     # reaches (a short one pays a launch and a ramp that 256 MB hide)
     copy_ms: float | None = None
@@ -428,6 +432,23 @@ def time_ms(fn: Callable[[], Any], warmup: int, rep: int, cudagraph: bool = Fals
         start = time.perf_counter()
         fn()
         times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def host_us(fn: Callable[[], Any], calls: int = 50) -> float | None:
+    """Median host microseconds of one call started with the GPU idle, so that nothing makes the
+    host wait: its own work per call (Dynamo's guards, the wrapper, allocations, launches). A
+    whole call's time includes it where it is longer than the GPU's work between two calls. None
+    off the GPU, where the call computes on the host."""
+    if not CUDA:
+        return None
+    times = []
+    for _ in range(calls):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e6)
+    torch.cuda.synchronize()
     return statistics.median(times)
 
 
@@ -568,10 +589,13 @@ def bench_model(name: str, device: torch.device, args: argparse.Namespace, mlc_b
     # Rounds interleave the backends, so a drift of the clock or a neighbour's load hits all alike;
     # the row keeps the median of the rounds' medians and their range.
     samples: dict[str, list[float]] = {backend: [] for backend in calls}
+    host: dict[str, list[float]] = {backend: [] for backend in calls}
     for _ in range(args.repeats):
         for backend, call in calls.items():
             try:
                 samples[backend].append(time_ms(call, args.warmup, args.rep, args.cudagraph))
+                if backend != "copy" and not args.cudagraph and (us := host_us(call)) is not None:
+                    host[backend].append(us)
             except Exception as error:  # noqa: BLE001
                 _record_failure(row, backend, error, args.verbose)
     for backend, times in samples.items():
@@ -582,6 +606,8 @@ def bench_model(name: str, device: torch.device, args: argparse.Namespace, mlc_b
         setattr(row, f"{backend}_ms", ms)
         setattr(row, f"{backend}_range", (min(times), max(times)))
         setattr(row, f"{backend}_gbps", row.bytes / (ms * 1e-3) / 1e9 if ms > 0 else None)
+        if host[backend]:
+            setattr(row, f"{backend}_host_us", statistics.median(host[backend]))
     if row.mlc_ms is not None and row.inductor_ms:
         row.mlc_over_inductor = row.mlc_ms / row.inductor_ms
     del case, expected
@@ -617,6 +643,11 @@ def _kernels(row: Row) -> str:
     return f"{_num(row.mlc_kernels, 0)} / {_num(row.inductor_kernels, 0)}"
 
 
+def _host(row: Row) -> str:
+    values = [row.eager_host_us, row.inductor_host_us, row.mlc_host_us]
+    return "-" if all(v is None for v in values) else " / ".join(_num(v, 0) for v in values)
+
+
 def _percent(value: float | None, of: float | None) -> str:
     return "-" if value is None or not of else f"{100 * value / of:.0f}%"
 
@@ -629,7 +660,7 @@ def _compile(row: Row) -> str:
 
 def markdown(rows: Sequence[Row], copy_gbps: float | None = None) -> str:
     head = ["model", "shape", "dtype", "eager ms", "inductor ms", "mlc ms", "mlc/inductor", "mlc GB/s",
-            "inductor GB/s", "mlc % copy", "% same-size copy mlc/ind", "kernels mlc/ind", "compile s mlc/ind",
+            "inductor GB/s", "mlc % copy", "% same-size copy mlc/ind", "kernels mlc/ind", "host µs eager/ind/mlc", "compile s mlc/ind",
             "correct"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for r in rows:
@@ -637,7 +668,7 @@ def markdown(rows: Sequence[Row], copy_gbps: float | None = None) -> str:
                  _ms(r, "mlc"), _num(r.mlc_over_inductor, 2), _gbps(r.mlc_gbps), _gbps(r.inductor_gbps),
                  _percent(r.mlc_gbps, copy_gbps),
                  f"{_percent(r.mlc_gbps, r.copy_gbps)} / {_percent(r.inductor_gbps, r.copy_gbps)}",
-                 _kernels(r), _compile(r), r.correct.replace("|", "\\|")]
+                 _kernels(r), _host(r), _compile(r), r.correct.replace("|", "\\|")]
         lines.append("| " + " | ".join(cells) + " |")
     notes = [f"- {r.model} {backend}: {error}" for r in rows for backend, error in r.errors.items()
              if error != "skipped" and not (backend == "mlc" and r.correct.startswith("failed"))]
@@ -663,8 +694,11 @@ above 100% where it beats the copy; *kernels* are GPU
 kernels per call (torch.profiler; cuBLAS and cuDNN kernels count); *compile s* is the first
 call's wall time (Dynamo, the compiler, Triton compilation, autotuning and one run); *correct*
 is mlc's output against eager. The seeds' graphs: `mlp` (seed 000), `seed_toy` (001),
-`conv_bias` (002). Whole calls include the host's work per call (Dynamo's guards, the wrapper,
-launches): below ~0.2 ms it, not the kernels, sets the time, and it varies from round to round.
+`conv_bias` (002). *host µs* is each one's work on the host per call (Dynamo's guards, the
+wrapper, allocations, launches), timed from an idle GPU, the median of the rounds'. do_bench
+zeroes 256 MB before each call (~85 us on an H100) while the host prepares the next, so a whole
+call's time includes the host's work only where it (with do_bench's own) outlasts that and the
+kernels: in a round where the host runs slow, a call with a long host path comes out slower.
 The workloads run under `torch.no_grad()`, so mlc's calls replay CUDA graphs as its static
 inference graphs do by default, except a call of one Triton kernel, launched as it is;
 Inductor's default launches each kernel. With `--cudagraph` the calls' kernels are replayed

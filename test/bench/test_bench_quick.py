@@ -58,8 +58,33 @@ def test_quick_pointwise_chain_on_cpu(tmp_path: Path) -> None:
     # the reference transfer of the same bytes, timed in the same rounds
     assert row["copy_ms"] > 0 and row["copy_gbps"] == pytest.approx(row["bytes"] / (row["copy_ms"] * 1e-3) / 1e9)
     assert row["mlc_compile_s"] > 0
+    assert row["mlc_host_us"] is None  # the host's work per call is only told apart on a GPU
     # Inductor compiles on CPU too where a C++ compiler is present; otherwise a reason is given.
     assert row["inductor_ms"] is not None or row["errors"].get("inductor")
+
+
+HOST_US = """
+import importlib.util, sys, time
+import torch
+spec = importlib.util.spec_from_file_location("bench_run", sys.argv[1])
+run = sys.modules["bench_run"] = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(run)
+synced = []
+run.CUDA, torch.cuda.synchronize = True, lambda: synced.append(1)
+calls = []
+print(run.host_us(lambda: (calls.append(1), time.sleep(0.002)), calls=5), len(calls), len(synced))
+"""
+
+
+def test_host_us_times_each_call_from_an_idle_gpu() -> None:
+    """`host_us` waits for the GPU before each call and times the call alone: a call that
+    spends 2 ms on the host measures 2 ms (the GPU's waits, stubbed here, are left out)."""
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TRITON_INTERPRET="1")
+    proc = subprocess.run([sys.executable, "-c", HOST_US, str(RUN)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    us, calls, synced = proc.stdout.split()
+    assert 2000 <= float(us) < 4000 and calls == "5" and synced == "6"
 
 
 FAILING = """
@@ -89,7 +114,7 @@ def test_failures_are_rows_not_crashes() -> None:
     row = json.loads(proc.stdout.splitlines()[0])
     assert row["correct"] == "failed: NotImplementedError: no rule for aten.frobnicate"
     assert row["mlc_ms"] is None and row["eager_ms"] > 0 and row["errors"]["inductor"] == "skipped"
-    assert "| failed | - | - | - | - | - / - | - | - | failed: NotImplementedError: no rule for aten.frobnicate |" \
+    assert "| failed | - | - | - | - | - / - | - | - | - | failed: NotImplementedError: no rule for aten.frobnicate |" \
         in proc.stdout
 
     usage = subprocess.run([sys.executable, str(RUN), "--models", "nope"], cwd=ROOT, env=env,
