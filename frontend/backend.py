@@ -313,7 +313,9 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     timing.add("load the module (@triton.jit)", time.perf_counter() - start)
     graphed = cudagraphs.policy(kind, static=not imported.size_sources, launches=entry.launches)
     if graphed is not None:
-        call = cudagraphs.CudaGraphCall(call, name=graph_id, warn=graphed == "asked")
+        names = [n.name for n in gm.graph.find_nodes(op="placeholder")]
+        call = cudagraphs.CudaGraphCall(call, name=graph_id, warn=graphed == "asked",
+                                        staged=cudagraphs.staged_inputs(kind, names))
     output_relayouts = _output_relayouts(entry.output_layouts, output, imported.output_spec, keep_padded)
     if host_epilogue is None:
         _report_output_strides(entry.output_layouts, output_relayouts, imported.output_spec)

@@ -16,8 +16,10 @@ is recorded into a CUDA graph once and replayed afterwards (what Inductor does o
 Why a replay never computes a wrong number:
 - Inputs are read in place. A recording reads the addresses its capture saw, so it is replayed
   only for a call whose inputs sit at exactly those addresses (the graph's guards already fix
-  their sizes and strides). No input is copied, and a kernel that updates an input in place
-  updates the caller's tensor.
+  their sizes and strides), and a kernel that updates an input in place updates the caller's
+  tensor. The exception is a backward's tangents (`staged_inputs`): autograd makes them afresh
+  for each step, wherever its allocator puts them, so a recording keeps its own copy of each,
+  which it refills before every replay; their address is not part of its key.
 - Outputs live in the recording's private memory pool, and a replay writes them again. A
   recording is replayed only when none of its previous outputs is referenced outside this
   module: neither the tensor object (Python's reference count) nor any view of its memory (the
@@ -73,6 +75,19 @@ def policy(kind: str, static: bool, launches: tuple[int, int] | None = None) -> 
     return "auto" if kind == "inference" and static and launches != ONE_KERNEL else None
 
 
+def staged_inputs(kind: str, names: Sequence[str]) -> tuple[int, ...]:
+    """The inputs (by position, of a graph whose inputs are `names`) a recording copies in rather
+    than reads in place: a backward's inputs other than the forward's saved tensors, that is its
+    tangents (and the RNG seed and offset AOTAutograd passes where it functionalizes random ops),
+    which autograd allocates for each step (the same inputs Inductor's CUDA-graph trees copy,
+    told apart by the same names). In a loop that does anything else between steps their
+    addresses wander, and a recording keyed by them would rarely be replayed."""
+    if kind != "backward":
+        return ()
+    return tuple(i for i, name in enumerate(names)
+                 if any(part in name for part in ("tangents", "bwd_seed", "bwd_base_offset", "bwd_rng_state")))
+
+
 class Recorder:
     """Captures `call(args)` into a CUDA graph with its own memory pool."""
 
@@ -101,6 +116,7 @@ class Recording:
     replay: Callable[[], None]
     outputs: list[Any]
     baseline: list[tuple[int, int, int]] = field(default_factory=list)  # `_holders` when nobody else holds them
+    staged: dict[int, torch.Tensor] = field(default_factory=dict)  # input position -> the copy it reads
 
     def is_free(self) -> bool:
         """No output of the last replay is referenced outside this recording."""
@@ -111,8 +127,9 @@ class CudaGraphCall:
     """`call` (an emitted module's `call(args)`) replayed from CUDA graphs, as described above."""
 
     def __init__(self, call: Call, recorder: Recorder | None = None, max_recordings: int = MAX_RECORDINGS,
-                 device_type: str = "cuda", name: str = "graph", warn: bool = True):
+                 device_type: str = "cuda", name: str = "graph", warn: bool = True, staged: Sequence[int] = ()):
         self.call = call
+        self.staged = tuple(staged)  # inputs copied into a recording (`staged_inputs`)
         self.warn = warn  # whether a capture that fails says so
         self.device_type = device_type
         self.recorder = recorder or Recorder()
@@ -131,6 +148,8 @@ class CudaGraphCall:
         self.calls[how.kind] += 1
         if how.recording is None:
             return self.call(args)
+        for i, copy in how.recording.staged.items():
+            copy.copy_(args[i])
         how.recording.replay()
         return list(how.recording.outputs)
 
@@ -142,7 +161,7 @@ class CudaGraphCall:
             return _How("inside a capture")
         if self.reason is not None:
             return _How("not captured")
-        key = _addresses(args, self.device_type)
+        key = _addresses(args, self.device_type, self.staged)
         if key is None:
             return _How("elsewhere")
         recording = next((r for r in self.recordings if r.key == key and r.is_free()), None)
@@ -155,22 +174,28 @@ class CudaGraphCall:
 
     def _record(self, key: tuple, args: list[Any]) -> Recording | None:
         try:
-            replay, outputs = self.recorder.record(self.call, args)
+            # The copies are made and filled before the capture (a copy captured would read the
+            # address this call's input happens to have); `__call__` refills them before replays.
+            staged = {i: torch.empty_strided(args[i].size(), args[i].stride(), dtype=args[i].dtype,
+                                             device=args[i].device).copy_(args[i])
+                      for i in self.staged if isinstance(args[i], torch.Tensor)}
+            replay, outputs = self.recorder.record(self.call, [staged.get(i, a) for i, a in enumerate(args)])
         except Exception as e:  # a call that cannot be captured runs normally from now on
             self.reason = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
             if self.warn:
                 warnings.warn(f"mlc: {self.name}: MLC_CUDAGRAPHS: the call cannot be captured, it runs normally: "
                               f"{self.reason}", stacklevel=3)
             return None
-        recording = Recording(key, replay, outputs)
+        recording = Recording(key, replay, outputs, staged=staged)
         recording.baseline = _holders(outputs)
         self.recordings.append(recording)
         return recording
 
 
-def _addresses(args: Sequence[Any], device_type: str) -> tuple | None:
-    """What a recording is keyed by: each input's address on the GPU (a number as itself);
-    None when an input is elsewhere, where no recording can read it."""
+def _addresses(args: Sequence[Any], device_type: str, staged: Sequence[int] = ()) -> tuple | None:
+    """What a recording is keyed by: each input's address on the GPU (a number as itself), or
+    for a `staged` one, which a recording copies in, its dtype, sizes and strides; None when an
+    input is elsewhere, where no recording can read it."""
     key: list[Any] = []
     cuda = device_type == "cuda"  # `is_cuda` costs a tenth of building `a.device` (every call)
     for a in args:
@@ -180,6 +205,10 @@ def _addresses(args: Sequence[Any], device_type: str) -> tuple | None:
             key.append((a.data_ptr(), a.dtype))
         else:
             key.append(a)
+    for i in staged:
+        a = args[i]
+        if isinstance(a, torch.Tensor):
+            key[i] = (a.dtype, a.shape, a.stride())
     return tuple(key)
 
 

@@ -124,6 +124,54 @@ def test_a_capture_nobody_asked_for_fails_quietly():
     assert g.calls == {"first": 1, "not captured": 2}
 
 
+def scaled(args):
+    x, tangent = args
+    return [x * tangent]
+
+
+def test_a_staged_input_is_copied_in_wherever_it_lies():
+    """A backward's tangent comes at a new address each step: the recording reads its own copy,
+    refilled from the call's tensor before every replay, so one recording serves every step."""
+    rec = InPlaceRecorder()
+    g = CudaGraphCall(scaled, rec, device_type="cpu", staged=(1,))
+    x = torch.arange(4.0)
+    kept = [torch.empty(0)]  # keeps the allocator from handing out one address again
+    for step in range(5):
+        tangent = torch.full((4,), float(step + 1))
+        kept.append(tangent)
+        torch.testing.assert_close(g([x, tangent])[0], x * (step + 1))
+    assert g.calls == {"first": 1, "recorded": 1, "replayed": 3} and rec.records == 1
+    # the caller's tensors are only read
+    assert [t[0].item() for t in kept[1:]] == [1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+def test_an_unstaged_input_at_a_new_address_is_another_recording():
+    rec = InPlaceRecorder()
+    g = CudaGraphCall(scaled, rec, device_type="cpu", max_recordings=2)
+    x = torch.arange(4.0)
+    tangents = [torch.full((4,), float(step + 1)) for step in range(4)]
+    for step, tangent in enumerate(tangents):
+        torch.testing.assert_close(g([x, tangent])[0], x * (step + 1))
+    assert g.calls == {"first": 1, "recorded": 2, "busy": 1}
+
+
+def test_a_staged_input_of_other_strides_is_another_recording():
+    rec = InPlaceRecorder()
+    g = CudaGraphCall(scaled, rec, device_type="cpu", staged=(1,))
+    x = torch.ones(2, 2)
+    g([x, torch.ones(2, 2)])
+    g([x, torch.ones(2, 2)])
+    torch.testing.assert_close(g([x, torch.arange(4.0).reshape(2, 2).t()])[0], torch.tensor([[0.0, 2], [1, 3]]))
+    assert g.calls == {"first": 1, "recorded": 2}
+
+
+def test_a_backwards_tangents_and_rng_state_are_staged():
+    names = ["primals_1", "view", "getitem_3", "tangents_1", "tangents_2", "bwd_seed", "bwd_base_offset"]
+    assert cudagraphs.staged_inputs("backward", names) == (3, 4, 5, 6)
+    assert cudagraphs.staged_inputs("forward", ["primals_1", "primals_2"]) == ()
+    assert cudagraphs.staged_inputs("inference", ["tangents_like_a_name"]) == ()
+
+
 def _on_a_gpu_with(monkeypatch, env: str | None) -> None:
     """A GPU is "available" and MLC_CUDAGRAPHS is `env` (None: unset)."""
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
@@ -267,3 +315,27 @@ def test_training_steps_from_cuda_graphs_match_eager(monkeypatch):
         torch.testing.assert_close(losses[-2], losses[-1], rtol=1e-4, atol=1e-5)
     for p, q in zip(model.parameters(), reference.parameters()):
         torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA graphs need a GPU")
+def test_a_backward_replays_though_its_tangents_move(monkeypatch, graphs):
+    """Between steps the loop allocates (here: tensors it keeps), so autograd's tangents come at
+    new addresses: the backward still replays one recording, and the gradients match eager's."""
+    monkeypatch.setenv("MLC_CUDAGRAPHS", "1")
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.GELU(), torch.nn.Linear(128, 64)).cuda()
+    compiled = torch.compile(model, backend="mlc")
+    x = torch.randn(32, 64, device="cuda")
+    kept = []
+    for step in range(6):
+        model.zero_grad(set_to_none=True)
+        out = compiled(x)
+        kept.append(torch.empty(1024 * (step + 1), device="cuda"))  # moves the allocator on
+        (out * (step + 1)).sum().backward()
+        grads = [p.grad.clone() for p in model.parameters()]
+        model.zero_grad(set_to_none=True)
+        (model(x) * (step + 1)).sum().backward()
+        for got, expected in zip(grads, (p.grad for p in model.parameters())):
+            torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-4)
+    backward = [g for g in graphs if g.staged]
+    assert len(backward) == 1 and backward[0].calls["replayed"] >= 4, backward[0].calls
