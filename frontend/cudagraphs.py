@@ -21,8 +21,8 @@ Why a replay never computes a wrong number:
   for each step, wherever its allocator puts them, so a recording keeps its own copy of each,
   which it refills before every replay; their address is not part of its key.
 - Outputs live in the recording's private memory pool, and a replay writes them again. A
-  recording is replayed only when none of its previous outputs is referenced outside this
-  module: neither the tensor object (Python's reference count) nor any view of its memory (the
+  recording is replayed only when none of its previous outputs in that pool is referenced
+  outside this module: neither the tensor object (Python's reference count) nor any view of its memory (the
   storage's use count). A caller who keeps outputs (a training step's activations until the
   backward, a loss until the next step) makes the next call use a second recording, and past
   `MAX_RECORDINGS` the normal path, which allocates fresh outputs.
@@ -115,12 +115,16 @@ class Recording:
     key: tuple
     replay: Callable[[], None]
     outputs: list[Any]
-    baseline: list[tuple[int, int, int]] = field(default_factory=list)  # `_holders` when nobody else holds them
     staged: dict[int, torch.Tensor] = field(default_factory=dict)  # input position -> the copy it reads
+    # The outputs in the recording's own memory, which a replay overwrites; not those that are an
+    # input or a view of one (a training forward returns the weights it saves for the backward),
+    # whose references are the caller's business, and whose memory no replay writes.
+    pooled: list[torch.Tensor] = field(default_factory=list)
+    baseline: list[tuple[int, int, int]] = field(default_factory=list)  # `_holders` when nobody else holds them
 
     def is_free(self) -> bool:
-        """No output of the last replay is referenced outside this recording."""
-        return _holders(self.outputs) == self.baseline
+        """No output of the last replay in the recording's memory is referenced outside it."""
+        return _holders(self.pooled) == self.baseline
 
 
 class CudaGraphCall:
@@ -179,15 +183,17 @@ class CudaGraphCall:
             staged = {i: torch.empty_strided(args[i].size(), args[i].stride(), dtype=args[i].dtype,
                                              device=args[i].device).copy_(args[i])
                       for i in self.staged if isinstance(args[i], torch.Tensor)}
-            replay, outputs = self.recorder.record(self.call, [staged.get(i, a) for i, a in enumerate(args)])
+            recorded = [staged.get(i, a) for i, a in enumerate(args)]
+            replay, outputs = self.recorder.record(self.call, recorded)
         except Exception as e:  # a call that cannot be captured runs normally from now on
             self.reason = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
             if self.warn:
                 warnings.warn(f"mlc: {self.name}: MLC_CUDAGRAPHS: the call cannot be captured, it runs normally: "
                               f"{self.reason}", stacklevel=3)
             return None
-        recording = Recording(key, replay, outputs, staged=staged)
-        recording.baseline = _holders(outputs)
+        inputs = {a.untyped_storage().data_ptr() for a in recorded if isinstance(a, torch.Tensor)}
+        pooled = [t for t in outputs if isinstance(t, torch.Tensor) and t.untyped_storage().data_ptr() not in inputs]
+        recording = Recording(key, replay, outputs, staged=staged, pooled=pooled, baseline=_holders(pooled))
         self.recordings.append(recording)
         return recording
 
