@@ -345,6 +345,7 @@ def test_a_backward_replays_though_its_tangents_move(monkeypatch, graphs):
     The forward returns the weights it saves (an input, not the recording's memory): what the
     caller does with them does not keep its recording busy."""
     monkeypatch.setenv("MLC_CUDAGRAPHS", "1")
+    torch._dynamo.reset()  # the test above compiled this architecture: Dynamo would reuse its graphs
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.GELU(), torch.nn.Linear(128, 64)).cuda()
     compiled = torch.compile(model, backend="mlc")
