@@ -116,9 +116,10 @@ class Recording:
     replay: Callable[[], None]
     outputs: list[Any]
     staged: dict[int, torch.Tensor] = field(default_factory=dict)  # input position -> the copy it reads
-    # The outputs in the recording's own memory, which a replay overwrites; not those that are an
-    # input or a view of one (a training forward returns the weights it saves for the backward),
-    # whose references are the caller's business, and whose memory no replay writes.
+    # The outputs in the recording's own memory (its pool, its staged copies), which a replay
+    # overwrites; not those that are an input or a view of one (a training forward returns the
+    # weights it saves for the backward), whose references are the caller's business, and whose
+    # memory no replay writes.
     pooled: list[torch.Tensor] = field(default_factory=list)
     baseline: list[tuple[int, int, int]] = field(default_factory=list)  # `_holders` when nobody else holds them
 
@@ -191,8 +192,10 @@ class CudaGraphCall:
                 warnings.warn(f"mlc: {self.name}: MLC_CUDAGRAPHS: the call cannot be captured, it runs normally: "
                               f"{self.reason}", stacklevel=3)
             return None
-        inputs = {a.untyped_storage().data_ptr() for a in recorded if isinstance(a, torch.Tensor)}
-        pooled = [t for t in outputs if isinstance(t, torch.Tensor) and t.untyped_storage().data_ptr() not in inputs]
+        # The caller's memory: its inputs, not the staged copies (which `__call__` refills)
+        callers = {a.untyped_storage().data_ptr() for i, a in enumerate(args)
+                   if isinstance(a, torch.Tensor) and i not in staged}
+        pooled = [t for t in outputs if isinstance(t, torch.Tensor) and t.untyped_storage().data_ptr() not in callers]
         recording = Recording(key, replay, outputs, staged=staged, pooled=pooled, baseline=_holders(pooled))
         self.recordings.append(recording)
         return recording

@@ -155,6 +155,24 @@ def test_an_unstaged_input_at_a_new_address_is_another_recording():
     assert g.calls == {"first": 1, "recorded": 2, "busy": 1}
 
 
+def test_an_output_that_is_a_staged_copy_keeps_its_recording_busy():
+    """A backward may return a tangent as a gradient (that of `x + b` with respect to x): a
+    replay returns the recording's copy, which the next replay refills, so while the caller
+    holds it the recording is busy."""
+    rec = InPlaceRecorder()
+    g = CudaGraphCall(lambda args: [args[1], args[0] * args[1]], rec, device_type="cpu", staged=(1,))
+    x = torch.arange(4.0)
+    g([x, torch.ones(4)])
+    held = g([x, torch.full((4,), 2.0)])[0]  # recorded: held is the staged copy
+    for step in range(3):
+        out = g([x, torch.full((4,), 3.0 + step)])
+        torch.testing.assert_close(out[0], torch.full((4,), 3.0 + step))
+    torch.testing.assert_close(held, torch.full((4,), 2.0))
+    # the first recording stays busy; the second serves every other call (the one between
+    # runs while `out` still holds the second's outputs)
+    assert g.calls == {"first": 1, "recorded": 2, "busy": 1, "replayed": 1}
+
+
 def test_a_staged_input_of_other_strides_is_another_recording():
     rec = InPlaceRecorder()
     g = CudaGraphCall(scaled, rec, device_type="cpu", staged=(1,))
