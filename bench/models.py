@@ -477,10 +477,10 @@ MODELS_SECTION = """## Models: {models}{graphs}
 {device}, torch {torch}, triton {triton}, transformers {transformers}, {dtype}; {time}. Times:
 wall-clock ms per call in {rounds} rounds of {calls} back-to-back calls, the rounds alternating
 between the backends (a training loop's view: the host's launches overlap the GPU's work),
-median and min-max over rounds. *GPU ms*: the kernels' durations per call summed (torch.profiler);
-where it is well below the wall time, the host's work per call bounds the call (a step of these
-models is a few hundred launches and extern calls; mlc's inference rows replay CUDA graphs, as
-its static inference graphs do by default). *compile s* is the first call's
+median and min-max over rounds. *GPU ms*: the kernels' durations per call summed (torch.profiler;
+memory copies and sets are left out); where it is well below the wall time, the host's work per
+call bounds the call (a step of these models is a few hundred launches and extern calls;
+{replays}). *compile s* is the first call's
 wall time (Dynamo, AOTAutograd, the backend, one run); *rel err* is the worst tensor's relative
 error norm against eager (logits; in training also the loss and every gradient), judged as
 `bench/models.py`'s docstring says.
@@ -502,9 +502,11 @@ def report(rows: Sequence[Row], env: dict[str, Any], args: argparse.Namespace) -
     if args.doc:
         models = ",".join(args.models)
         key = f"bench/models.py {models}" + (" --reduce-overhead" if args.reduce_overhead else "")
-        run.write_section(args.doc, key, MODELS_SECTION.format(
-            **env, models=models, table=table,
-            graphs=", CUDA graphs (Inductor's reduce-overhead, mlc's MLC_CUDAGRAPHS=1)" if args.reduce_overhead else ""))
+        graphs, replays = ((", CUDA graphs (Inductor's reduce-overhead, mlc's MLC_CUDAGRAPHS=1)",
+                            "here both compilers replay CUDA graphs in every row") if args.reduce_overhead else
+                           ("", "mlc's inference rows replay CUDA graphs, as its static inference graphs do by default"))
+        run.write_section(args.doc, key, MODELS_SECTION.format(**env, models=models, table=table, graphs=graphs,
+                                                               replays=replays))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

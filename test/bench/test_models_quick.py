@@ -21,10 +21,10 @@ MODELS = ROOT / "bench" / "models.py"
 def test_quick_llama_on_cpu(tmp_path: Path) -> None:
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TRITON_INTERPRET="1")
     env.pop("MLC_FALLBACK", None)
-    out_json, out_md = tmp_path / "models.json", tmp_path / "models.md"
+    out_json, out_md, out_doc = tmp_path / "models.json", tmp_path / "models.md", tmp_path / "BENCHMARKS.md"
     cmd = [sys.executable, str(MODELS), "--quick", "--models", "llama", "--skip", "inductor",
            "--warmup", "0", "--rounds", "2", "--calls", "1",
-           "--json", str(out_json), "--markdown", str(out_md)]
+           "--json", str(out_json), "--markdown", str(out_md), "--doc", str(out_doc)]
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
 
@@ -33,6 +33,9 @@ def test_quick_llama_on_cpu(tmp_path: Path) -> None:
         "model", "mode", "shape", "eager ms", "inductor ms", "mlc ms", "mlc/inductor",
         "GPU ms mlc / ind", "compile s mlc / ind", "rel err mlc / ind", "correct"]
     assert header in out_md.read_text()
+    doc = out_doc.read_text()  # the section of this model list, saying which rows replay graphs
+    assert "<!-- begin bench/models.py llama -->" in doc and header in doc
+    assert "mlc's inference rows replay CUDA graphs" in doc
 
     report = json.loads(out_json.read_text())
     assert report["environment"]["dtype"] == "bfloat16" and report["environment"]["triton_interpret"] == "1"
