@@ -502,9 +502,11 @@ def report(rows: Sequence[Row], env: dict[str, Any], args: argparse.Namespace) -
     if args.doc:
         models = ",".join(args.models)
         key = f"bench/models.py {models}" + (" --reduce-overhead" if args.reduce_overhead else "")
-        graphs, replays = ((", CUDA graphs (Inductor's reduce-overhead, mlc's MLC_CUDAGRAPHS=1)",
-                            "here both compilers replay CUDA graphs in every row") if args.reduce_overhead else
-                           ("", "mlc's inference rows replay CUDA graphs, as its static inference graphs do by default"))
+        if args.reduce_overhead:
+            graphs = ", CUDA graphs (Inductor's reduce-overhead, mlc's MLC_CUDAGRAPHS=1)"
+            replays = "here both compilers replay CUDA graphs in every row"
+        else:
+            graphs, replays = "", "mlc's inference rows replay CUDA graphs, as its static inference graphs do by default"
         run.write_section(args.doc, key, MODELS_SECTION.format(**env, models=models, table=table, graphs=graphs,
                                                                replays=replays))
 

@@ -660,8 +660,8 @@ def _compile(row: Row) -> str:
 
 def markdown(rows: Sequence[Row], copy_gbps: float | None = None) -> str:
     head = ["model", "shape", "dtype", "eager ms", "inductor ms", "mlc ms", "mlc/inductor", "mlc GB/s",
-            "inductor GB/s", "mlc % copy", "% same-size copy mlc/ind", "kernels mlc/ind", "host µs eager/ind/mlc", "compile s mlc/ind",
-            "correct"]
+            "inductor GB/s", "mlc % copy", "% same-size copy mlc/ind", "kernels mlc/ind", "host µs eager/ind/mlc",
+            "compile s mlc/ind", "correct"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for r in rows:
         cells = [r.model, f"`{r.shape}`" if r.shape else "", r.dtype, _ms(r, "eager"), _ms(r, "inductor"),

@@ -21,11 +21,14 @@ Why a replay never computes a wrong number:
   for each step, wherever its allocator puts them, so a recording keeps its own copy of each,
   which it refills before every replay; their address is not part of its key.
 - Outputs live in the recording's private memory pool, and a replay writes them again. A
-  recording is replayed only when none of its previous outputs in that pool is referenced
-  outside this module: neither the tensor object (Python's reference count) nor any view of its memory (the
-  storage's use count). A caller who keeps outputs (a training step's activations until the
-  backward, a loss until the next step) makes the next call use a second recording, and past
-  `MAX_RECORDINGS` the normal path, which allocates fresh outputs.
+  recording is replayed only when none of its previous outputs in that pool (or in its copies
+  of staged inputs) is referenced outside this module: neither the tensor object (Python's
+  reference count) nor any view of its memory (the storage's use count). A caller who keeps
+  outputs (a training step's activations until the backward, a loss until the next step) makes
+  the next call use a second recording, and past `MAX_RECORDINGS` the normal path, which
+  allocates fresh outputs. An output that is an input, or a view of one (a training forward
+  returns the weights it saves for the backward), is the caller's memory, which no replay
+  writes: what the caller holds of it does not count.
 - A call that cannot be captured (work on the host, a kernel compiled for the first time,
   an input not on the GPU) fails its capture; the graph then runs normally for good, and
   `reason` says why.
@@ -195,7 +198,8 @@ class CudaGraphCall:
         # The caller's memory: its inputs, not the staged copies (which `__call__` refills)
         callers = {a.untyped_storage().data_ptr() for i, a in enumerate(args)
                    if isinstance(a, torch.Tensor) and i not in staged}
-        pooled = [t for t in outputs if isinstance(t, torch.Tensor) and t.untyped_storage().data_ptr() not in callers]
+        pooled = [t for t in outputs
+                  if isinstance(t, torch.Tensor) and t.untyped_storage().data_ptr() not in callers]
         recording = Recording(key, replay, outputs, staged=staged, pooled=pooled, baseline=_holders(pooled))
         self.recordings.append(recording)
         return recording

@@ -382,4 +382,5 @@ def test_a_backward_replays_though_its_tangents_move(monkeypatch, graphs):
             torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-4)
     forward, backward = graphs
     assert forward.staged == () and len(backward.staged) == 1
-    assert forward.calls == backward.calls == {"first": 1, "recorded": 1, "replayed": 4}, (forward.calls, backward.calls)
+    expected = {"first": 1, "recorded": 1, "replayed": 4}
+    assert forward.calls == backward.calls == expected, (forward.calls, backward.calls)
