@@ -184,9 +184,7 @@ class CudaGraphCall:
         try:
             # The copies are made and filled before the capture (a copy captured would read the
             # address this call's input happens to have); `__call__` refills them before replays.
-            staged = {i: torch.empty_strided(args[i].size(), args[i].stride(), dtype=args[i].dtype,
-                                             device=args[i].device).copy_(args[i])
-                      for i in self.staged if isinstance(args[i], torch.Tensor)}
+            staged = {i: _copy_of(args[i]) for i in self.staged if isinstance(args[i], torch.Tensor)}
             recorded = [staged.get(i, a) for i, a in enumerate(args)]
             replay, outputs = self.recorder.record(self.call, recorded)
         except Exception as e:  # a call that cannot be captured runs normally from now on
@@ -223,6 +221,11 @@ def _addresses(args: Sequence[Any], device_type: str, staged: Sequence[int] = ()
         if isinstance(a, torch.Tensor):
             key[i] = (a.dtype, a.shape, a.stride())
     return tuple(key)
+
+
+def _copy_of(t: torch.Tensor) -> torch.Tensor:
+    """A tensor of `t`'s sizes, strides, dtype and device, holding its values."""
+    return torch.empty_strided(t.size(), t.stride(), dtype=t.dtype, device=t.device).copy_(t)
 
 
 def _holders(outputs: list[Any]) -> list[tuple[int, int, int]]:
