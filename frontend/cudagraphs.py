@@ -19,7 +19,7 @@ Why a replay never computes a wrong number:
   their sizes and strides), and a kernel that updates an input in place updates the caller's
   tensor. The exception is a backward's tangents (`staged_inputs`): autograd makes them afresh
   for each step, wherever its allocator puts them, so a recording keeps its own copy of each,
-  which it refills before every replay; their address is not part of its key.
+  which it refills before every replay; their address is not among those it checks.
 - Outputs live in the recording's private memory pool, and a replay writes them again. A
   recording is replayed only when none of its previous outputs in that pool (or in its copies
   of staged inputs) is referenced outside this module: neither the tensor object (Python's
@@ -28,7 +28,9 @@ Why a replay never computes a wrong number:
   the next call use a second recording, and past `MAX_RECORDINGS` the normal path, which
   allocates fresh outputs. An output that is an input, or a view of one (a training forward
   returns the weights it saves for the backward), is the caller's memory, which no replay
-  writes: what the caller holds of it does not count.
+  writes: what the caller holds of it does not count. Autograd may keep a backward's output as
+  a parameter's `.grad` without copying it (`_lend_to_autograd`): that `.grad` holds the
+  recording's memory, so the recording is busy until the caller drops it.
 - A call that cannot be captured (work on the host, a kernel compiled for the first time,
   an input not on the GPU) fails its capture; the graph then runs normally for good, and
   `reason` says why.
@@ -42,6 +44,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -113,22 +116,56 @@ class _How:
 
 @dataclass
 class Recording:
-    """One captured call: the input addresses it reads, its outputs, how to run it again."""
+    """One captured call: where it reads its inputs, its outputs, how to run it again."""
 
-    key: tuple
     replay: Callable[[], None]
     outputs: list[Any]
+    # Per input: the address read in place (None: a staged input, or not a tensor), the
+    # positions that have one, and the other inputs' values (sizes), which a call must repeat.
+    addresses: list[int | None]
+    read_in_place: list[int]
+    constants: list[tuple[int, Any]]
     staged: dict[int, torch.Tensor] = field(default_factory=dict)  # input position -> the copy it reads
     # The outputs in the recording's own memory (its pool, its staged copies), which a replay
     # overwrites; not those that are an input or a view of one (a training forward returns the
     # weights it saves for the backward), whose references are the caller's business, and whose
     # memory no replay writes.
-    pooled: list[torch.Tensor] = field(default_factory=list)
-    baseline: list[tuple[int, int, int]] = field(default_factory=list)  # `_holders` when nobody else holds them
+    pooled: References = field(default_factory=lambda: References([]))
+
+    def reads(self, args: list[Any]) -> bool:
+        """Whether a call with `args` has its inputs where this recording reads them."""
+        return (_same_addresses(args, self.addresses, self.read_in_place)
+                and all(args[i] == value for i, value in self.constants)
+                and all(_layout(args[i]) == _layout(copy) for i, copy in self.staged.items()))
 
     def is_free(self) -> bool:
         """No output of the last replay in the recording's memory is referenced outside it."""
-        return _holders(self.pooled) == self.baseline
+        return not self.pooled.held_elsewhere()
+
+
+class References:
+    """Who holds a list of tensors: references to each Python object, to the tensor from C++
+    (autograd), and to its memory (views, saved tensors, a `.grad` autograd kept). Counted the
+    same way each time, so that counts equal to those at `settle` mean that nobody but the
+    owner (who settled) holds any of them."""
+
+    def __init__(self, tensors: list[torch.Tensor]):
+        self.tensors = tensors
+        self._storages = [t.untyped_storage() for t in tensors]  # alive while `_storage_ids` point at them
+        self._storage_ids = [s._cdata for s in self._storages]
+        self._settled = self._counts()
+
+    def settle(self) -> None:
+        """Take the counts as they are now (the owner's references only) as those of nobody else."""
+        self._settled = self._counts()
+
+    def held_elsewhere(self) -> bool:
+        return self._counts() != self._settled
+
+    def _counts(self) -> tuple[list[int], list[int], list[int]]:
+        # map over builtins: a fifth of a Python loop's time for the hundreds of a training graph
+        return (list(map(sys.getrefcount, self.tensors)), list(map(torch.Tensor._use_count, self.tensors)),
+                list(map(torch._C._storage_Use_Count, self._storage_ids)))
 
 
 class CudaGraphCall:
@@ -169,18 +206,17 @@ class CudaGraphCall:
             return _How("inside a capture")
         if self.reason is not None:
             return _How("not captured")
-        key = _addresses(args, self.device_type, self.staged)
-        if key is None:
-            return _How("elsewhere")
-        recording = next((r for r in self.recordings if r.key == key and r.is_free()), None)
+        recording = next((r for r in self.recordings if r.reads(args) and r.is_free()), None)
         if recording is not None:
             return _How("replayed", recording)
+        if not _on_device(args, self.device_type):
+            return _How("elsewhere")
         if len(self.recordings) >= self.max_recordings:
             return _How("busy")
-        recording = self._record(key, args)
+        recording = self._record(args)
         return _How("recorded", recording) if recording is not None else _How("not captured")
 
-    def _record(self, key: tuple, args: list[Any]) -> Recording | None:
+    def _record(self, args: list[Any]) -> Recording | None:
         try:
             # The copies are made and filled before the capture (a copy captured would read the
             # address this call's input happens to have); `__call__` refills them before replays.
@@ -193,47 +229,67 @@ class CudaGraphCall:
                 warnings.warn(f"mlc: {self.name}: MLC_CUDAGRAPHS: the call cannot be captured, it runs normally: "
                               f"{self.reason}", stacklevel=3)
             return None
+        addresses = [a.data_ptr() if isinstance(a, torch.Tensor) and i not in staged else None
+                     for i, a in enumerate(args)]
         # The caller's memory: its inputs, not the staged copies (which `__call__` refills)
         callers = {a.untyped_storage().data_ptr() for i, a in enumerate(args)
                    if isinstance(a, torch.Tensor) and i not in staged}
         pooled = [t for t in outputs
                   if isinstance(t, torch.Tensor) and t.untyped_storage().data_ptr() not in callers]
-        recording = Recording(key, replay, outputs, staged=staged, pooled=pooled, baseline=_holders(pooled))
+        recording = Recording(
+            replay, outputs, addresses,
+            read_in_place=[i for i, address in enumerate(addresses) if address is not None],
+            constants=[(i, a) for i, a in enumerate(args) if not isinstance(a, torch.Tensor)],
+            staged=staged, pooled=References(pooled))
+        _lend_to_autograd(recording.pooled)
+        recording.pooled.settle()  # last: with every reference of ours
         self.recordings.append(recording)
         return recording
 
 
-def _addresses(args: Sequence[Any], device_type: str, staged: Sequence[int] = ()) -> tuple | None:
-    """What a recording is keyed by: each input's address on the GPU (a number as itself), or
-    for a `staged` one, which a recording copies in, its dtype, sizes and strides; None when an
-    input is elsewhere, where no recording can read it."""
-    key: list[Any] = []
-    cuda = device_type == "cuda"  # `is_cuda` costs a tenth of building `a.device` (every call)
-    for a in args:
-        if isinstance(a, torch.Tensor):
-            if not (a.is_cuda if cuda else a.device.type == device_type) and a.numel() > 0:
-                return None
-            key.append((a.data_ptr(), a.dtype))
-        else:
-            key.append(a)
-    for i in staged:
-        a = args[i]
-        if isinstance(a, torch.Tensor):
-            key[i] = (a.dtype, a.shape, a.stride())
-    return tuple(key)
+def _lend_to_autograd(outputs: References) -> None:
+    """Let autograd keep a replay's output as a parameter's `.grad` rather than copy it.
+
+    Autograd keeps a backward's output as `.grad` where nobody else references it, and copies it
+    otherwise; the recording's own reference would make it copy every gradient of every step (a
+    kernel and an allocation per parameter). Registering the outputs as cached tensors (a
+    reference that torch discounts: what Inductor's CUDA-graph trees do) lets it keep them. A
+    kept gradient is a view of the recording's memory, so the recording is busy (`is_free`)
+    until the caller drops it (`zero_grad`, `.grad = None`); a gradient accumulated into one
+    already kept is the caller's sum, not a replay's output. The registrations end with the
+    recording."""
+    torch._C._set_cached_tensors_enabled(True)
+    for t in outputs.tensors:
+        torch._C._add_cached_tensor(t)
+    weakref.finalize(outputs, _forget_cached, list(outputs.tensors))
+
+
+def _forget_cached(tensors: list[torch.Tensor]) -> None:
+    torch._C._set_cached_tensors_enabled(True)  # removing asserts it (Inductor may have turned it off)
+    for t in tensors:
+        torch._C._remove_cached_tensor(t)
+
+
+def _on_device(args: Sequence[Any], device_type: str) -> bool:
+    """Whether every tensor input (but empty ones) is where a recording can read it."""
+    return all(a.device.type == device_type or a.numel() == 0 for a in args if isinstance(a, torch.Tensor))
+
+
+def _same_addresses(args: list[Any], addresses: list[int | None], positions: list[int]) -> bool:
+    """Whether `args[i]` lies at `addresses[i]` for each of `positions` (for hundreds of inputs:
+    torch's CUDA builds have it in C++, which Inductor's CUDA-graph trees use alike)."""
+    if _DATA_PTRS_EQUAL is not None:
+        return _DATA_PTRS_EQUAL(args, addresses, positions)
+    return all(args[i].data_ptr() == addresses[i] for i in positions)
+
+
+_DATA_PTRS_EQUAL = getattr(torch._C, "_tensors_data_ptrs_at_indices_equal", None)
+
+
+def _layout(t: torch.Tensor) -> tuple:
+    return t.dtype, t.shape, t.stride()
 
 
 def _copy_of(t: torch.Tensor) -> torch.Tensor:
     """A tensor of `t`'s sizes, strides, dtype and device, holding its values."""
     return torch.empty_strided(t.size(), t.stride(), dtype=t.dtype, device=t.device).copy_(t)
-
-
-def _holders(outputs: list[Any]) -> list[tuple[int, int, int]]:
-    """References to each output: to the Python object, to the tensor from C++ (autograd), and
-    to its memory (views, saved tensors). Counted the same way each time, so that a count equal
-    to the one taken right after recording means nobody else holds it."""
-    return [
-        (sys.getrefcount(t), t._use_count(), torch._C._storage_Use_Count(t.untyped_storage()._cdata))
-        if isinstance(t, torch.Tensor) else (0, 0, 0)
-        for t in outputs
-    ]

@@ -6,6 +6,8 @@ same checks through `torch.compile`."""
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 import torch
 
@@ -101,6 +103,26 @@ def test_inputs_elsewhere_get_their_own_recording():
     assert (rec.records, rec.replays) == (2, 6)
 
 
+def test_inputs_off_the_device_run_normally():
+    rec = InPlaceRecorder()
+    g = CudaGraphCall(double_and_sum, rec, device_type="cuda")  # the inputs below are on the CPU
+    x = torch.arange(4.0)
+    for _ in range(3):
+        torch.testing.assert_close(g([x])[0], x * 2)
+    assert g.calls == {"first": 1, "elsewhere": 2} and rec.records == 0
+
+
+def test_outputs_are_lent_to_autograd_while_their_recording_lives():
+    g = graphed(InPlaceRecorder())
+    x = torch.arange(4.0)
+    g([x])
+    out = g([x])[0]
+    assert torch._C._is_cached_tensor(out)
+    del g
+    gc.collect()
+    assert not torch._C._is_cached_tensor(out)
+
+
 def test_a_capture_that_fails_runs_normally_for_good():
     rec = InPlaceRecorder(fail=True)
     g = graphed(rec)
@@ -181,6 +203,57 @@ def test_a_staged_input_of_other_strides_is_another_recording():
     g([x, torch.ones(2, 2)])
     torch.testing.assert_close(g([x, torch.arange(4.0).reshape(2, 2).t()])[0], torch.tensor([[0.0, 2], [1, 3]]))
     assert g.calls == {"first": 1, "recorded": 2}
+
+
+def _doubling_function(g: CudaGraphCall):
+    """An autograd function y = 2x whose backward is `g` (2 * the tangent, staged)."""
+
+    class Double(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, tangent):
+            return g([tangent])[0]
+
+    return Double
+
+
+def test_autograd_keeps_a_replayed_gradient_without_copying_it():
+    """Gradients set to None before each step: autograd keeps the replay's output as `.grad`
+    (no copy per parameter), and since that is the recording's memory, the recording waits
+    until the next step drops it."""
+    rec = InPlaceRecorder()
+    g = CudaGraphCall(lambda args: [args[0] * 2], rec, device_type="cpu", staged=(0,))
+    double = _doubling_function(g)
+    p = torch.ones(4, requires_grad=True)
+    for step in range(5):
+        p.grad = None
+        (double.apply(p) * (step + 1)).sum().backward()
+        torch.testing.assert_close(p.grad, torch.full((4,), 2.0 * (step + 1)))
+        if step >= 1:
+            assert p.grad.data_ptr() == g.recordings[0].outputs[0].data_ptr()  # kept, not copied
+    assert g.calls == {"first": 1, "recorded": 1, "replayed": 3}
+
+
+def test_gradients_accumulated_into_a_kept_one_are_never_overwritten():
+    """The recording's output kept as `.grad` becomes the running sum when later steps do not
+    drop it: that recording stays busy for good, and a second one serves the steps, its outputs
+    added into the sum."""
+    rec = InPlaceRecorder()
+    g = CudaGraphCall(lambda args: [args[0] * 2], rec, device_type="cpu", staged=(0,))
+    double = _doubling_function(g)
+    p = torch.ones(4, requires_grad=True)
+    total = 0.0
+    for step in range(6):
+        if step <= 1:  # the second step's gradient is the recording's output, kept
+            p.grad, total = None, 0.0
+        (double.apply(p) * (step + 1)).sum().backward()
+        total += 2.0 * (step + 1)
+        torch.testing.assert_close(p.grad, torch.full((4,), total))
+    assert p.grad.data_ptr() == g.recordings[0].outputs[0].data_ptr()
+    assert g.calls == {"first": 1, "recorded": 2, "replayed": 3}
 
 
 def transposed_and_doubled(args):
@@ -376,6 +449,9 @@ def test_a_backward_replays_though_its_tangents_move(monkeypatch, graphs):
         (out * (step + 1)).sum().backward()
         del out  # the step's output dies with it: the next forward can replay the same recording
         grads = [p.grad.clone() for p in model.parameters()]
+        if step >= 2:  # replayed: autograd kept the recording's outputs as the gradients
+            lent = {t.data_ptr() for t in graphs[1].recordings[0].pooled.tensors}
+            assert all(p.grad.data_ptr() in lent for p in model.parameters())
         model.zero_grad(set_to_none=True)
         (model(x) * (step + 1)).sum().backward()
         for got, expected in zip(grads, (p.grad for p in model.parameters())):
@@ -384,3 +460,13 @@ def test_a_backward_replays_though_its_tangents_move(monkeypatch, graphs):
     assert forward.staged == () and len(backward.staged) == 1
     expected = {"first": 1, "recorded": 1, "replayed": 4}
     assert forward.calls == backward.calls == expected, (forward.calls, backward.calls)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="torch's C++ comparison is in its CUDA builds")
+def test_addresses_are_compared_in_cpp_as_in_python():
+    assert cudagraphs._DATA_PTRS_EQUAL is not None
+    a, b = torch.ones(4, device="cuda"), torch.ones(4, device="cuda")
+    args = [a, 3, b]
+    for addresses in ([a.data_ptr(), None, b.data_ptr()], [a.data_ptr(), None, a.data_ptr()]):
+        python = all(args[i].data_ptr() == addresses[i] for i in (0, 2))
+        assert cudagraphs._same_addresses(args, addresses, [0, 2]) is python
