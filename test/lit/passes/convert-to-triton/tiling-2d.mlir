@@ -5,7 +5,8 @@
 // A transposed add (x.t() + y on [64, 32]): x is read with stride 64 along the inner dim, so the
 // kernel is tiled 2-D -- ynumel 64 (the outer dim) by xnumel 32 -- and both the transposed read
 // (unit stride along yindex) and the contiguous read and write (unit stride along xindex) merge
-// to plain affine indices. A 3-D permute (x.permute(2, 0, 1) on [40, 48, 36] -> [36, 40, 48])
+// to plain affine indices; the transposed read is evict_last (the next tile along y reads the
+// rest of its lines), the contiguous one is not. A 3-D permute (x.permute(2, 0, 1) on [40, 48, 36] -> [36, 40, 48])
 // reads unit-stride along its outer dim, so it splits after it (y 36, x 40*48; f16 alike). A broadcast add reads coalesced or broadcast along xindex
 // everywhere and stays 1-D. With tile-2d=false every kernel is 1-D.
 
@@ -48,7 +49,7 @@ buffer.graph @forward {
 
 // CHECK:      builtin.module {
 // CHECK-NEXT:   triton.kernel @triton_poi_fused_add_permute_0 pointwise(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) ynumel 64 xnumel 32 origins ["add", "permute"] configs [#triton.config<YBLOCK = 32, XBLOCK = 32, num_warps = 4, num_stages = 1>, #triton.config<YBLOCK = 64, XBLOCK = 32, num_warps = 8, num_stages = 1>, #triton.config<YBLOCK = 16, XBLOCK = 32, num_warps = 4, num_stages = 1>, #triton.config<YBLOCK = 64, XBLOCK = 16, num_warps = 4, num_stages = 1>, #triton.config<YBLOCK = 8, XBLOCK = 32, num_warps = 4, num_stages = 1>, #triton.config<YBLOCK = 64, XBLOCK = 4, num_warps = 4, num_stages = 1>] {
-// CHECK-NEXT:     %0 = triton.load %in_ptr0[yindex + 64*xindex] mask ymask, xmask : f32
+// CHECK-NEXT:     %0 = triton.load %in_ptr0[yindex + 64*xindex] mask ymask, xmask evict_last : f32
 // CHECK-NEXT:     %1 = triton.load %in_ptr1[xindex + 32*yindex] mask ymask, xmask : f32
 // CHECK-NEXT:     %2 = arith.addf %0, %1 : f32
 // CHECK-NEXT:     triton.store %out_ptr0[xindex + 32*yindex], %2 mask ymask, xmask : f32
@@ -63,7 +64,7 @@ buffer.graph @forward {
 // CHECK-NEXT: }
 // CHECK:      builtin.module {
 // CHECK-NEXT:   triton.kernel @triton_poi_fused_permute_0 pointwise(%in_ptr0: !triton.ptr<f16>, %out_ptr0: !triton.ptr<f16>) ynumel 36 xnumel 1920 origins ["permute"] configs [#triton.config<YBLOCK = 32, XBLOCK = 32, num_warps = 4, num_stages = 1>, #triton.config<YBLOCK = 64, XBLOCK = 64, num_warps = 8, num_stages = 1>, #triton.config<YBLOCK = 16, XBLOCK = 256, num_warps = 8, num_stages = 1>, #triton.config<YBLOCK = 1, XBLOCK = 1024, num_warps = 4, num_stages = 1>, #triton.config<YBLOCK = 64, XBLOCK = 16, num_warps = 4, num_stages = 1>] {
-// CHECK-NEXT:     %0 = triton.load %in_ptr0[yindex + 36*xindex] mask ymask, xmask : f16
+// CHECK-NEXT:     %0 = triton.load %in_ptr0[yindex + 36*xindex] mask ymask, xmask evict_last : f16
 // CHECK-NEXT:     triton.store %out_ptr0[xindex + 1920*yindex], %0 mask ymask, xmask : f16
 // CHECK-NEXT:   }
 // CHECK-NEXT:   triton.wrapper @call {
