@@ -153,7 +153,7 @@ class References:
         self.tensors = tensors
         self._storages = [t.untyped_storage() for t in tensors]  # alive while `_storage_ids` point at them
         self._storage_ids = [s._cdata for s in self._storages]
-        self._settled = self._counts()
+        self.settle()
 
     def settle(self) -> None:
         """Take the counts as they are now (the owner's references only) as those of nobody else."""
