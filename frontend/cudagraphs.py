@@ -275,15 +275,15 @@ def _on_device(args: Sequence[Any], device_type: str) -> bool:
     return all(a.device.type == device_type or a.numel() == 0 for a in args if isinstance(a, torch.Tensor))
 
 
+_DATA_PTRS_EQUAL = getattr(torch._C, "_tensors_data_ptrs_at_indices_equal", None)
+
+
 def _same_addresses(args: list[Any], addresses: list[int | None], positions: list[int]) -> bool:
     """Whether `args[i]` lies at `addresses[i]` for each of `positions` (for hundreds of inputs:
     torch's CUDA builds have it in C++, which Inductor's CUDA-graph trees use alike)."""
     if _DATA_PTRS_EQUAL is not None:
         return _DATA_PTRS_EQUAL(args, addresses, positions)
     return all(args[i].data_ptr() == addresses[i] for i in positions)
-
-
-_DATA_PTRS_EQUAL = getattr(torch._C, "_tensors_data_ptrs_at_indices_equal", None)
 
 
 def _layout(t: torch.Tensor) -> tuple:

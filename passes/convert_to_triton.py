@@ -293,8 +293,7 @@ class KernelBuilder:
         return _zero(op.result.type) if op.mask is not None else None
 
     def eviction(self, node: buffer.ComputedOp, name: str, index: sympy.Expr) -> str | None:
-        reused = self._is_broadcast(index) or not self._is_coalesced(index) or self._is_transposed(index)
-        return "evict_last" if reused else None
+        return "evict_last" if self._is_broadcast(index) or self._is_strided(index) else None
 
     # A reduction kernel decides masks per index name, so it keeps every dimension named.
     merge_contiguous_dims = True
@@ -438,26 +437,21 @@ class KernelBuilder:
                     lengths = lengths * _length(expr, numel)
         return not equal(total, lengths)
 
-    def _is_transposed(self, index: sympy.Expr) -> bool:
-        """A 2-D tile's load with unit stride along yindex but not xindex. A tile reads YBLOCK
-        elements of each line it touches (64 bytes of a bf16 32x32 tile) and the tile next along
-        y the rest, so the line is kept in L2 until then (as Inductor's code for the same kernel
-        does; H100, BERT's [4, 512, 768] bf16 key transposed and scaled into f32: 7.4 -> 5.7 us)."""
-        if self.ynumel is None:
+    def _is_strided(self, index: sympy.Expr) -> bool:
+        """No unit stride along xindex, so lanes touch more cache lines than they fill and later
+        programs read those lines again: a strided 1-D read, or in a 2-D tile a read with no unit
+        stride at all, or the transposed one (unit stride along yindex only: a tile reads YBLOCK
+        elements of each line, 64 bytes of a bf16 32x32 tile, and the tile next along y the rest;
+        Inductor's code for that kernel keeps it in L2 too; H100, BERT's [4, 512, 768] bf16 key
+        transposed and scaled into f32: 7.4 -> 5.7 us). A symbolic stride counts as unit."""
+        full = self._xindex_form(index)
+        x_step = _step(full, XINDEX, [YINDEX])
+        if x_step == 1:
             return False
-        full = self._xindex_form(index)
-        return _step(full, YINDEX, [XINDEX]) == 1 and _step(full, XINDEX, [YINDEX]) != 1
-
-    def _is_coalesced(self, index: sympy.Expr) -> bool:
-        """Whether neighbouring lanes read neighbouring elements: unit stride along xindex (or,
-        in a 2-D tile, along yindex: the tile's columns are then contiguous)."""
-        full = self._xindex_form(index)
-        bases = [XINDEX] if self.ynumel is None else [XINDEX, YINDEX]
-        for base in bases:
-            step = _step(full, base, [b for b in bases if b != base])
-            if not step.is_Integer or int(step) == 1:
-                return True
-        return False
+        if self.ynumel is None:
+            return x_step.is_Integer
+        y_step = _step(full, YINDEX, [XINDEX])
+        return y_step == 1 or (x_step.is_Integer and y_step.is_Integer)
 
     def build(self, name: str, origins: Sequence[str], configs: Sequence[triton.ConfigAttr]) -> triton.KernelOp:
         # Pointers were made in first-use order; the signature lists inputs, then outputs.
