@@ -27,6 +27,7 @@ import dataclasses
 import functools
 import os
 import statistics
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from contextlib import contextmanager
@@ -432,23 +433,56 @@ def _kernel_ms(binary: _Binary, args: tuple, flush: torch.Tensor) -> float:
     a config: `flush` is zeroed before each launch, and a pair of events on either side times
     it; the median of about TUNE_MS of launches (5 to TUNE_LAUNCHES). A call finds its input
     in memory, not in the L2 that back-to-back launches of one kernel warm: timed warm, the
-    configs of [8192, 1024] log_softmax differ by 0.5 us, from a cold L2 by 1.8 (H100). Zeroing
-    the flush keeps the GPU busy while the host records the start event and launches, so the
-    launch's host overhead is not timed."""
+    configs of [8192, 1024] log_softmax differ by 0.5 us, from a cold L2 by 1.8 (H100).
+
+    The GPU is held back (`_hold_gpu`) while the host enqueues the timed launches, so that it
+    runs them back to back: a host slower than a flush (compile workers busy on its cores, the
+    interpreter lock) would otherwise leave the GPU idle between a start event and its launch,
+    and the host's time would be timed. In a benchmark process on the H100, unheld, every
+    config of BERT's transposed key measured 43-45 us (5.6-28 us each, held), and the slowest
+    was picked in one run."""
     context = launch_context()
 
-    def timed(n: int) -> float:
+    def timed(n: int, host_us: float) -> tuple[float, float]:
         events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(n)]
+        _hold_gpu(2 * n * host_us)
+        start_host = time.perf_counter()
         for start, end in events:
             flush.zero_()
             start.record()
             binary.run(context, args)
             end.record()
+        host_us = (time.perf_counter() - start_host) * 1e6 / n
         events[-1][1].synchronize()
-        return statistics.median(start.elapsed_time(end) for start, end in events)
+        return statistics.median(start.elapsed_time(end) for start, end in events), host_us
 
-    n = max(5, min(TUNE_LAUNCHES, round(TUNE_MS / max(timed(3), 1e-3))))
-    return timed(n)
+    ms, host_us = timed(3, HOLD_GUESS_US)
+    n = max(5, min(TUNE_LAUNCHES, round(TUNE_MS / max(ms, 1e-3))))
+    return timed(n, host_us)[0]
+
+
+HOLD_GUESS_US = 100
+"""The host's microseconds per timed launch that `_kernel_ms` holds the GPU for before it has
+measured them (the flush, two events and the launch: 10-80 us on the H100's host)."""
+HOLD_MAX_US = 20_000
+
+
+def _hold_gpu(us: float) -> None:
+    """Keep the current stream busy for about `us` microseconds (at most HOLD_MAX_US), so that
+    the work enqueued next waits in line instead of trickling in at the host's pace."""
+    torch.cuda._sleep(int(min(us, HOLD_MAX_US) * _sleep_cycles_per_us()))
+
+
+@functools.cache
+def _sleep_cycles_per_us() -> float:
+    """Clock cycles of `torch.cuda._sleep` per microsecond on this GPU, measured once."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda._sleep(1000)  # loads the kernel
+    start.record()
+    torch.cuda._sleep(1_000_000)
+    end.record()
+    end.synchronize()
+    return 1_000_000 / max(start.elapsed_time(end) * 1e3, 1.0)
 
 
 def precompile(entries: tuple) -> None:

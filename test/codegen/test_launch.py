@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import time
+
 import pytest
 import torch
 
@@ -197,6 +200,33 @@ def test_the_tuner_times_the_kernel_not_its_launch() -> None:
     equal times."""
     small, large = _timed_ms(1 << 20), _timed_ms(1 << 25)
     assert large > 8 * small, (small, large)
+
+
+@dataclasses.dataclass
+class _SlowHost:
+    """A binary whose launches take the host `us` microseconds more (a host whose cores the
+    compile workers share, or that waits for the interpreter lock)."""
+
+    binary: triton_helpers._Binary
+    us: float
+
+    def run(self, context, args) -> None:
+        deadline = time.perf_counter() + self.us * 1e-6
+        while time.perf_counter() < deadline:
+            pass
+        self.binary.run(context, args)
+
+
+@GPU
+def test_the_tuner_times_the_kernel_not_the_hosts_pace() -> None:
+    """A host that takes 300 us per launch, several times the flush before it: the GPU would
+    wait for each launch after its start event, and that wait was timed; held back while the
+    host enqueues, it runs them back to back and the time is the kernel's."""
+    binary, args = _scale_binary(1 << 20)
+    flush = torch.empty(triton_helpers._flush_bytes(), dtype=torch.int8, device=DEVICE)
+    fast = triton_helpers._kernel_ms(binary, args, flush)
+    slow = triton_helpers._kernel_ms(_SlowHost(binary, 300), args, flush)
+    assert slow < 1.5 * fast + 0.005, (fast, slow)
 
 
 @GPU
