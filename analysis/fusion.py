@@ -45,6 +45,7 @@ from mlc.analysis import kernel_shape as ks
 from mlc.analysis.dependencies import dep_buffer, read_writes
 from mlc.analysis.launch import hinted
 from mlc.dialects import buffer
+from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.dialects.sym import expr_str
 
 MAX_FUSION_SIZE = 64  # config.max_fusion_size
@@ -281,7 +282,7 @@ def _ignores_a_loop(node: buffer.ComputedOp, index: sympy.Expr) -> bool:
 # Scores
 
 
-def _bytes(dep: buffer.MemoryDepAttr, layouts: dict[str, buffer.LayoutAttr]) -> int:
+def _bytes(dep: buffer.MemoryDepAttr, layouts: dict[str, LayoutAttr]) -> int:
     """The bytes `dep` moves; a symbolic size counts as the launch heuristics' size hint (as
     Inductor scores with size hints), so that 32*s0*s1 elements outweigh s0*s1."""
     numel = hinted(sympy.Mul(*(s for _, s in dep.ranges)))
@@ -290,12 +291,12 @@ def _bytes(dep: buffer.MemoryDepAttr, layouts: dict[str, buffer.LayoutAttr]) -> 
     return numel * width
 
 
-def shared_bytes(a: Unit, b: Unit, layouts: dict[str, buffer.LayoutAttr]) -> int:
+def shared_bytes(a: Unit, b: Unit, layouts: dict[str, LayoutAttr]) -> int:
     """Inductor's `score_fusion_memory`: bytes of the deps both touch, index and sizes equal."""
     return sum(_bytes(d, layouts) for d in a.deps & b.deps)  # type: ignore[arg-type]
 
 
-def fusion_score(a: Unit, b: Unit, layouts: dict[str, buffer.LayoutAttr],
+def fusion_score(a: Unit, b: Unit, layouts: dict[str, LayoutAttr],
                  rerun: Sequence[buffer.ComputedOp] = ()) -> tuple[int, int, int]:
     """`score_fusion`'s order: (same node type and memory shared, bytes shared, -distance). A
     member the fusion re-runs in its reader's order (`Fusable.rerun_by`) shares the bytes it

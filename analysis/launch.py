@@ -44,6 +44,7 @@ import sympy
 from xdsl.dialects.builtin import StringAttr
 
 from mlc.dialects import buffer, triton
+from mlc.dialects.buffer_layout import LayoutAttr, contiguous_strides
 from mlc.dialects.sym import at_hint, symbol
 from mlc.analysis.flat_index import nonnegative
 
@@ -116,7 +117,7 @@ def product(values: Sequence[sympy.Expr]) -> sympy.Expr:
 INT32_LIMIT = 2**31  # an index at or above this overflows int32 arithmetic
 
 
-def index_bits(numel: sympy.Expr, layouts: Sequence[buffer.LayoutAttr]) -> int:
+def index_bits(numel: sympy.Expr, layouts: Sequence[LayoutAttr]) -> int:
     """The width of a kernel's index arithmetic: 32 when `numel` (every point the kernel runs:
     x, y and r0 together) and the storage extent of every buffer it touches (offset + sum of
     (size - 1) * stride, + 1) are below 2^31, else 64 (an int32 position would wrap around and
@@ -227,7 +228,7 @@ def contiguous_accesses(node: buffer.ComputedOp) -> bool:
     index of its loop (or of its reduction loop) alone: Inductor's `MemoryDep.is_contiguous`
     (one variable, once loops are merged). Indirect positions are not contiguous."""
     def flat(prefix: str, sizes: list[sympy.Expr]) -> sympy.Expr:
-        terms = zip(buffer.contiguous_strides(sizes), sizes)
+        terms = zip(contiguous_strides(sizes), sizes)
         return sum((st * symbol(f"{prefix}{k}") for k, (st, n) in enumerate(terms) if n != 1), sympy.Integer(0))
 
     flats = {flat("i", node.range_exprs), flat("r0_", node.reduction_range_exprs)}

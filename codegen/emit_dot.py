@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 
 from mlc.analysis.dependencies import dep_buffer, read_writes
 from mlc.dialects import buffer
+from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.dialects.sym import expr_str
 
 DEP_KINDS = {buffer.MemoryDepAttr: "memory", buffer.StarDepAttr: "star", buffer.WeakDepAttr: "weak"}
@@ -128,7 +129,7 @@ def _refusals(graph: buffer.GraphOp, writer: dict[str, str]) -> list[str]:
     return out
 
 
-def _layout(layout: buffer.LayoutAttr) -> str:
+def _layout(layout: LayoutAttr) -> str:
     return f"[{', '.join(expr_str(s) for s in layout.sizes)}] {layout.dtype}"
 
 

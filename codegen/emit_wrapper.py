@@ -20,7 +20,7 @@ from xdsl.dialects.complex import ComplexNumberAttr
 from xdsl.ir import Attribute, Operation
 
 from mlc.dialects import triton as tt
-from mlc.dialects.buffer import LayoutAttr
+from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.dialects.sym import ExprAttr
 from mlc.dialects.values import DTYPE_NAMES
 from mlc.codegen.emit_common import (

@@ -30,7 +30,8 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from mlc.dialects.loops import ReduceBase, parse_store_mode, reduction_index_names, verify_index_symbols, verify_store_mode
+from mlc.dialects.loops import parse_store_mode, reduction_index_names, verify_index_symbols, verify_store_mode
+from mlc.dialects.loops_reduce import ReduceBase
 from mlc.dialects.sym import ExprAttr, parse_access, print_access
 
 def enclosing_node(op: Operation) -> Operation | None:

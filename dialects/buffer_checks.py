@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import sympy
 
-from mlc.dialects.buffer import BodyNode, ComputedOp, GraphOp, InputOp, LayoutAttr, LoadOp, StoreOp
+from mlc.dialects.buffer import BodyNode, ComputedOp, GraphOp, InputOp, LoadOp, StoreOp
+from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.dialects.loops import blame, index_names, reduction_index_names
 from mlc.dialects.sym import affine_range, expr_str
 

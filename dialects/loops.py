@@ -64,6 +64,7 @@ from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from mlc.dialects.aten import ExternCallBase
+from mlc.dialects.loops_reduce import ReduceBase, parse_type_list, print_type_list
 from mlc.dialects.sym import (
     ExprAttr,
     expr_str,
@@ -85,8 +86,6 @@ T = TypeVar("T")
 # conversion, eager rounds there), unlike the truncf of a stored value, which --inline drops
 # when it fuses the value into its reader: `arith.truncf %x {explicit_rounding} : f32 to bf16`.
 EXPLICIT_ROUNDING = "explicit_rounding"
-
-REDUCTION_TYPES = ("sum", "prod", "max", "min", "argmax", "argmin", "any", "welford")
 
 
 def blame(op: Operation, message: str) -> VerifyException:
@@ -302,7 +301,7 @@ class ReductionOp(LoopsBodyOp):
         print_expr_list(printer, self.reduction_range_exprs)
         print_origins(printer, self.origins)
         printer.print_string(" -> ")
-        _print_type_list(printer, [o.type for o in self.outputs])
+        print_type_list(printer, [o.type for o in self.outputs])
         print_body(printer, self)
 
     @classmethod
@@ -312,7 +311,7 @@ class ReductionOp(LoopsBodyOp):
         reduction_ranges = parse_expr_list(parser)
         origins = parse_origins(parser)
         parser.parse_punctuation("->")
-        types = _parse_type_list(parser)
+        types = parse_type_list(parser)
         body = parser.parse_region()
         op = cls(ranges, reduction_ranges, types, body)  # type: ignore[arg-type]
         return finish_parse(parser, op, origins)
@@ -444,26 +443,6 @@ class ScatterStoreOp(IRDLOperation):
         return cls(indices, parser.resolve_operand(value, parser.parse_type()), indirect)
 
 
-def _parse_type_list(parser: Parser) -> list[Attribute]:
-    """`t` or `(t0, t1, ...)`."""
-    if parser.parse_optional_punctuation("("):
-        types = [parser.parse_type()]
-        while parser.parse_optional_punctuation(","):
-            types.append(parser.parse_type())
-        parser.parse_punctuation(")")
-        return types
-    return [parser.parse_type()]
-
-
-def _print_type_list(printer: Printer, types: Sequence[Attribute]) -> None:
-    if len(types) == 1:
-        printer.print_attribute(types[0])
-    else:
-        printer.print_string("(")
-        printer.print_list(types, printer.print_attribute)
-        printer.print_string(")")
-
-
 def _verify_epilogue(op: ReductionOp) -> None:
     """After the first reduce, no op may use a value that varies with the reduction indices."""
     reduction_vars = set(reduction_index_names(len(op.reduction_ranges)))
@@ -493,49 +472,6 @@ def _index_exprs_of(op: Operation) -> list[sympy.Expr]:
     return []
 
 
-class ReduceBase(IRDLOperation):
-    """`%r = <dialect>.reduce <kind> %v : T -> T'`: combine a value over all reduction indices.
-
-    argmax/argmin give i64 positions in the flattened reduction ranges (the first on ties, as
-    PyTorch); welford gives (mean, m2, weight); any gives i1. `loops.reduce` and `buffer.reduce`
-    share this definition."""
-
-    reduction_type = prop_def(StringAttr)
-    value = operand_def()
-    outputs = var_result_def()
-
-    def __init__(self, kind: str, value: SSAValue, result_types: Sequence[Attribute]):
-        super().__init__(
-            operands=[value],
-            properties={"reduction_type": StringAttr(kind)},
-            result_types=[list(result_types)],
-        )
-
-    @property
-    def kind(self) -> str:
-        return self.reduction_type.data
-
-    def verify_(self) -> None:
-        verify_reduce(self)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.kind} ")
-        printer.print_ssa_value(self.value)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-        printer.print_string(" -> ")
-        _print_type_list(printer, [r.type for r in self.results])
-
-    @classmethod
-    def parse(cls, parser: Parser):  # type: ignore[no-untyped-def]
-        kind = parser.parse_identifier("reduction type")
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        value_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        return cls(kind, parser.resolve_operand(value, value_type), _parse_type_list(parser))
-
-
 @irdl_op_definition
 class ReduceOp(ReduceBase):
     """A reduction in a `loops.reduction` body: `%r = loops.reduce sum %v : f32 -> f32`."""
@@ -546,26 +482,6 @@ class ReduceOp(ReduceBase):
         super().verify_()
         if not isinstance(self.parent_op(), ReductionOp):
             raise VerifyException("loops.reduce must be directly inside loops.reduction")
-
-
-def verify_reduce(op: ReduceBase) -> None:
-    """Shared by loops.reduce and buffer.reduce: a known kind with its number and types of results."""
-    kind = op.reduction_type.data  # type: ignore[attr-defined]
-    if kind not in REDUCTION_TYPES:
-        raise VerifyException(
-            f"{op.name}: unknown reduction type '{kind}' (expected one of {', '.join(REDUCTION_TYPES)})"
-        )
-    expected = 3 if kind == "welford" else 1
-    if len(op.results) != expected:
-        raise VerifyException(f"{op.name}: {kind} has {expected} result(s), got {len(op.results)}")
-    if kind in ("argmax", "argmin") and op.results[0].type != i64:
-        raise VerifyException(f"{op.name}: {kind} results are i64 indices")
-    if kind == "any" and op.results[0].type != i1:
-        raise VerifyException(f"{op.name}: any gives i1")
-    if kind in ("sum", "prod", "max", "min") and op.results[0].type != op.operands[0].type:
-        raise VerifyException(
-            f"{op.name}: {kind} of {op.operands[0].type} cannot give {op.results[0].type}"
-        )
 
 
 def enclosing_loops(op: Operation) -> LoopsBodyOp | None:

@@ -570,7 +570,7 @@ def _output_relayouts(layouts: Sequence[Layout | None], structure: Any, output_s
     backward `--realize` writes them into the promised strides with a kernel. What is left here
     is rarer: a view whose strides the importer did not record (not dense), an extern's result
     laid out otherwise than traced."""
-    from mlc.dialects.buffer import is_padded
+    from mlc.dialects.buffer_layout import is_padded
 
     nodes = _rebuild_leaves(structure)
     fixes = {}

@@ -28,7 +28,8 @@ the importer builds one `func.func @forward` (printed here with locations):
   names are built from these, as Inductor builds them from `original_aten`.
 * A Python number where the schema wants a tensor (`mul.Tensor(x, 0.5)`, `sub.Tensor(1, x)`)
   selects the overload that takes a Scalar (`mul.Scalar`, `rsub.Scalar`), as eager's wrapped
-  numbers mean the same; with no such overload the op becomes an `aten.call`.
+  numbers mean the same; with no such overload the op becomes an `aten.call`
+  (`frontend/schemas.py`).
 * Graph outputs that are None are not function results: `ImportedGraph.output_spec` maps each
   graph output to a function result index, or None.
 * Functional collectives (`_c10d_functional::all_reduce`, `wait_tensor`, ...) import as
@@ -64,15 +65,18 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from mlc.dialects.buffer import (
+from mlc.dialects.buffer_layout import (
     INPUT_STRIDES, OPERAND_STRIDES, OUTPUT_STRIDES, RESULT_STRIDES, contiguous_strides, is_dense,
 )
-from mlc.dialects.aten import FRESH_RESULTS, AtenOp, CallOp, NoneArgAttr, TensorArgAttr, op_class
+from mlc.dialects.aten import FRESH_RESULTS, CallOp, NoneArgAttr, TensorArgAttr, op_class
 from mlc.dialects.sym import CeilDiv, FloorDiv, IntType, ModularIndexing, SizesAttr, equal, size_symbol
 from mlc.dialects.sym import tensor_type as sym_tensor_type
 from mlc.dialects.values import DTYPES, py_to_attr
-from mlc.analysis.collectives import comm_kind
 from mlc.frontend.collectives import CollectiveError, InFlight, is_wait
+from mlc.frontend.schemas import (
+    dedicated_op, is_int_list, is_python_number, number_first_swapped, returns_fresh, returns_list, scalar_overload,
+    tensor_arg_kind,
+)
 
 
 class UnsupportedGraph(Exception):
@@ -241,7 +245,7 @@ def _operand_strides(node: torch.fx.Node, target: torch._ops.OpOverload,
     operands: list[torch.fx.Node] = []
     for arg in target._schema.arguments:
         value = values.get(arg.name)
-        if _tensor_kind(arg.type) is not None:
+        if tensor_arg_kind(arg.type) is not None:
             given = value if isinstance(value, (list, tuple)) else [value]
             operands.extend(v for v in given if isinstance(v, torch.fx.Node))
     return [_dense_strides(v.meta.get("val"), names, node) for v in operands]
@@ -255,14 +259,6 @@ def _strides_array(strides: Sequence[Sequence[int | sympy.Expr]]) -> ArrayAttr:
         else SizesAttr(st)
         for st in strides
     ])
-
-
-def _returns_fresh(schema: torch._C.FunctionSchema, overload: str) -> bool:
-    """Whether a call returns new tensors that hold nothing of its arguments (plan-buffers then
-    reuses the arguments' storage after their last use): its schema's returns carry no alias
-    annotation, and it is no collective (a collective reads its input until its wait, and the
-    wait returns the buffer it was given, whatever its schema says)."""
-    return all(r.alias_info is None for r in schema.returns) and comm_kind(overload) is None
 
 
 def _input_strides(value: torch.Tensor) -> list[int] | None:
@@ -522,7 +518,7 @@ class _Importer:
             op.attributes["origin"] = StringAttr(origin)
         self.block.add_op(op)
         self.comms.record(target, op)
-        if len(op.results) == 1 and not _returns_list(target):
+        if len(op.results) == 1 and not returns_list(target):
             return op.results[0]
         return list(op.results)
 
@@ -531,13 +527,13 @@ class _Importer:
     def aten_op(self, node: torch.fx.Node, target: torch._ops.OpOverload) -> Operation:
         values = {k: self._size_or_value(v, node) for k, v in _bind(node, target._schema).items()}
         if any(
-            _is_number(values.get(a.name)) for a in target._schema.arguments if _tensor_kind(a.type)
+            is_python_number(values.get(a.name)) for a in target._schema.arguments if tensor_arg_kind(a.type)
         ):
             # Decompositions write `mul.Tensor(x, 0.5)` and `sub.Tensor(1, x)`; eager wraps the
             # number, which is what `mul.Scalar(x, 0.5)` and `rsub.Scalar(x, 1)` spell out.
             # Without such an overload the op stays an aten.call that passes the number through.
-            target, values = _number_first_swapped(target, values)
-            target = _scalar_overload(target, values) or target
+            target, values = number_first_swapped(target, values)
+            target = scalar_overload(target, values) or target
         schema = target._schema
         # Ops of other namespaces (prims, custom ops) keep theirs, `ns::packet.overload`:
         # lower-aten has no rule for them, so they run as extern calls.
@@ -546,13 +542,13 @@ class _Importer:
         if namespace != "aten":
             overload = f"{namespace}::{overload}"
         result_types = self._result_types(node)
-        cls = _dedicated(overload, schema)
+        cls = dedicated_op(overload, schema)
         if cls is not None and self._fits_dedicated(schema, values):
             tensors: list[Any] = []
             args: dict[str, Attribute] = {}
             for arg in schema.arguments:
                 value = values.get(arg.name)
-                kind = _tensor_kind(arg.type)
+                kind = tensor_arg_kind(arg.type)
                 if kind == "list":
                     tensors.append([self._tensor(v, node) for v in value])
                 elif kind is not None:
@@ -567,7 +563,7 @@ class _Importer:
             if arg.name not in values:
                 continue
             value = values[arg.name]
-            if _tensor_kind(arg.type) is not None:
+            if tensor_arg_kind(arg.type) is not None:
                 attr = self._tensor_marks(value, operands, node)
             else:
                 attr = self._attr(value, arg.type, node)
@@ -576,7 +572,7 @@ class _Importer:
             else:
                 positional.append(attr)
         call = CallOp(overload.removesuffix(".default"), operands, positional, keywords, result_types)
-        if _returns_fresh(schema, overload):
+        if returns_fresh(schema, overload):
             call.attributes[FRESH_RESULTS] = UnitAttr()
         return call
 
@@ -589,12 +585,12 @@ class _Importer:
     @staticmethod
     def _fits_dedicated(schema: torch._C.FunctionSchema, values: dict[str, Any]) -> bool:
         for arg in schema.arguments:
-            kind, value = _tensor_kind(arg.type), values.get(arg.name)
+            kind, value = tensor_arg_kind(arg.type), values.get(arg.name)
             # A Tensor?[] holding None (index.Tensor's [None, idx]) has no place in the dedicated
             # op's operand segments; aten.call keeps the None in its argument list.
             if kind == "list" and None in value:
                 return False
-            if kind in ("one", "optional") and _is_number(value):
+            if kind in ("one", "optional") and is_python_number(value):
                 return False
         return True
 
@@ -603,7 +599,7 @@ class _Importer:
             return NoneArgAttr()
         if isinstance(value, (list, tuple)):
             return ArrayAttr([self._tensor_marks(v, operands, node) for v in value])
-        if _is_number(value):
+        if is_python_number(value):
             return py_to_attr(value)
         operands.append(self._tensor(value, node))
         return TensorArgAttr()
@@ -627,7 +623,7 @@ class _Importer:
 
     def _attr(self, value: Any, type: torch._C.JitType, node: torch.fx.Node) -> Attribute:
         if isinstance(value, (list, tuple)):
-            if not value and _is_int_list(type):
+            if not value and is_int_list(type):
                 return DenseArrayBase.from_list(i64, [])
             return py_to_attr([self._scalar(v, node) for v in value])
         return py_to_attr(self._scalar(value, node))
@@ -684,7 +680,7 @@ def _bind(node: torch.fx.Node, schema: torch._C.FunctionSchema) -> dict[str, Any
         else:
             continue
         values[arg.name] = _constant_or_node(given)
-        if values[arg.name] is None and given is not None and _tensor_kind(arg.type) == "one":
+        if values[arg.name] is None and given is not None and tensor_arg_kind(arg.type) == "one":
             raise UnsupportedGraph(f"{_describe(node)}: '{given}' is not a tensor")
     return values
 
@@ -696,113 +692,9 @@ def _constant_or_node(value: Any) -> Any:
         return type(value)(_constant_or_node(v) for v in value)
     if isinstance(value, torch.fx.Node) and value.target is operator.getitem and "val" in value.meta:
         val = value.meta["val"]
-        if val is None or _is_number(val):
+        if val is None or is_python_number(val):
             return val
     return value
-
-
-def _dedicated(overload: str, schema: torch._C.FunctionSchema) -> type[AtenOp] | None:
-    """The dedicated op for `overload` if its schema agrees with the running torch's."""
-    cls = op_class(overload)
-    if cls is None:
-        return None
-    # The dialect's schemas were copied from one torch version; another may differ, and an op
-    # whose arguments do not line up must not be built from this schema (aten.call is safe).
-    ours = [(a.name, a.tensor_kind) for a in cls.SCHEMA.args]
-    theirs = [(a.name, _tensor_kind(a.type)) for a in schema.arguments]
-    return cls if ours == theirs else None
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float, bool, complex, sympy.Expr))
-
-
-# op(number, tensor) -> the overload computing the same as op'(tensor, number).
-_SWAPPED = {
-    "add.Tensor": "add.Scalar",  # only with alpha == 1
-    "sub.Tensor": "rsub.Scalar",  # s - alpha * x
-    "mul.Tensor": "mul.Scalar",
-    "eq.Tensor": "eq.Scalar",
-    "ne.Tensor": "ne.Scalar",
-    "lt.Tensor": "gt.Scalar",
-    "le.Tensor": "ge.Scalar",
-    "gt.Tensor": "lt.Scalar",
-    "ge.Tensor": "le.Scalar",
-    "bitwise_and.Tensor": "bitwise_and.Scalar",
-    "bitwise_or.Tensor": "bitwise_or.Scalar",
-    "bitwise_xor.Tensor": "bitwise_xor.Scalar",
-}
-
-
-def _number_first_swapped(
-    target: torch._ops.OpOverload, values: dict[str, Any]
-) -> tuple[torch._ops.OpOverload, dict[str, Any]]:
-    swapped = _SWAPPED.get(f"{target._overloadpacket.__name__}.{target._overloadname}")
-    if (
-        swapped is None
-        or not _is_number(values.get("self"))
-        or not isinstance(values.get("other"), torch.fx.Node)
-        or (swapped == "add.Scalar" and values.get("alpha", 1) != 1)
-    ):
-        return target, values
-    packet, _, overload = swapped.partition(".")
-    return getattr(getattr(torch.ops.aten, packet), overload), {
-        **values,
-        "self": values["other"],
-        "other": values["self"],
-    }
-
-
-def _scalar_overload(
-    target: torch._ops.OpOverload, values: dict[str, Any]
-) -> torch._ops.OpOverload | None:
-    """The overload of the same packet taking Scalar where `values` holds numbers for tensors."""
-    args = target._schema.arguments
-    numbers = {a.name for a in args if _tensor_kind(a.type) and _is_number(values.get(a.name))}
-    packet = target._overloadpacket
-    for name in packet.overloads():
-        candidate = getattr(packet, name)
-        cargs = candidate._schema.arguments
-        if candidate._schema.is_mutable or [a.name for a in cargs] != [a.name for a in args]:
-            continue
-        if all(
-            _is_scalar_type(b.type) if a.name in numbers else str(a.type) == str(b.type)
-            for a, b in zip(args, cargs, strict=True)
-        ):
-            return candidate
-    return None
-
-
-def _is_scalar_type(type: torch._C.JitType) -> bool:
-    if isinstance(type, torch.OptionalType):
-        type = type.getElementType()
-    return isinstance(type, (torch.NumberType, torch.FloatType, torch.IntType, torch.BoolType))
-
-
-def _tensor_kind(type: torch._C.JitType) -> str | None:
-    """'one', 'optional', 'list' or None, as mlc.dialects.aten.Arg.tensor_kind."""
-    if isinstance(type, torch.TensorType):
-        return "one"
-    if isinstance(type, torch.OptionalType) and isinstance(type.getElementType(), torch.TensorType):
-        return "optional"
-    if isinstance(type, torch.ListType):
-        elem = type.getElementType()
-        if isinstance(elem, torch.OptionalType):
-            elem = elem.getElementType()
-        if isinstance(elem, torch.TensorType):
-            return "list"
-    return None
-
-
-def _is_int_list(type: torch._C.JitType) -> bool:
-    if isinstance(type, torch.OptionalType):
-        type = type.getElementType()
-    return isinstance(type, torch.ListType) and isinstance(type.getElementType(), torch.IntType)
-
-
-def _returns_list(target: Any) -> bool:
-    returns = target._schema.returns
-    return len(returns) != 1 or isinstance(returns[0].type, torch.ListType)
 
 
 def _flatten(value: Any) -> list[Any]:

@@ -103,6 +103,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from mlc.dialects import buffer, loops, triton
+from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.dialects.sym import CeilDiv, FloorDiv, ModularIndexing, equal, expr_str, symbol
 from mlc.analysis.flat_index import simplify_index
 from mlc.analysis.launch import (
@@ -212,7 +213,7 @@ class KernelBuilder:
     """Builds one kernel body from the members of a group; records the pointers it needs."""
 
     numel: sympy.Expr
-    layouts: dict[str, buffer.LayoutAttr]
+    layouts: dict[str, LayoutAttr]
     roots: dict[str, str]  # view name -> root storage name
     local: set[str]  # buffers written here that need no store
     scratch: Block = field(default_factory=Block)  # holds the pointers until build() orders them
@@ -579,7 +580,7 @@ class ConvertToTritonPass(ModulePass):
             Rewriter.erase_op(graph)
 
     def convert(self, graph: buffer.GraphOp, target: Target = H100) -> tuple[list[triton.KernelOp], triton.WrapperOp]:
-        layouts: dict[str, buffer.LayoutAttr] = {}
+        layouts: dict[str, LayoutAttr] = {}
         roots: dict[str, str] = {}
         readers = _readers(graph)
         kernels: dict[str, triton.KernelOp] = {}  # key -> kernel, in emission order
@@ -621,7 +622,7 @@ class ConvertToTritonPass(ModulePass):
         node: buffer.BufferNode,
         members: list[buffer.ComputedOp],
         pos: int,
-        layouts: dict[str, buffer.LayoutAttr],
+        layouts: dict[str, LayoutAttr],
         roots: dict[str, str],
         readers: dict[str, set[int]],
         kernels: dict[str, triton.KernelOp],

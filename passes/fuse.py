@@ -59,6 +59,7 @@ from mlc.analysis.fusion import (
     fusion_score,
 )
 from mlc.dialects import buffer
+from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.analysis.flat_index import simplify_index
 from mlc.dialects.loops import index_names, reduction_index_names
 from mlc.dialects.sym import ExprAttr, expr_str, symbol
@@ -115,7 +116,7 @@ def candidate_pairs(graph: FusionGraph) -> Iterator[tuple[Unit, Unit]]:
                     yield a, b
 
 
-def fuse_round(graph: FusionGraph, layouts: dict[str, buffer.LayoutAttr], log: FusionLog, limits: FusionLimits) -> bool:
+def fuse_round(graph: FusionGraph, layouts: dict[str, LayoutAttr], log: FusionLog, limits: FusionLimits) -> bool:
     """One round (`fuse_nodes_once`): legal pairs best first; True if anything merged. A pair
     that re-runs a member in another loop order comes after every pair that does not (Inductor
     tries loop reordering in a round of its own after the others): a log_softmax's gradient
@@ -264,8 +265,8 @@ def _topological(fg: FusionGraph) -> list[Unit]:
     return order
 
 
-def _layouts(graph: buffer.GraphOp) -> dict[str, buffer.LayoutAttr]:
-    out: dict[str, buffer.LayoutAttr] = {}
+def _layouts(graph: buffer.GraphOp) -> dict[str, LayoutAttr]:
+    out: dict[str, LayoutAttr] = {}
     for node in graph.walk():
         if isinstance(node, (buffer.ComputedOp, buffer.InputOp)):
             out[node.buffer.data] = node.layout

@@ -46,7 +46,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from mlc.dialects import triton as tt
-from mlc.dialects.buffer import LayoutAttr
+from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.passes.stages import check_stage
 
 _OWNS_STORAGE = (tt.AllocOp, tt.ReuseOp)

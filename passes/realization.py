@@ -53,7 +53,7 @@ from xdsl.ir import Block, Operation
 
 from mlc.dialects.loops import ExternOp, LoadOp, LoopsBodyOp, PointwiseOp, ReductionOp, ScatterOp, YieldOp
 from mlc.analysis.flat_index import affine_strides, simplify_index
-from mlc.dialects.buffer import contiguous_strides
+from mlc.dialects.buffer_layout import contiguous_strides
 from mlc.dialects.sym import symbol
 from mlc.passes.pipeline import option
 

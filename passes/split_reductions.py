@@ -92,6 +92,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.dialects import buffer, loops, triton
+from mlc.dialects.buffer_layout import LayoutAttr, contiguous_strides
 from mlc.dialects.sym import FloorDiv, ModularIndexing, symbol
 from mlc.analysis.flat_index import loop_strides, order_by_strides, simplify_index
 from mlc.analysis.launch import HINT_ATTRIBUTE, Target, num_splits, product, second_step_hint
@@ -166,7 +167,7 @@ def _fill_strides(block: Block, variables: list[sympy.Symbol], sizes: list[sympy
                 rows.append([int(st) for st in strides])
     order = order_by_strides(rows, sizes) if rows else list(range(len(sizes)))  # outermost first
     strides: list[sympy.Expr] = [sympy.Integer(0)] * len(sizes)
-    for d, stride in zip(order, buffer.contiguous_strides([sizes[d] for d in order])):
+    for d, stride in zip(order, contiguous_strides([sizes[d] for d in order])):
         strides[d] = stride
     return strides
 
@@ -226,9 +227,9 @@ def _widened(block: Block, value: SSAValue, mid: Attribute) -> SSAValue:
     return widened.result
 
 
-def _partial_layout(block: Block, ranges: list[sympy.Expr], split: int, mid: Attribute) -> buffer.LayoutAttr:
+def _partial_layout(block: Block, ranges: list[sympy.Expr], split: int, mid: Attribute) -> LayoutAttr:
     sizes = [*ranges, sympy.Integer(split)]
-    return buffer.LayoutAttr(sizes, _fill_strides(block, [symbol(f"i{k}") for k in range(len(sizes))], sizes), mid)
+    return LayoutAttr(sizes, _fill_strides(block, [symbol(f"i{k}") for k in range(len(sizes))], sizes), mid)
 
 
 def split_node(node: buffer.ComputedOp, reduce: buffer.ReduceOp, split: int, name: str) -> list[buffer.ComputedOp]:
@@ -321,7 +322,7 @@ def split_welford(node: buffer.ComputedOp, reduce: buffer.ReduceOp, split: int, 
     ivars = [symbol(f"i{k}") for k in range(len(ranges))]
     r0 = symbol("r0_0")
 
-    partials: list[tuple[str, buffer.LayoutAttr]] = []
+    partials: list[tuple[str, LayoutAttr]] = []
     nodes: list[buffer.ComputedOp] = []
     for component in (0, 1) if uses_m2 else (0,):
         block, value, mask = _piece_body(node, reduce, split)
@@ -337,7 +338,7 @@ def split_welford(node: buffer.ComputedOp, reduce: buffer.ReduceOp, split: int, 
         if new:
             nodes.append(candidate)
 
-    def load_partial(block: Block, partial: tuple[str, buffer.LayoutAttr]) -> SSAValue:
+    def load_partial(block: Block, partial: tuple[str, LayoutAttr]) -> SSAValue:
         load = buffer.LoadOp(partial[0], partial[1].flat_index([*ivars, r0]), mid)
         block.add_op(load)
         return load.result
@@ -352,7 +353,7 @@ def split_welford(node: buffer.ComputedOp, reduce: buffer.ReduceOp, split: int, 
     final_block = Block()
     if uses_m2:  # the combined mean in a node of its own, read by the m2 combine
         mean_block = Block()
-        mean_layout = buffer.LayoutAttr(list(ranges), None, mid)
+        mean_layout = LayoutAttr(list(ranges), None, mid)
         mean_name = fresh()
         mean_block.add_op(buffer.StoreOp(mean_name, mean_layout.flat_index(ivars), mean_of_pieces(mean_block)))
         nodes.append(buffer.ComputedOp(mean_name, mean_layout, ranges, Region(mean_block), [split], node.origin_names))

@@ -67,6 +67,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from mlc.analysis.kernel_shape import KernelShape, split_point
 from mlc.dialects import buffer, triton
+from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.dialects.sym import equal, expr_str, is_size_symbol, symbol
 from mlc.analysis.launch import (
     H100,
@@ -480,7 +481,7 @@ class ReductionKernels:
 
 def build_reduction_kernels(
     members: Sequence[buffer.ComputedOp],
-    layouts: dict[str, buffer.LayoutAttr],
+    layouts: dict[str, LayoutAttr],
     roots: dict[str, str],
     local: set[str],
     persistent_threshold: int,
@@ -519,7 +520,7 @@ class _Group:
     """A group holding reductions, as its kernels see it."""
 
     members: Sequence[buffer.ComputedOp]
-    layouts: dict[str, buffer.LayoutAttr]
+    layouts: dict[str, LayoutAttr]
     roots: dict[str, str]
     local: set[str]
     numel: sympy.Expr

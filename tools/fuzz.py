@@ -4,15 +4,16 @@
     print(program.source())               # def f(x0, x1): ... as Python source
     outputs = program(*program.make_inputs(device))   # runs from the data structure
 
-A `Program` is plain data: its inputs (`Input`: shape, dtype, value range, whether it requires
-grad, the seed of its values) and a short list of statements (`Stmt`: `t3 = op(args, params)`
-over named tensors, the ops of tools/fuzz_ops.py), returning some of them. The generator
-writes it while running it eagerly on CPU, so every statement is checked as it is added: an op
-that raises, or whose values are not finite or too large for the dtype, is dropped and another
-is tried; an op with a restricted domain (log, sqrt, division, pow, ...) gets a guard in front
-of it (`x.abs() + c`, `tanh(x) * a + b`, `clamp`) when the actual values fall outside. Ops
-whose result jumps at a point (floor, comparisons, argmax, integer casts, ...) only take
-values that eager and mlc compute bit for bit the same (`fuzz_ops.DISCONTINUOUS`).
+A `Program` is plain data (tools/fuzz_program.py): its inputs (`Input`: shape, dtype, value
+range, whether it requires grad, the seed of its values) and a short list of statements
+(`Stmt`: `t3 = op(args, params)` over named tensors, the ops of tools/fuzz_ops.py), returning
+some of them. The generator writes it while running it eagerly on CPU, so every statement is
+checked as it is added: an op that raises, or whose values are not finite or too large for the
+dtype, is dropped and another is tried; an op with a restricted domain (log, sqrt, division,
+pow, ...) gets a guard in front of it (`x.abs() + c`, `tanh(x) * a + b`, `clamp`) when the
+actual values fall outside. Ops whose result jumps at a point (floor, comparisons, argmax,
+integer casts, ...) only take values that eager and mlc compute bit for bit the same
+(`fuzz_ops.DISCONTINUOUS`).
 
 Shapes come from profiles chosen to cross the thresholds of mlc's passes: reductions of fewer
 than 8 elements (unrolled, `--lower-aten`), up to 1024 (persistent) or more (looped,
@@ -27,121 +28,18 @@ import math
 import random
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
-from mlc.tools.fuzz_ops import DISCONTINUOUS, EXACT, EXTREMA, F32_EXACT, OPS, UNARY_FLOAT, apply, render
+from mlc.tools.fuzz_ops import DISCONTINUOUS, EXACT, EXTREMA, F32_EXACT, OPS, UNARY_FLOAT, apply
+from mlc.tools.fuzz_program import Input, Program, Stmt
 
 FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 INTS = (torch.int32, torch.int64)
 LIMIT = {torch.float16: 2e4, torch.bfloat16: 1e6, torch.float32: 1e6}
 """The largest magnitude a generated value may reach (headroom for the ops after it)."""
-
-
-@dataclass(frozen=True)
-class Input:
-    """A program input: its values are uniform in [low, high] (integers: inclusive), drawn
-    from `seed` on CPU."""
-
-    name: str
-    shape: tuple[int, ...]
-    dtype: torch.dtype
-    low: float
-    high: float
-    grad: bool
-    seed: int
-
-    def make(self, device: torch.device | str = "cpu") -> torch.Tensor:
-        g = torch.Generator().manual_seed(self.seed)
-        if self.dtype == torch.bool:
-            t = torch.rand(self.shape, generator=g) > 0.5
-        elif self.dtype.is_floating_point:
-            t = (torch.rand(self.shape, generator=g) * (self.high - self.low) + self.low).to(self.dtype)
-        else:
-            t = torch.randint(int(self.low), int(self.high) + 1, self.shape, generator=g).to(self.dtype)
-        return t.to(device).requires_grad_(self.grad)
-
-
-@dataclass(frozen=True)
-class Stmt:
-    """`out = op(*args, **params)`; params as sorted (name, value) pairs (hashable); `dtype`
-    is the result's (known from the generator's eager run)."""
-
-    out: str
-    op: str
-    args: tuple[str, ...]
-    params: tuple[tuple[str, Any], ...] = ()
-    dtype: torch.dtype | None = None
-
-    @property
-    def p(self) -> dict[str, Any]:
-        return dict(self.params)
-
-    def source(self) -> str:
-        return f"{self.out} = {render(self.op, self.args, self.p)}"
-
-
-@dataclass(frozen=True)
-class Program:
-    """A generated program: `def f(inputs): stmts; return outputs`."""
-
-    seed: int
-    inputs: tuple[Input, ...]
-    stmts: tuple[Stmt, ...]
-    outputs: tuple[str, ...]
-
-    @property
-    def backward(self) -> bool:
-        return any(i.grad for i in self.inputs)
-
-    def __call__(self, *tensors: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        env = dict(zip([i.name for i in self.inputs], tensors))
-        for s in self.stmts:
-            env[s.out] = OPS[s.op].fn(*[env[a] for a in s.args], **dict(s.params))
-        return tuple(env[o] for o in self.outputs)
-
-    def make_inputs(self, device: torch.device | str = "cpu") -> list[torch.Tensor]:
-        return [i.make(device) for i in self.inputs]
-
-    def source(self, name: str = "f") -> str:
-        lines = [f"def {name}({', '.join(i.name for i in self.inputs)}):"]
-        lines += [f"    {s.source()}" for s in self.stmts]
-        lines.append(f"    return ({', '.join(self.outputs)},)")
-        return "\n".join(lines)
-
-    def numel(self) -> int:
-        return sum(math.prod(i.shape) for i in self.inputs)
-
-    def dtypes_behind(self, name: str) -> set[torch.dtype]:
-        """The dtypes of `name` and of every value it is computed from (inputs included)."""
-        by_out = {s.out: s for s in self.stmts}
-        dtypes = {i.name: i.dtype for i in self.inputs}
-        seen, todo, found = set(), [name], set()
-        while todo:
-            n = todo.pop()
-            if n in seen:
-                continue
-            seen.add(n)
-            if n in dtypes:
-                found.add(dtypes[n])
-            elif n in by_out:
-                found.add(by_out[n].dtype)
-                todo += list(by_out[n].args)
-        found.discard(None)
-        return found
-
-    def pruned(self) -> Program:
-        """Without the statements and inputs no output depends on."""
-        live = set(self.outputs)
-        kept = []
-        for s in reversed(self.stmts):
-            if s.out in live:
-                kept.append(s)
-                live.update(s.args)
-        inputs = tuple(i for i in self.inputs if i.name in live)
-        return replace(self, inputs=inputs, stmts=tuple(reversed(kept)))
 
 
 # -- shapes -----------------------------------------------------------------------------------

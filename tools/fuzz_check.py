@@ -1,4 +1,4 @@
-"""Run a fuzz program (tools/fuzz.py) through mlc and eager, compare, and shrink failures.
+"""Run a fuzz program (tools/fuzz_program.py) through mlc and eager, compare, and shrink failures.
 
     outcome = check_program(program)         # Outcome(kind, cause, detail)
     small = shrink(program, outcome)         # a minimal program failing the same way
@@ -49,7 +49,7 @@ import torch
 if not torch.cuda.is_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")
 
-from mlc.tools.fuzz import Input, Program, Stmt  # noqa: E402
+from mlc.tools.fuzz_program import Input, Program, Stmt  # noqa: E402
 
 
 @dataclass(frozen=True)

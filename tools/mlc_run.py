@@ -180,7 +180,7 @@ class InputSpec:
     dtype: str
 
     def describe(self) -> str:
-        from mlc.dialects.buffer import contiguous_strides
+        from mlc.dialects.buffer_layout import contiguous_strides
 
         layout = "" if list(self.stride) == list(contiguous_strides(list(self.size))) else f" strides {list(self.stride)}"
         offset = f" offset {self.offset}" if self.offset else ""

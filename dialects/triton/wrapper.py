@@ -21,7 +21,8 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
-from mlc.dialects.buffer import ExternCall, LayoutAttr, ViewBase
+from mlc.dialects.buffer import ExternCall, ViewBase
+from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.dialects.sym import ExprAttr, parse_expr, size_names_in
 from mlc.dialects.triton.core import (
     PtrType,

@@ -439,16 +439,16 @@ def test_calls_returning_new_tensors_are_fresh():
     whose wait returns the buffer it was given whatever its schema says."""
     import importlib
 
-    from mlc.frontend.importer import _returns_fresh
+    from mlc.frontend.schemas import returns_fresh
 
     importlib.import_module("torch.distributed._functional_collectives")  # registers _c10d_functional
     ops = torch.ops
-    assert _returns_fresh(ops.aten._scaled_dot_product_cudnn_attention.default._schema,
+    assert returns_fresh(ops.aten._scaled_dot_product_cudnn_attention.default._schema,
                           "_scaled_dot_product_cudnn_attention.default")
-    assert not _returns_fresh(ops.aten.alias.default._schema, "alias.default")
-    assert not _returns_fresh(ops.aten.add_.Tensor._schema, "add_.Tensor")
+    assert not returns_fresh(ops.aten.alias.default._schema, "alias.default")
+    assert not returns_fresh(ops.aten.add_.Tensor._schema, "add_.Tensor")
     wait = ops._c10d_functional.wait_tensor.default
-    assert not _returns_fresh(wait._schema, "_c10d_functional::wait_tensor.default")
+    assert not returns_fresh(wait._schema, "_c10d_functional::wait_tensor.default")
 
 
 def test_traced_strides_of_attention_operands():

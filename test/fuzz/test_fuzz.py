@@ -23,7 +23,7 @@ import warnings  # noqa: E402
 import pytest  # noqa: E402
 
 from mlc.tools import mlc_fuzz  # noqa: E402
-from mlc.tools.fuzz import Input, Program, Stmt, generate  # noqa: E402
+from mlc.tools.fuzz import generate  # noqa: E402
 from mlc.tools.fuzz_check import (  # noqa: E402
     Outcome,
     _value_hash,
@@ -37,6 +37,7 @@ from mlc.tools.fuzz_check import (  # noqa: E402
     shrink,
 )
 from mlc.tools.fuzz_ops import OPS  # noqa: E402
+from mlc.tools.fuzz_program import Input, Program, Stmt  # noqa: E402
 
 SEEDS = 300
 BATCH = 10

@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 
 from mlc.dialects import buffer, loops, triton
+from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.dialects.sym import FloorDiv, ModularIndexing
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
@@ -79,7 +80,7 @@ def scalar_op(op: Operation, vals: dict[SSAValue, np.ndarray], shape: tuple[int,
     vals[op.results[0]] = out if shape is None else np.broadcast_to(out, shape)
 
 
-def storage_size(layout: buffer.LayoutAttr) -> int:
+def storage_size(layout: LayoutAttr) -> int:
     return int(layout.offset.expr) + sum((int(n) - 1) * int(s) for n, s in zip(layout.sizes, layout.strides)) + 1
 
 
@@ -399,14 +400,14 @@ def _with_index(kind: str, av, ai, bv, bi) -> list[np.ndarray]:
     return [np.where(take_a, av, bv), np.where(take_a, ai, bi)]
 
 
-def strided(mem: np.ndarray, layout: buffer.LayoutAttr) -> np.ndarray:
+def strided(mem: np.ndarray, layout: LayoutAttr) -> np.ndarray:
     """The tensor a layout describes over a flat storage (reinterpret_tensor)."""
     offset = int(layout.offset.expr)
     strides = [int(s) * mem.itemsize for s in layout.strides]
     return np.lib.stride_tricks.as_strided(mem[offset:], [int(n) for n in layout.sizes], strides)
 
 
-def run_extern(overload: str, args: list[str], mem: dict[str, np.ndarray], layouts: dict[str, buffer.LayoutAttr]) -> np.ndarray:
+def run_extern(overload: str, args: list[str], mem: dict[str, np.ndarray], layouts: dict[str, LayoutAttr]) -> np.ndarray:
     """Only `mm.default` and `addmm.default`: enough to put extern calls between kernels."""
     tensors = [strided(mem[n], layouts[n]) for n in args]
     if overload == "mm.default":
