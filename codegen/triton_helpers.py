@@ -443,16 +443,17 @@ def _kernel_ms(binary: _Binary, args: tuple, flush: torch.Tensor) -> float:
     was picked in one run."""
     context = launch_context()
 
-    def timed(n: int, host_us: float) -> tuple[float, float]:
+    def timed(n: int, hold_us_per_launch: float) -> tuple[float, float]:
+        """The median launch's ms, and the host's us per launch enqueued."""
         events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(n)]
-        _hold_gpu(2 * n * host_us)
-        start_host = time.perf_counter()
+        _hold_gpu(2 * n * hold_us_per_launch)
+        host_start = time.perf_counter()
         for start, end in events:
             flush.zero_()
             start.record()
             binary.run(context, args)
             end.record()
-        host_us = (time.perf_counter() - start_host) * 1e6 / n
+        host_us = (time.perf_counter() - host_start) * 1e6 / n
         events[-1][1].synchronize()
         return statistics.median(start.elapsed_time(end) for start, end in events), host_us
 

@@ -39,7 +39,7 @@ from collections.abc import Iterator, Sequence
 
 import sympy
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, NoneType, StringAttr, SymbolRefAttr, UnitAttr
-from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, Region
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, Region
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,

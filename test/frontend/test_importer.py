@@ -444,7 +444,7 @@ def test_calls_returning_new_tensors_are_fresh():
     importlib.import_module("torch.distributed._functional_collectives")  # registers _c10d_functional
     ops = torch.ops
     assert returns_fresh(ops.aten._scaled_dot_product_cudnn_attention.default._schema,
-                          "_scaled_dot_product_cudnn_attention.default")
+                         "_scaled_dot_product_cudnn_attention.default")
     assert not returns_fresh(ops.aten.alias.default._schema, "alias.default")
     assert not returns_fresh(ops.aten.add_.Tensor._schema, "add_.Tensor")
     wait = ops._c10d_functional.wait_tensor.default
