@@ -10,6 +10,7 @@ inputs are units that never fuse. `can_fuse` checks, in order (each refusal name
   extern            one side is an extern call (a library kernel: nothing fuses into it)
   scatter           one side stores at loaded positions (a buffer.scatter runs alone: its
                     readers need every store done, its values come from buffers)
+  empty             one side computes no elements (a size-0 dim): allocated, never launched
   too large         the group would hold more than `max_fusion_size` nodes
   different numel   the members cannot share one iteration space (`kernel_shape`); also cat
   reduction sizes   two reductions over different (numel, rnumel)
@@ -81,6 +82,12 @@ class Unit:
     @property
     def is_reduction(self) -> bool:
         return any(m.is_reduction for m in self.members)
+
+    @property
+    def is_empty(self) -> bool:
+        """Every member computes zero elements (a size-0 dim): its buffers are allocated and
+        nothing runs, so there is no kernel to share."""
+        return bool(self.members) and all(sympy.Mul(*m.range_exprs) == 0 for m in self.members)
 
     @property
     def name(self) -> str:
@@ -181,6 +188,8 @@ def can_fuse(a: Unit, b: Unit, graph: FusionGraph, limits: FusionLimits = Fusion
         if isinstance(alone.op, buffer.ScatterOp):
             return Refusal("scatter", f"{alone.name} stores at loaded positions: it runs as its own kernel")
         return Refusal("extern", f"{alone.name} is a {alone.op.name if alone.op else 'node'}, not a kernel")
+    if a.is_empty or b.is_empty:
+        return Refusal("empty", f"{(a if a.is_empty else b).name} computes no elements: no kernel runs it")
     if len(a.members) + len(b.members) > limits.max_size:
         return Refusal("too large", f"{len(a.members)} + {len(b.members)} nodes > max_fusion_size {limits.max_size}")
     shape = ks.kernel_shape([*a.members, *b.members])

@@ -335,7 +335,8 @@ class _KernelEmitter:
             return f"ceil_div_integer({self.v(op.lhs)}, {self.v(op.rhs)})"
         if isinstance(op, arith.NegfOp):
             half = isinstance(t, BFloat16Type)
-            return self.rounded(f"-{self.f32(op.operand) if half else self.v(op.operand)}", t, half)
+            # Triton's unary minus is `0 - x`, which turns -0.0 into +0.0; times -1 is exact.
+            return self.rounded(f"({self.f32(op.operand) if half else self.v(op.operand)} * -1.0)", t, half)
         if isinstance(op, arith.MaximumfOp | arith.MinimumfOp | arith.MaxnumfOp | arith.MinnumfOp):
             a, b = op.operands
             nan = isinstance(op, arith.MaximumfOp | arith.MinimumfOp)

@@ -179,8 +179,9 @@ else:
 
 @triton.jit
 def maximum(a, b):
-    """torch.maximum: NaN wins (tl.maximum would return the other operand)."""
-    mask = a > b
+    """torch.maximum: NaN wins (tl.maximum would return the other operand); of equal values
+    (-0.0 and 0.0) the first, as eager's kernels keep it (relu(-0.0) is -0.0)."""
+    mask = a >= b  # `b` may be a literal (`maximum(tmp0, 0.0)`)
     if a.dtype.is_floating():
         mask |= a != a
     return tl.where(mask, a, b)
@@ -188,8 +189,8 @@ def maximum(a, b):
 
 @triton.jit
 def minimum(a, b):
-    """torch.minimum: NaN wins."""
-    mask = a < b
+    """torch.minimum: NaN wins; of equal values the first."""
+    mask = a <= b  # `b` may be a literal (`maximum(tmp0, 0.0)`)
     if a.dtype.is_floating():
         mask |= a != a
     return tl.where(mask, a, b)
@@ -613,7 +614,8 @@ def _add_combine(a, b):
 
 @triton.jit
 def reduce_sum(a, dim):
-    return tl.reduce(a, dim, _add_combine)
+    """The sum from 0, as eager's: a sum of -0.0s is +0.0 (`+ 0` is not folded away)."""
+    return tl.reduce(a, dim, _add_combine) + 0
 
 
 @triton.jit

@@ -211,7 +211,12 @@ class Reducer:
             if kind in ("argmax", "argmin"):
                 out.append([b.constant(0, "int64")])
             elif kind == "welford":
-                out.append([v, b.const_like(0.0, v), b.const_like(1.0, v)])
+                # As eager's welford from mean 0: mean 0 + v (+0.0 for -0.0), m2 = (v - mean)^2
+                # (NaN for an infinite or NaN v, not 0).
+                deviation = b.sub(v, v)
+                out.append([b.add(b.const_like(0.0, v), v), b.mul(deviation, deviation), b.const_like(1.0, v)])
+            elif kind == "sum" and v.is_float:
+                out.append([b.add(b.const_like(0.0, v), v)])  # 0 + v: a sum of -0.0 is +0.0, as in eager
             else:
                 out.append([v])
         return out
@@ -228,8 +233,10 @@ class Reducer:
                 out.append(_unrolled_variance(b, values))
             else:
                 combine = {"sum": b.add, "prod": b.mul, "max": b.maximum, "min": b.minimum, "any": b.logical_or}[kind]
-                acc = values[0]
-                for v in values[1:]:
+                acc, rest = values[0], values[1:]
+                if kind == "sum" and acc.is_float:
+                    acc, rest = b.const_like(0.0, acc), values  # from 0, as eager sums: -0.0s give +0.0
+                for v in rest:
                     acc = combine(acc, v)
                 out.append([acc])
         return out
@@ -255,8 +262,8 @@ def _unrolled_arg(b: Body, kind: str, values: list[Value]) -> Value:
 def _unrolled_variance(b: Body, values: list[Value]) -> list[Value]:
     """Two-step (mean, m2, weight) of a few values."""
     n = b.const_like(float(len(values)), values[0])
-    total = values[0]
-    for v in values[1:]:
+    total = b.const_like(0.0, values[0])  # from 0, as eager: the mean of -0.0s is +0.0
+    for v in values:
         total = b.add(total, v)
     mean = b.truediv(total, n)
     m2 = None

@@ -140,9 +140,12 @@ func.func @special_cases(%e: tensor<3x0xf32>, %o: tensor<3x1xf32>, %s: tensor<3x
   // CHECK-NEXT:   %[[Z:.*]] = arith.constant 0.000000e+00 : f32
   // CHECK-NEXT:   loops.yield %[[Z]] : f32
   %se = aten.sum.dim_IntList %e {dim = array<i64: 1>} : (tensor<3x0xf32>) -> tensor<3xf32>
+  // One element: 0 + x, as eager sums from 0 (a sum of -0.0 is +0.0).
   // CHECK:      loops.pointwise [3] origins ["sum"] -> tensor<3xf32> {
   // CHECK-NEXT:   %[[L:.*]] = loops.load %o[i0, 0] : tensor<3x1xf32>
-  // CHECK-NEXT:   loops.yield %[[L]] : f32
+  // CHECK-NEXT:   %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+  // CHECK-NEXT:   %[[S:.*]] = arith.addf %[[Z]], %[[L]] : f32
+  // CHECK-NEXT:   loops.yield %[[S]] : f32
   %so = aten.sum.dim_IntList %o {dim = array<i64: 1>} : (tensor<3x1xf32>) -> tensor<3xf32>
   // CHECK:      loops.pointwise [3] origins ["argmax"] -> tensor<3xi64> {
   // CHECK-NEXT:   %[[Z:.*]] = arith.constant 0 : i64
@@ -153,7 +156,9 @@ func.func @special_cases(%e: tensor<3x0xf32>, %o: tensor<3x1xf32>, %s: tensor<3x
   // CHECK-NEXT:   %[[B:.*]] = loops.load %s[i0, 1] : tensor<3x4xf32>
   // CHECK-NEXT:   %[[C:.*]] = loops.load %s[i0, 2] : tensor<3x4xf32>
   // CHECK-NEXT:   %[[D:.*]] = loops.load %s[i0, 3] : tensor<3x4xf32>
-  // CHECK-NEXT:   %[[AB:.*]] = arith.addf %[[A]], %[[B]] : f32
+  // CHECK-NEXT:   %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+  // CHECK-NEXT:   %[[ZA:.*]] = arith.addf %[[Z]], %[[A]] : f32
+  // CHECK-NEXT:   %[[AB:.*]] = arith.addf %[[ZA]], %[[B]] : f32
   // CHECK-NEXT:   %[[ABC:.*]] = arith.addf %[[AB]], %[[C]] : f32
   // CHECK-NEXT:   %[[ABCD:.*]] = arith.addf %[[ABC]], %[[D]] : f32
   // CHECK-NEXT:   loops.yield %[[ABCD]] : f32
