@@ -6,10 +6,16 @@ embedders) read this table; `register_pass` adds a pass of one's own.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
+import types
+import typing
 from collections.abc import Callable
+from typing import Any
 
 from xdsl.passes import ModulePass, PassPipeline
+from xdsl.utils.arg_spec import ArgSpec, ParameterListType, ParameterType
+from xdsl.utils.arg_spec import parse_pipeline as parse_specs
 
 # name -> "module:Class", in pipeline order (the order `--help` lists them).
 _BUILTIN: dict[str, str] = {
@@ -56,5 +62,78 @@ def pass_summary(cls: type[ModulePass]) -> str:
 
 
 def parse_pipeline(spec: str) -> PassPipeline:
-    """`'lower-aten,inline,fuse{explain=true}'` -> the passes, with their options."""
-    return PassPipeline.parse_spec(PASSES, spec)
+    """`'lower-aten,inline,fuse{explain}'` -> the passes, with their options (a bare option
+    means `=true`). The syntax is xDSL's (a malformed spec raises its `ArgSpecParseError`); an
+    unknown pass or option, or a value of the wrong type, raises `PipelineError`."""
+    return PassPipeline(tuple(make_pass(s) for s in parse_specs(spec)))
+
+
+class PipelineError(ValueError):
+    """A pipeline names a pass or option that does not exist, or gives an option a bad value."""
+
+
+def option_name(field_name: str) -> str:
+    """An option as pipelines spell it: `check_indices` -> `check-indices`."""
+    return field_name.replace("_", "-")
+
+
+def make_pass(spec: ArgSpec) -> ModulePass:
+    """The pass `spec` names, built with its options (MLIR's spelling `check-indices`, or
+    xDSL's `check_indices`)."""
+    if spec.name not in PASSES:
+        raise PipelineError(f"unknown pass '{spec.name}' (mlc-opt --help lists the passes)")
+    cls = PASSES[spec.name]()
+    options = {f.name: f for f in dataclasses.fields(cls) if f.init and f.name != "name"}
+    types_of = typing.get_type_hints(cls)
+    values: dict[str, Any] = {}
+    for key, given in spec.parameters.items():
+        field_name = key.replace("-", "_")
+        if field_name not in options:
+            known = ", ".join(option_name(n) for n in options) or "none"
+            raise PipelineError(f"pass '{spec.name}' has no option '{option_name(field_name)}' (its options: {known})")
+        where = f"option '{option_name(field_name)}' of pass '{spec.name}'"
+        values[field_name] = _option_value(where, types_of[field_name], given)
+    missing = sorted(cls.required_fields() - values.keys())
+    if missing:
+        raise PipelineError(f"pass '{spec.name}' needs option '{option_name(missing[0])}'")
+    try:
+        return cls(**values)
+    except ValueError as e:  # a pass's own check of its options (`__post_init__`)
+        raise PipelineError(f"pass '{spec.name}': {e}") from e
+
+
+_WORDS: dict[Any, str] = {bool: "a boolean (true/false)", int: "an integer", float: "a number", str: "a string"}
+_PLURALS: dict[Any, str] = {bool: "booleans", int: "integers", float: "numbers", str: "strings"}
+
+
+def _option_value(where: str, typ: Any, given: ParameterListType) -> Any:
+    """`given` (the values after `=`, none for a bare name) as an option of type `typ`:
+    a bool, int, float or str, a `tuple[T, ...]` of them, or one of these `| None`."""
+    if typing.get_origin(typ) in (typing.Union, types.UnionType):
+        if not given and type(None) in typing.get_args(typ):
+            return None
+        typ = next(t for t in typing.get_args(typ) if t is not type(None))
+    if typing.get_origin(typ) is tuple:
+        item = typing.get_args(typ)[0]
+        return tuple(_scalar(where, item, v, f"a comma-separated list of {_PLURALS.get(item, item)}") for v in given)
+    if typ is bool and not given:
+        return True  # a bare option name: MLIR's `pass{flag}`
+    if len(given) != 1:
+        got = f"'{_spec_text(given)}'" if given else "no value"
+        raise PipelineError(f"{where} expects {_WORDS.get(typ, typ)}, got {got}")
+    return _scalar(where, typ, given[0], _WORDS.get(typ, str(typ)))
+
+
+def _scalar(where: str, typ: Any, value: ParameterType, expected: str) -> Any:
+    if typ is str:
+        return _spec_text((value,))  # any word is a string: `fallback=gelu,1`
+    if typ is float and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(typ, type) and isinstance(value, typ) and (typ is bool or not isinstance(value, bool)):
+        return value
+    raise PipelineError(f"{where} expects {expected}, got '{_spec_text((value,))}'")
+
+
+def _spec_text(values: ParameterListType) -> str:
+    """Values as they were written: `true`, `3`, `gelu`."""
+    return ",".join(str(v).lower() if isinstance(v, bool) else str(v) for v in values)

@@ -7,6 +7,8 @@ diagnostics drive `--verify-diagnostics`, which checks MLIR-style annotations:
 
     %0 = loops.load %x[i2] : tensor<8xf32>   // expected-error {{out of range}}
     // expected-error@+1 {{unknown buffer 'buf9'}}
+
+An `expected-...` in a comment that is not such an annotation is itself an error.
 """
 
 from __future__ import annotations
@@ -96,12 +98,14 @@ def parse_source(ctx: Context, source: Source) -> ModuleOp:
     ops (empty, or only comments) is an empty module, as in MLIR's tools."""
     if not re.sub(r"//[^\n]*", "", source.text).strip():
         return ModuleOp([])
-    parser = SourceParser(ctx, source.text, source.name)
+    try:
+        parser = SourceParser(ctx, source.text, source.name)  # lexes the first token already
+    except ParseError as e:
+        raise _parse_error(source, e) from None
     try:
         module = parser.parse_module()
     except ParseError as e:
-        loc = e.span.get_location()
-        raise CompileError(source.at(loc.line, loc.col, e.msg)) from None
+        raise _parse_error(source, e) from None
     except (DiagnosticException, ValueError, TypeError, RecursionError) as e:
         # Attribute verifiers run while parsing and raise without a position: use the parser's.
         loc = parser._current_token.span.get_location()
@@ -110,6 +114,11 @@ def parse_source(ctx: Context, source: Source) -> ModuleOp:
     module.__dict__["_mlc_keepalive"] = parser.ops
     verify_with_positions(module, source)
     return module
+
+
+def _parse_error(source: Source, e: ParseError) -> CompileError:
+    loc = e.span.get_location()
+    return CompileError(source.at(loc.line, loc.col, _printable(e.msg)))
 
 
 def verify_with_positions(module: ModuleOp, source: Source) -> None:
@@ -122,6 +131,11 @@ def verify_with_positions(module: ModuleOp, source: Source) -> None:
             raise CompileError(source.at_op(getattr(e, "op", op), _message(e))) from None
         except Exception as e:  # a verifier that crashed is still a verification failure
             raise CompileError(source.at_op(op, f"{op.name}: verifier failed: {_message(e)}")) from None
+
+
+def _printable(text: str) -> str:
+    """`text` with control characters escaped: `Unexpected character: \\x00`, not a raw NUL."""
+    return "".join(c if c.isprintable() or c == "\n" else repr(c)[1:-1] for c in text)
 
 
 def _message(e: BaseException) -> str:
@@ -167,7 +181,11 @@ def internal_error(what: str, e: BaseException, debug: bool) -> str:
 # ---------------------------------------------------------------------------------------------
 # --verify-diagnostics
 
-_EXPECTED = re.compile(r"//\s*expected-error(@[+-]?\d+|@above|@below)?\s*\{\{(.*?)\}\}")
+# Any mention of an annotation in a comment, and the one form mlc checks: MLIR's spellings
+# `expected-error@+1`, `expected-error @+1`, `@-1`, `@above`, `@below`, or none (this line).
+_MENTION = re.compile(r"(?<![\w-])expected-[\w-]*")
+_ANNOTATION = re.compile(r"expected-error *(?:@(?P<where>[+-]?\d+|above|below))? *\{\{(?P<message>.*?)\}\}")
+_FORM = "expected-error[@+N|@-N|@above|@below] {{message}}"
 
 
 @dataclass
@@ -177,19 +195,29 @@ class Expectation:
     seen: bool = False
 
 
-def expected_errors(text: str) -> list[Expectation]:
-    """The `// expected-error[@+N] {{...}}` annotations of a text, with their target lines."""
-    out = []
+def parse_annotations(text: str, file: str) -> tuple[list[Expectation], list[str]]:
+    """The `// expected-error[@+N] {{...}}` annotations of a text, with their target lines,
+    and an error for each `expected-...` in a comment that is not one (never ignored)."""
+    expectations, problems = [], []
     for number, line in enumerate(text.split("\n"), start=1):
-        for m in _EXPECTED.finditer(line):
-            offset = m.group(1) or ""
-            target = number
-            if offset in ("@above", "@below"):
-                target += -1 if offset == "@above" else 1
-            elif offset:
-                target += int(offset[1:])
-            out.append(Expectation(target, m.group(2)))
-    return out
+        comment_start = line.find("//")
+        if comment_start < 0:
+            continue
+        for mention in _MENTION.finditer(line, comment_start):
+            annotation = _ANNOTATION.match(line, mention.start())
+            if annotation is None:
+                problems.append(f"{file}:{number}:{mention.start() + 1}: error: malformed annotation "
+                                f"'{mention.group()}': write {_FORM} (only errors are checked)")
+            else:
+                expectations.append(Expectation(number + _line_offset(annotation["where"]), annotation["message"]))
+    return expectations, problems
+
+
+def _line_offset(where: str | None) -> int:
+    """How far an annotation's `@...` points from its own line."""
+    if where is None:
+        return 0
+    return {"above": -1, "below": 1}.get(where) or int(where)
 
 
 def check_expected(

@@ -4,9 +4,10 @@
     mlc-import model.py:forward --shape 8x32:f32 --shape 4:i64 [-o out.mlir]
 
 The `file.py:name` form loads the file, wraps `name` (a function, an nn.Module instance, or an
-nn.Module class constructible without arguments) in a module, exports it with random inputs
-of the given shapes (`8x32:f32`; `:f32` or `scalar:f32` for a 0-d tensor; dtype defaults to
-f32) and imports it. The IR is printed with locations (`loc("mul_2")`).
+nn.Module class constructible without arguments) in a module, exports it with fake inputs of
+the given shapes (`8x32:f32`; `:f32` or `scalar:f32` for a 0-d tensor; dtype defaults to f32:
+shapes and dtypes, no memory, so any size imports) and imports it. The IR is printed with
+locations (`loc("mul_2")`).
 """
 
 from __future__ import annotations
@@ -161,16 +162,43 @@ def _export_function(path: Path, name: str, shapes: list[tuple[list[int], str]])
     if obj is None:
         raise UsageError(f"{path}: no function or module named {name!r}")
     if isinstance(obj, type) and issubclass(obj, torch.nn.Module):
-        obj = obj()
+        obj = _instantiate(path, obj)
     if not isinstance(obj, torch.nn.Module):
         if not callable(obj):
             raise UsageError(f"{path}: {name!r} is not callable")
         obj = _as_module(obj)
-    inputs = tuple(_random(shape, getattr(torch, dtype)) for shape, dtype in shapes)
+    inputs = _example_inputs(shapes)
     try:
         return torch.export.export(obj.eval(), inputs)
     except Exception as e:
         raise UsageError(f"torch.export failed: {type(e).__name__}: {_first_line(e)}") from e
+
+
+def _instantiate(path: Path, cls: type) -> Any:
+    """`cls()`; a class whose constructor needs arguments is refused, saying what to name instead."""
+    try:
+        needed = [p.name for p in inspect.signature(cls).parameters.values()
+                  if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    except (TypeError, ValueError):  # no signature to read: try the call
+        needed = []
+    if needed:
+        raise UsageError(f"{path}: class {cls.__name__} needs constructor arguments ({', '.join(needed)}); name an "
+                         f"instance instead (model = {cls.__name__}(...) in the file, then {path}:model), or a "
+                         f"function that builds and calls it, or import a torch.export .pt2")
+    try:
+        return cls()
+    except Exception as e:
+        raise UsageError(f"{path}: {cls.__name__}() failed: {type(e).__name__}: {_first_line(e)}") from e
+
+
+def _example_inputs(shapes: list[tuple[list[int], str]]) -> tuple[Any, ...]:
+    """Fake tensors of `shapes`: export needs only their shapes and dtypes, so no size
+    allocates memory (torch.export traces with fake tensors itself; it takes the mode of these)."""
+    import torch
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode(allow_non_fake_inputs=True):
+        return tuple(torch.empty(shape, dtype=getattr(torch, dtype)) for shape, dtype in shapes)
 
 
 def _as_module(fn: Any) -> Any:
@@ -188,16 +216,6 @@ def _as_module(fn: Any) -> Any:
     self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
     Function.forward.__signature__ = inspect.Signature([self_param, *params])  # type: ignore[attr-defined]
     return Function()
-
-
-def _random(shape: list[int], dtype: Any) -> Any:
-    import torch
-
-    if dtype.is_floating_point:
-        return torch.randn(shape, dtype=dtype)
-    if dtype == torch.bool:
-        return torch.randint(0, 2, shape).bool()
-    return torch.randint(0, 10, shape, dtype=dtype)
 
 
 def _print(module: Any) -> str:

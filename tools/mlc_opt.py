@@ -27,15 +27,16 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
 
 from mlc.passes.pipeline import Timing
+from mlc.passes.registry import PipelineError
 from mlc.tools.diagnostics import (
     CompileError,
     Diagnostic,
     Source,
     check_expected,
-    expected_errors,
     internal_error,
-    tool_main,
+    parse_annotations,
     parse_source,
+    tool_main,
     verify_with_positions,
     write_output,
 )
@@ -60,10 +61,8 @@ class _PassAction(argparse.Action):
 
 
 def _options_in_braces(values: str | None) -> str:
-    if not values:
-        return ""
-    items = [v if "=" in v else f"{v}=true" for v in values.replace(",", " ").split()]
-    return "{" + " ".join(items) + "}"
+    """`--pass=OPTIONS` as `pass{OPTIONS}`: the same options, parsed by the same parser."""
+    return "{" + values + "}" if values else ""
 
 
 def _pass_help() -> str:
@@ -120,6 +119,18 @@ def build_arg_parser() -> argparse.ArgumentParser:
                     help="print each pass's wall time (and its verification's) and the total to stderr "
                          "(MLIR's -mlir-timing); with --split-input-file, summed over the chunks")
     return ap
+
+
+def pipeline_error_text(e: ArgSpecParseError | PipelineError) -> str:
+    """One line for a pipeline that cannot be built: where and why for a syntax error (xDSL's
+    message: a header, a position, the spec, a caret, why), else the registry's own message."""
+    if isinstance(e, PipelineError):
+        return str(e)
+    lines = [line.strip() for line in str(e).strip().splitlines()]
+    if len(lines) < 5:
+        return lines[-1]
+    where, spec, why = lines[1], lines[2], lines[-1]
+    return f"{where}: {why} in pass pipeline '{spec}'"
 
 
 def _load_pipeline(specs: Sequence[str]) -> list[ModulePass]:
@@ -209,15 +220,8 @@ def run(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(_options_only_after_equals(sys.argv[1:] if argv is None else argv))
     try:
         passes = _load_pipeline(args.pipeline or [])
-    except ArgSpecParseError as e:  # xDSL's message: a header, a position, the spec, a caret, why
-        lines = [line.strip() for line in str(e).strip().splitlines()]
-        where, spec, why = (lines[1], lines[2], lines[-1]) if len(lines) >= 5 else ("", "", lines[-1])
-        sys.stderr.write(f"mlc-opt: error: {where}: {why} in pass pipeline '{spec}'\n" if spec
-                         else f"mlc-opt: error: {why}\n")
-        return 1
-    except Exception as e:  # unknown pass or bad option: xDSL raises ValueError and friends
-        message = str(e).strip().splitlines()[-1].strip("\"'") if str(e).strip() else repr(e)
-        sys.stderr.write(f"mlc-opt: error: {message}\n")
+    except (ArgSpecParseError, PipelineError) as e:
+        sys.stderr.write(f"mlc-opt: error: {pipeline_error_text(e)}\n")
         return 1
     name = "<stdin>" if args.input == "-" else args.input
     try:
@@ -237,7 +241,8 @@ def run(argv: Sequence[str] | None = None) -> int:
             diagnostics = [e.diagnostic]
             outputs.append("")
         if args.verify_diagnostics:
-            problems += check_expected(expected_errors(chunk), diagnostics, name)
+            expectations, malformed = parse_annotations(chunk, name)
+            problems += malformed + check_expected(expectations, diagnostics, name)
         elif diagnostics:
             sys.stderr.write(diagnostics[0].format() + "\n")
             failed = True

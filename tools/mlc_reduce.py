@@ -39,6 +39,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator
+from xdsl.utils.exceptions import ArgSpecParseError
 
 from mlc.tools.diagnostics import CompileError, Source, parse_source, tool_main, write_output
 
@@ -361,13 +362,14 @@ def build_arg_parser() -> argparse.ArgumentParser:
 
 def run(argv: Sequence[str] | None = None) -> int:
     from mlc.passes.pipeline import load_pipeline
+    from mlc.passes.registry import PipelineError
+    from mlc.tools.mlc_opt import pipeline_error_text
 
     args = build_arg_parser().parse_args(sys.argv[1:] if argv is None else argv)
     try:
         passes = load_pipeline(args.passes)
-    except Exception as e:  # unknown pass or bad option, as mlc-opt reports them
-        message = str(e).strip().splitlines()[-1].strip("\"'") if str(e).strip() else repr(e)
-        return _error(f"bad pipeline '{args.passes}': {message}")
+    except (ArgSpecParseError, PipelineError) as e:  # unknown pass or bad option, as mlc-opt reports them
+        return _error(f"bad pipeline '{args.passes}': {pipeline_error_text(e)}")
     try:
         with open(args.input, encoding="utf-8") as f:
             text = f.read()

@@ -46,6 +46,7 @@ from typing import Any
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.utils.exceptions import ArgSpecParseError
 
 from mlc.tools.diagnostics import (
     CompileError,
@@ -74,6 +75,9 @@ class _ArgumentParser(argparse.ArgumentParser):
         self.exit(1, f"{self.prog}: error: {message}\n")
 
 
+INT64 = range(-2**63, 2**63)
+
+
 def _int_range(text: str) -> tuple[int, int]:
     lo, sep, hi = text.partition(":")
     try:
@@ -82,7 +86,31 @@ def _int_range(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(f"expected LO:HI (integers), got {text!r}") from None
     if not sep or bounds[0] >= bounds[1]:
         raise argparse.ArgumentTypeError(f"expected LO:HI with LO < HI, got {text!r}")
+    if not all(b in INT64 for b in bounds):
+        raise argparse.ArgumentTypeError(f"expected LO:HI within int64, got {text!r}")
     return bounds
+
+
+def _seed(text: str) -> int:
+    """A seed torch.Generator takes: an integer in [0, 2**64)."""
+    try:
+        seed = int(text)
+    except ValueError:
+        seed = -1
+    if not 0 <= seed < 2**64:
+        raise argparse.ArgumentTypeError(f"expected an integer from 0 to 2**64-1, got {text!r}")
+    return seed
+
+
+def _tolerance(text: str) -> float:
+    """A tolerance of --check: a number >= 0 (not nan)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return value
 
 
 def build_arg_parser() -> argparse.ArgumentParser:
@@ -96,11 +124,11 @@ def build_arg_parser() -> argparse.ArgumentParser:
                     help="the aten IR the input came from (what --check runs for IR of a later stage)")
     ap.add_argument("--bench", action="store_true",
                     help="time the compiled module (do_bench on a GPU; wall clock under the interpreter)")
-    ap.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    ap.add_argument("--seed", type=_seed, default=0, help="seed of the random inputs (default 0)")
     ap.add_argument("--int-range", type=_int_range, metavar="LO:HI",
                     help="integer inputs from [LO, HI) (default: [0, the smallest input dim))")
-    ap.add_argument("--atol", type=float, help="absolute tolerance of --check (default by dtype)")
-    ap.add_argument("--rtol", type=float, help="relative tolerance of --check (default by dtype)")
+    ap.add_argument("--atol", type=_tolerance, help="absolute tolerance of --check (default by dtype)")
+    ap.add_argument("--rtol", type=_tolerance, help="relative tolerance of --check (default by dtype)")
     ap.add_argument("--split-input-file", action="store_true",
                     help="run each '// -----' chunk separately (and of --reference, the chunk at the same place)")
     ap.add_argument("--debug", action="store_true", help="show Python tracebacks of crashes")
@@ -140,13 +168,13 @@ def run_passes(module: ModuleOp, spec: str, source: Source, debug: bool) -> None
     """Run pipeline `spec` over `module` in place; failures raise CompileError as mlc-opt's do."""
     from mlc.dialects.registry import make_context
     from mlc.passes.pipeline import PassFailed, load_pipeline, run_pipeline
-    from mlc.tools.mlc_opt import _diagnostic  # a failed pass reported exactly as mlc-opt does
+    from mlc.passes.registry import PipelineError
+    from mlc.tools.mlc_opt import _diagnostic, pipeline_error_text  # reported exactly as mlc-opt does
 
     try:
         passes = load_pipeline(spec) if spec.strip() else []
-    except Exception as e:  # unknown pass or bad option (xDSL's errors)
-        message = str(e).strip().splitlines()[-1].strip("\"'") if str(e).strip() else repr(e)
-        raise UsageError(f"bad pipeline '{spec}': {message}") from None
+    except (ArgSpecParseError, PipelineError) as e:
+        raise UsageError(f"bad pipeline '{spec}': {pipeline_error_text(e)}") from None
     try:
         run_pipeline(module, passes, make_context(), verify=lambda m: verify_with_positions(m, source))
     except PassFailed as e:
@@ -179,6 +207,13 @@ class InputSpec:
     offset: int
     dtype: str
 
+    @property
+    def extent(self) -> int:
+        """Elements of the storage the layout reaches (its offset for an empty tensor)."""
+        if not all(self.size):
+            return self.offset
+        return self.offset + sum((n - 1) * s for n, s in zip(self.size, self.stride)) + 1
+
     def describe(self) -> str:
         from mlc.dialects.buffer_layout import contiguous_strides
 
@@ -206,10 +241,17 @@ def input_specs(module: ModuleOp, source: Source) -> list[InputSpec]:
         exprs = [*layout.sizes, *layout.strides, layout.offset.expr]
         if not all(e.is_Integer for e in exprs):
             raise CompileError(source.at_op(op, f"input '{op.buffer.data}' has a symbolic layout; {TOOL} needs static shapes"))
+        name = op.buffer.data
+        if layout.dtype not in DTYPE_NAMES:
+            raise CompileError(source.at_op(op, f"input '{name}' is {layout.dtype}: {TOOL} cannot make random inputs "
+                                                f"of that dtype (it makes {', '.join(DTYPE_NAMES.values())})"))
         rank = layout.rank
         ints = [int(e) for e in exprs]
-        specs.append(InputSpec(op.buffer.data, tuple(ints[:rank]), tuple(ints[rank:2 * rank]), ints[-1],
-                               DTYPE_NAMES[layout.dtype]))
+        spec = InputSpec(name, tuple(ints[:rank]), tuple(ints[rank:2 * rank]), ints[-1], DTYPE_NAMES[layout.dtype])
+        if spec.extent not in INT64:
+            raise CompileError(source.at_op(op, f"input '{name}' ({spec.describe()}) is too large: it spans "
+                                                f"{spec.extent} elements, more than a tensor can hold (2**63-1)"))
+        specs.append(spec)
     return specs
 
 
@@ -233,9 +275,10 @@ def make_inputs(specs: Sequence[InputSpec], seed: int, int_range: tuple[int, int
     gen = torch.Generator().manual_seed(seed)
     out = []
     for spec in specs:
-        extent = spec.offset + sum((n - 1) * s for n, s in zip(spec.size, spec.stride)) + 1
-        extent = extent if all(spec.size) else spec.offset
-        flat = _random(extent, getattr(torch, spec.dtype), gen, int_range).to(device)
+        try:
+            flat = _random(spec.extent, getattr(torch, spec.dtype), gen, int_range).to(device)
+        except (RuntimeError, MemoryError) as e:  # the allocator's "can't allocate memory"
+            raise UsageError(f"cannot allocate input '{spec.name}' ({spec.describe()}): {_first_line(e)}") from None
         out.append(flat.as_strided(spec.size, spec.stride, spec.offset))
     return out
 

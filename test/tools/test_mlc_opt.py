@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
@@ -216,7 +217,66 @@ def test_pass_flags_with_and_without_options() -> None:
     code, _, err = mlc_opt(f"--{name}", stdin="builtin.module {\n}\n")
     assert "not found in expected arguments" not in err, err
     code, _, err = mlc_opt(f"--{name}=no-such-option=1", stdin="builtin.module {\n}\n")
-    assert code == 1 and "no_such_option" in err
+    assert code == 1 and "no-such-option" in err
+
+
+def test_a_bare_option_means_true_in_every_driver() -> None:
+    """`fuse{explain}` in -p, `--fuse=explain` and mlc.run_passes: MLIR's bare flag option."""
+    from mlc.passes.pipeline import Remark
+    from mlc.passes.registry import parse_pipeline
+
+    path = LIT / "passes" / "fuse" / "refusals-offset-memory.mlir"
+    for argv in (["-p", "fuse{explain}"], ["--fuse=explain"], ["-p", "fuse{max-rounds=3 explain}"]):
+        code, _, err = mlc_opt(str(path), "--split-input-file", *argv)
+        assert code == 0 and "remark: [fuse] refused buf0 + buf1" in err, (argv, err)
+    seen: list[Remark] = []
+    text = path.read_text().split(SPLIT_MARKER)[0]
+    mlc.run_passes(mlc.parse_module(text, "shift.mlir"), "fuse{explain}", on_remark=seen.append)
+    assert seen
+    (convert,) = parse_pipeline("convert-to-triton{check-indices tile-2d=false}").passes
+    assert (convert.check_indices, convert.tile_2d) == (True, False)
+
+
+def test_a_list_option_keeps_its_commas_on_a_pass_flag() -> None:
+    """`--lower-aten="fallback=gelu,cat"` is `lower-aten{fallback=gelu,cat}`, not two options."""
+    text = "func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {\n  %0 = aten.neg %x : (tensor<8xf32>) -> tensor<8xf32>\n  func.return %0 : tensor<8xf32>\n}\n"
+    code, out, err = mlc_opt("--lower-aten=fallback=neg,cat", stdin=text)
+    assert code == 0 and 'loops.extern "neg.default"' in out, err
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("fuse{explain=1}", "option 'explain' of pass 'fuse' expects a boolean (true/false), got '1'"),
+    ("convert-to-triton{check_indices=3}",
+     "option 'check-indices' of pass 'convert-to-triton' expects a boolean (true/false), got '3'"),
+    ("realize{reads-threshold=true}", "option 'reads-threshold' of pass 'realize' expects an integer, got 'true'"),
+    ("fuse{max-rounds}", "option 'max-rounds' of pass 'fuse' expects an integer, got no value"),
+    ("fuse{max-rounds=1,2}", "option 'max-rounds' of pass 'fuse' expects an integer, got '1,2'"),
+    ("realize{bogus=1}", "pass 'realize' has no option 'bogus' (its options: reads-threshold, acc-reads-threshold, "
+                         "opcount-threshold, explain, keep-padded-outputs)"),
+    ("deps{explain}", "pass 'deps' has no option 'explain' (its options: none)"),
+    ("inline{reads-threshold=-1}", "pass 'inline': reads-threshold must be >= 0"),
+    ("no-such-pass", "unknown pass 'no-such-pass'"),
+])
+def test_option_errors_name_the_pass_and_the_option_in_words(spec: str, message: str) -> None:
+    from mlc.passes.registry import PipelineError
+
+    code, _, err = mlc_opt("-p", spec, stdin="")
+    assert code == 1 and err.startswith(f"mlc-opt: error: {message}") and err.count("\n") == 1, err
+    with pytest.raises(PipelineError, match=re.escape(message)):
+        mlc.run_passes(mlc.parse_module(""), spec)
+
+
+@pytest.mark.parametrize("annotation", [
+    "// expected-error @+1 {{result shape}",  # unclosed
+    "// expected-error@+x {{result shape}}",
+    "// expected-error: result shape",
+    "// expected-remark {{result shape}}",  # only errors are checked
+])
+def test_a_malformed_annotation_is_an_error(annotation: str) -> None:
+    text = ("func.func @f(%x: tensor<8xf32>) {\n  // expected-error@+1 {{result shape}}\n"
+            "  %0 = aten.neg %x : (tensor<8xf32>) -> tensor<9xf32>\n  " + annotation + "\n  func.return\n}\n")
+    code, _, err = mlc_opt("--verify-diagnostics", stdin=text)
+    assert code == 1 and err.startswith("<stdin>:4:6: error: malformed annotation 'expected-"), err
 
 
 def test_one_runner_names_the_failing_pass_for_every_driver(break_store_pass) -> None:
