@@ -29,13 +29,16 @@ dumped graph is always compiled, to dump its passes).
 A graph mlc cannot compile raises `MlcCompileError` naming the graph, the pass and the op; where
 a pass failed, the message also names a reproducer file (the pass's input IR) and the `mlc-opt`
 command that fails the same way on it. There is no silent eager fallback. `MLC_FALLBACK=1` opts
-into running such graphs eagerly, with a warning. Environment: `MLC_DUMP_DIR` (see
-`mlc.frontend.dump`), `MLC_PIPELINE` (a different pass pipeline, for experiments),
-`MLC_CACHE_DIR` (where the cache lives: compiled graphs, emitted modules, autotuned configs;
-see `mlc.codegen.runtime`), `MLC_CACHE=0` (no compile cache: every graph is compiled),
-`MLC_DEBUG=1` (kernels assert that positions loaded from memory, `x[idx]`, are in bounds: an
-out-of-range index raises "index out of bounds" instead of reading outside the tensor; and the IR
-is verified after every pass).
+into running such graphs eagerly, with a warning.
+
+Settings (`mlc.frontend.settings`): torch.compile's `mode` and `options`, over the environment:
+`MLC_DUMP_DIR` (see `mlc.frontend.dump`), `MLC_PIPELINE` (a different pass pipeline, for
+experiments), `MLC_CUDAGRAPHS`, `MLC_FALLBACK`, `MLC_DEBUG=1` (kernels assert that positions
+loaded from memory, `x[idx]`, are in bounds: an out-of-range index raises "index out of bounds"
+instead of reading outside the tensor; and the IR is verified after every pass). The cache is
+the environment's alone: `MLC_CACHE_DIR` (where it lives: compiled graphs, emitted modules,
+autotuned configs; see `mlc.codegen.runtime`), `MLC_CACHE=0` (no compile cache: every graph is
+compiled, and the cache folder is not touched).
 
 The IR is verified once, after the last pass, unless the graph is dumped or `MLC_DEBUG=1`: one
 verification per pass was a quarter of the pipeline's time on GPT-2's training graphs. Where the
@@ -53,6 +56,7 @@ import os
 import time
 import warnings
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -60,6 +64,7 @@ import torch.fx
 
 from mlc.frontend import traced_numbers
 from mlc.frontend.importer import SizeOutput
+from mlc.frontend.settings import Settings, compile_settings
 
 if TYPE_CHECKING:
     from mlc.frontend.compile_cache import Entry, Layout
@@ -68,21 +73,19 @@ if TYPE_CHECKING:
 DEFAULT_PIPELINE = "cse-aten,fold-addmm,pad-mm,lower-aten,inline,propagate-indices,realize,split-reductions,reorder-loops,deps,fuse,overlap-comm,convert-to-triton,online-softmax,cse,plan-buffers"
 
 
-def pipeline_spec(explain_fusion: bool, debug: bool, keep_padded: bool = False) -> str:
-    """`MLC_PIPELINE` or the default; a dump explains fusion (fusion.txt) and the moved
-    collectives (overlap.txt), `MLC_DEBUG=1` makes kernels assert that loaded positions are in
-    bounds (`check-indices`), and `keep_padded` returns pad-mm's padded results uncopied (as
-    Inductor returns them: GPT-2's logits are 206 MB)."""
-    spec = os.environ.get("MLC_PIPELINE") or DEFAULT_PIPELINE
-    options = {"fuse": "fuse{explain=true}" if explain_fusion else "fuse",
-               "realize": "realize{keep-padded-outputs=true}" if keep_padded else "realize",
-               "overlap-comm": "overlap-comm{explain=true}" if explain_fusion else "overlap-comm",
-               "convert-to-triton": "convert-to-triton{check-indices=true}" if debug else "convert-to-triton"}
-    return ",".join(options.get(p, p) for p in spec.split(","))
-
-
-def _debug() -> bool:
-    return os.environ.get("MLC_DEBUG", "0") not in ("", "0")
+def pipeline_spec(settings: Settings, explain_fusion: bool = False, keep_padded: bool = False) -> str:
+    """The `pipeline` setting or the default; a dump explains fusion (fusion.txt) and the moved
+    collectives (overlap.txt), `debug` makes kernels assert that loaded positions are in bounds
+    (`check-indices`), `max_autotune` offers the autotuner every config, and `keep_padded`
+    returns pad-mm's padded results uncopied (as Inductor returns them: GPT-2's logits are 206
+    MB). Options go to the passes the spec names bare."""
+    spec = settings.pipeline or DEFAULT_PIPELINE
+    explain = ["explain=true"] if explain_fusion else []
+    options = {"fuse": explain, "overlap-comm": explain,
+               "realize": ["keep-padded-outputs=true"] if keep_padded else [],
+               "convert-to-triton": (["check-indices=true"] if settings.debug else [])
+               + (["autotune-pointwise=true"] if settings.max_autotune else [])}
+    return ",".join(f"{p}{{{' '.join(options[p])}}}" if options.get(p) else p for p in spec.split(","))
 
 
 class MlcCompileError(RuntimeError):
@@ -102,27 +105,37 @@ class MlcPassError(MlcCompileError):
 _graph_counter = itertools.count()
 
 
-def compile_fx(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Callable[..., Any]:
-    """Compile `gm` with mlc; the result is called like `gm` (positional tensors).
+def compile_fx(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], *, mode: str | None = None,
+               options: dict[str, Any] | None = None) -> Callable[..., Any]:
+    """Compile `gm` with mlc; the result is called like `gm` (positional tensors). `mode` and
+    `options` are torch.compile's (`mlc.frontend.settings`).
 
     An aten-level graph (from make_fx, AOTAutograd or torch.export, with `meta["val"]` on its
     nodes) is compiled directly; any other graph (a Dynamo graph of torch functions) goes
     through AOTAutograd first, as `torch.compile(backend="mlc")` does.
     """
+    settings = compile_settings(mode, options)
     if not _is_aten_graph(gm):
         output = gm.graph.output_node()
         if isinstance(output.args[0], (list, tuple)):
-            return mlc_backend(gm, example_inputs)
+            return _aot_backend(gm, example_inputs, settings)
         # AOTAutograd wants tuple outputs: compile a copy returning (out,), and unwrap.
         graph = copy.deepcopy(gm.graph)
         graph.output_node().args = ((graph.output_node().args[0],),)
-        compiled = mlc_backend(torch.fx.GraphModule(gm, graph), example_inputs)
+        compiled = _aot_backend(torch.fx.GraphModule(gm, graph), example_inputs, settings)
         return lambda *args: compiled(*args)[0]
-    return _compile_or_fallback(gm, example_inputs)
+    return _compile_or_fallback(gm, example_inputs, settings=settings)
 
 
-def mlc_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Callable[..., Any]:
-    """The `torch.compile` backend: AOTAutograd with mlc compiling forward and backward graphs."""
+def mlc_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], *, mode: str | None = None,
+                options: dict[str, Any] | None = None) -> Callable[..., Any]:
+    """The `torch.compile` backend, given torch.compile's `mode` and `options` where the user
+    set them (`mlc.frontend.settings`; ValueError for one mlc does not know)."""
+    return _aot_backend(gm, example_inputs, compile_settings(mode, options))
+
+
+def _aot_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], settings: Settings) -> Callable[..., Any]:
+    """AOTAutograd with mlc compiling forward and backward graphs."""
     from functorch.compile import make_boxed_func, min_cut_rematerialization_partition
     from torch._dynamo.backends.common import aot_autograd
 
@@ -134,12 +147,13 @@ def mlc_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Call
 
         compile_workers()
     if traced_numbers.has_symbolic_numbers(gm, example_inputs):
-        return traced_numbers.compile_with_numbers(gm, example_inputs, mlc_backend)
+        return traced_numbers.compile_with_numbers(gm, example_inputs,
+                                                   functools.partial(_aot_backend, settings=settings))
 
     def compiler(kind: str) -> Callable[[torch.fx.GraphModule, Sequence[Any]], Callable[..., Any]]:
         def compile_boxed(graph: torch.fx.GraphModule, inputs: Sequence[Any]) -> Callable[..., Any]:
             # AOTAutograd calls compiled graphs with one list of arguments (the boxed convention).
-            return make_boxed_func(_compile_or_fallback(graph, inputs, kind))
+            return make_boxed_func(_compile_or_fallback(graph, inputs, kind, settings))
 
         return compile_boxed
 
@@ -158,16 +172,18 @@ def mlc_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]) -> Call
         return backend(gm, example_inputs)
 
 
-def _compile_or_fallback(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind: str = "forward"
-                         ) -> Callable[..., Any]:
+def _compile_or_fallback(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind: str = "forward",
+                         settings: Settings | None = None) -> Callable[..., Any]:
     from mlc.frontend.opaque import compile_without_objects
 
+    settings = settings or Settings.from_environment()
     try:  # object inputs a graph only returns (a DeviceMesh) are passed around it
-        return compile_without_objects(gm, example_inputs, lambda g, inputs: compile_graph(g, inputs, kind))
+        return compile_without_objects(gm, example_inputs, lambda g, inputs: compile_graph(g, inputs, kind, settings))
     except MlcCompileError as e:
-        if os.environ.get("MLC_FALLBACK", "0") in ("", "0"):
+        if not settings.fallback:
             raise
-        warnings.warn(f"{e}\nMLC_FALLBACK=1: running this graph eagerly", stacklevel=2)
+        warnings.warn(f"{e}\nfallback on (MLC_FALLBACK=1 or the fallback option): running this graph eagerly",
+                      stacklevel=2)
         return gm
 
 
@@ -267,15 +283,17 @@ def _size_evaluator(expr: Any, sources: dict[Any, tuple[int, int | None]]) -> Ca
     return lambda inputs: int(fn(*[inputs[p] if d is None else inputs[p].size(d) for p, d in where]))
 
 
-def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind: str = "forward") -> CompiledGraph:
-    """Compile one aten graph; errors raise MlcCompileError. `kind` ("forward", "backward",
-    "inference": a graph without a backward, all of whose outputs go to the user) names its
-    dump folder, `graph_N_<kind>`."""
+def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind: str = "forward",
+                  settings: Settings | None = None) -> CompiledGraph:
+    """Compile one aten graph with `settings` (None: the environment's); errors raise
+    MlcCompileError. `kind` ("forward", "backward", "inference": a graph without a backward,
+    all of whose outputs go to the user) names its dump folder, `graph_N_<kind>`."""
     from mlc.frontend import cudagraphs
-    from mlc.frontend.dump import graph_dump
+    from mlc.frontend.dump import GraphDump
     from mlc.frontend.importer import UnsupportedGraph, import_graph
     from mlc.passes.pipeline import Timing, gc_paused
 
+    settings = settings or Settings.from_environment()
     graph_id = f"graph_{next(_graph_counter)}"
     host_scalars = _check_devices(graph_id, example_inputs)
     timing = Timing()
@@ -290,13 +308,14 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
             raise MlcCompileError(f"mlc: {graph_id}: cannot import the graph: {e}") from e
         timing.add("import", time.perf_counter() - start)
 
-        dump = graph_dump(graph_id, kind)
+        dump = GraphDump(Path(settings.dump_dir), f"{graph_id}_{kind}") if settings.dump_dir else None
         # A forward's outputs go to the user and, saved, to the backward, which AOTAutograd compiles
         # for the strides `_report_output_strides` gives it; a backward's are gradients, returned in
         # the traced strides.
         keep_padded = kind != "backward"
-        spec = pipeline_spec(dump is not None, _debug(), keep_padded)
-        entry = _cached_or_compiled(gm, imported.module, spec, graph_id, dump, timing)
+        spec = pipeline_spec(settings, dump is not None, keep_padded)
+        verify_each = dump is not None or settings.debug
+        entry = _cached_or_compiled(gm, imported.module, spec, graph_id, dump, timing, verify_each)
 
     from mlc.codegen.runtime import DEVICE, load_call
 
@@ -311,7 +330,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     start = time.perf_counter()
     call = load_call(entry.source)
     timing.add("load the module (@triton.jit)", time.perf_counter() - start)
-    graphed = cudagraphs.policy(kind, static=not imported.size_sources, launches=entry.launches)
+    graphed = cudagraphs.policy(kind, not imported.size_sources, entry.launches, settings)
     if graphed is not None:
         names = [n.name for n in gm.graph.find_nodes(op="placeholder")]
         call = cudagraphs.CudaGraphCall(call, name=graph_id, warn=graphed == "asked",
@@ -330,7 +349,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
 
 
 def _cached_or_compiled(gm: torch.fx.GraphModule, module: Any, spec: str, graph_id: str, dump: Any,
-                        timing: Timing) -> Entry:
+                        timing: Timing, verify_each: bool) -> Entry:
     """The compile cache's entry for the imported `module` (`mlc.frontend.compile_cache`), else
     the pipeline and emit-python run on it, and the result stored.
 
@@ -344,7 +363,7 @@ def _cached_or_compiled(gm: torch.fx.GraphModule, module: Any, spec: str, graph_
     if not compile_cache.enabled():
         if dump is not None:
             timing.add("compile cache: off", 0.0)
-        return _compiled(gm, module, spec, graph_id, dump, timing)
+        return _compiled(gm, module, spec, graph_id, dump, timing, verify_each)
     start = time.perf_counter()
     key = compile_cache.graph_key(print_ir(module), spec)
     cached = compile_cache.load(key)
@@ -352,7 +371,7 @@ def _cached_or_compiled(gm: torch.fx.GraphModule, module: Any, spec: str, graph_
     if cached is not None and dump is None:
         timing.add(f"compile cache: hit {key}", seconds)
         return cached
-    entry = _compiled(gm, module, spec, graph_id, dump, timing)
+    entry = _compiled(gm, module, spec, graph_id, dump, timing, verify_each)
     start = time.perf_counter()
     if entry != cached:
         compile_cache.store(key, entry)
@@ -361,13 +380,15 @@ def _cached_or_compiled(gm: torch.fx.GraphModule, module: Any, spec: str, graph_
     return entry
 
 
-def _compiled(gm: torch.fx.GraphModule, module: Any, spec: str, graph_id: str, dump: Any, timing: Timing) -> Entry:
-    """Run the pipeline and emit-python on `module` (in place): the compile cache's Entry."""
+def _compiled(gm: torch.fx.GraphModule, module: Any, spec: str, graph_id: str, dump: Any, timing: Timing,
+              verify_each: bool) -> Entry:
+    """Run the pipeline and emit-python on `module` (in place), verifying after each pass or
+    (`verify_each` False) after the last: the compile cache's Entry."""
     from mlc.codegen.emit_python import EmitError, emit_python
     from mlc.frontend.compile_cache import Entry
 
     try:
-        run_pipeline(module, spec, graph_id, dump, timing, verify_each=dump is not None or _debug())
+        run_pipeline(module, spec, graph_id, dump, timing, verify_each=verify_each)
     except MlcPassError as e:
         e = e if e.located else _located(gm, spec, graph_id, e)
         raise MlcCompileError(f"{e}\n{_reproducer(graph_id, gm, spec, e.index, dump)}") from e.__cause__
@@ -424,7 +445,6 @@ def _reproducer(graph_id: str, gm: torch.fx.GraphModule, spec: str, failed: int,
     and the passes before the failing one rerun, so nothing is kept while compiling succeeds.
     The file goes to the graph's dump folder, else to `<tmp>/mlc-reproducers/`."""
     import tempfile
-    from pathlib import Path
 
     from mlc.dialects.registry import make_context
     from mlc.frontend.dump import print_ir

@@ -9,7 +9,9 @@ The key is the sha256 of everything the compiled code depends on:
 
 * the imported module's IR, printed with locations (what `00-aten.mlir` holds): the graph, its
   shapes, dtypes, constants' types and the FX names that kernels are named after;
-* the pipeline spec used (`MLC_PIPELINE`, and the options the dump and `MLC_DEBUG=1` add);
+* the pipeline spec used (the `pipeline` setting or `MLC_PIPELINE`, with the options the dump and
+  the `debug` and `max_autotune` settings add: `mlc.frontend.settings`; the settings that do
+  not change the compiled code, `cudagraphs` and `fallback`, are applied after the cache);
 * mlc's version and a hash of its compiler's source files (`dialects/`, `passes/`, `codegen/`,
   `analysis/`, `frontend/`): editing the compiler invalidates every entry;
 * torch's and triton's versions, and the device (the GPU's name and compute capability, or
@@ -37,7 +39,9 @@ through `runtime.load_call` as a freshly emitted module is.
 
 Triton's own cache (`~/.triton/cache`) already skips compiling a kernel text it compiled before;
 the configs the autotuner picks are kept under `<cache>/autotune/` by `triton_helpers.launch`.
-`MLC_CACHE=0` turns the graph cache (and the kept autotuning) off.
+`MLC_CACHE=0` turns the graph cache (and the kept autotuning) off; the cache folder is then
+never touched. A cache folder that cannot be created or written fails the compile with
+`runtime.CacheDirError`, which names the folder and `MLC_CACHE_DIR`.
 """
 
 from __future__ import annotations

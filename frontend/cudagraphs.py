@@ -41,7 +41,6 @@ machine with a stand-in that imitates a replay writing into the same outputs.
 
 from __future__ import annotations
 
-import os
 import sys
 import warnings
 import weakref
@@ -52,6 +51,8 @@ from typing import Any
 
 import torch
 
+from mlc.frontend.settings import Settings
+
 MAX_RECORDINGS = 2  # per compiled graph: a second one for outputs kept across one call (training)
 
 Call = Callable[[list[Any]], Sequence[Any]]
@@ -60,24 +61,27 @@ Call = Callable[[list[Any]], Sequence[Any]]
 ONE_KERNEL = (1, 0)  # `policy`'s `launches` of a call that is one Triton kernel and no extern call
 
 
-def policy(kind: str, static: bool, launches: tuple[int, int] | None = None) -> str | None:
+def policy(kind: str, static: bool, launches: tuple[int, int] | None = None,
+           settings: Settings | None = None) -> str | None:
     """Whether a graph's calls replay CUDA graphs: None (no), "auto" (yes, quietly running
     normally when a capture fails) or "asked" (yes, with a warning when it fails).
 
-    `MLC_CUDAGRAPHS=1` asks for every graph, `=0` for none. Unset, inference graphs with static
-    sizes take them: each recording keeps one call's memory (its outputs and temporaries) in a
-    private pool, which a graph without a backward can afford; a training step's forward keeps
-    its activations there too, and a graph of symbolic sizes would record one graph per size.
-    Not a graph whose call is one Triton kernel (`launches`: kernel launches and extern calls
-    per call, None where not known): a replay then saves the host no launch, and the graph's
-    own start on the GPU costs 0.5-1.8 us per call (H100, 25-95 us kernels) besides a pool
-    per recording. An extern call's host path is long (cuDNN's convolution: 40 us a call
-    launched, 11 replayed), so graphs with one stay replayed. CUDA graphs need a GPU."""
+    The `cudagraphs` setting (of `settings`, None: the environment's; `MLC_CUDAGRAPHS`, or
+    torch.compile's `mode="reduce-overhead"`) True asks for every graph, False for none.
+    Unset, inference graphs with static sizes take them: each recording keeps one call's memory
+    (its outputs and temporaries) in a private pool, which a graph without a backward can
+    afford; a training step's forward keeps its activations there too, and a graph of symbolic
+    sizes would record one graph per size. Not a graph whose call is one Triton kernel
+    (`launches`: kernel launches and extern calls per call, None where not known): a replay
+    then saves the host no launch, and the graph's own start on the GPU costs 0.5-1.8 us per
+    call (H100, 25-95 us kernels) besides a pool per recording. An extern call's host path is
+    long (cuDNN's convolution: 40 us a call launched, 11 replayed), so graphs with one stay
+    replayed. CUDA graphs need a GPU."""
     if not torch.cuda.is_available():
         return None
-    asked = os.environ.get("MLC_CUDAGRAPHS")
-    if asked is not None and asked != "":
-        return None if asked == "0" else "asked"
+    asked = (settings or Settings.from_environment()).cudagraphs
+    if asked is not None:
+        return "asked" if asked else None
     return "auto" if kind == "inference" and static and launches != ONE_KERNEL else None
 
 
@@ -226,7 +230,7 @@ class CudaGraphCall:
         except Exception as e:  # a call that cannot be captured runs normally from now on
             self.reason = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
             if self.warn:
-                warnings.warn(f"mlc: {self.name}: MLC_CUDAGRAPHS: the call cannot be captured, it runs normally: "
+                warnings.warn(f"mlc: {self.name}: cudagraphs: the call cannot be captured, it runs normally: "
                               f"{self.reason}", stacklevel=3)
             return None
         addresses = [a.data_ptr() if isinstance(a, torch.Tensor) and i not in staged else None

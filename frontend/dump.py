@@ -34,7 +34,6 @@ dumped `.mlir` file is valid input to `mlc-opt` for re-running the rest of the p
 from __future__ import annotations
 
 import io
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -97,8 +96,3 @@ class GraphDump:
     def write(self, filename: str, text: str) -> None:
         (self.dir / filename).write_text(text)
 
-
-def graph_dump(graph_id: str, kind: str = "forward") -> GraphDump | None:
-    """The dump for `graph_id` when `MLC_DUMP_DIR` is set, else None."""
-    root = os.environ.get("MLC_DUMP_DIR")
-    return GraphDump(Path(root), f"{graph_id}_{kind}") if root else None

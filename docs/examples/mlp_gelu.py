@@ -1,4 +1,4 @@
-"""Seed 000's model: five linear layers and a gelu (the example of `make demo`)."""
+"""Seed 000's model: five linear layers and a gelu (docs/examples/mlp_gelu.mlir)."""
 
 import torch
 from torch import nn

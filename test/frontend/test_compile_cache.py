@@ -1,6 +1,7 @@
 """The compile cache across processes (`mlc.frontend.compile_cache`): a second process compiling
 the same graph skips the pipeline; a damaged entry is compiled again, never trusted; the key
-changes with the graph and the pipeline; the dump says hit or miss; autotuned configs are kept."""
+changes with the graph and the pipeline; the dump says hit or miss; autotuned configs are kept;
+an unusable cache folder is named, and with the cache off never touched."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from mlc.frontend.backend import compile_graph, pipeline_spec  # noqa: E402
 from mlc.frontend.decompositions import decomposition_table  # noqa: E402
 from mlc.frontend.dump import print_ir  # noqa: E402
 from mlc.frontend.importer import import_graph  # noqa: E402
+from mlc.frontend.settings import Settings  # noqa: E402
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 
@@ -173,28 +175,29 @@ def _imported_ir(fn, *args) -> str:
 
 
 def test_key_follows_graph_pipeline_and_environment(monkeypatch):
-    """Same graph and pipeline: same key. Another graph, shape, pipeline option, MLC_PIPELINE or
-    environment (versions, compiler source, device): another key."""
+    """Same graph and pipeline: same key. Another graph, shape, pipeline option, pipeline setting
+    (MLC_PIPELINE), debug or max_autotune setting, or environment (versions, compiler source,
+    device): another key."""
     x = torch.randn(8, 32)
     gelu = _imported_ir(F.gelu, x)
     assert gelu == _imported_ir(F.gelu, x)
-    spec = pipeline_spec(False, False)
+    spec = pipeline_spec(Settings())
     key = compile_cache.graph_key(gelu, spec)
     assert key == compile_cache.graph_key(gelu, spec)
     others = {
         compile_cache.graph_key(_imported_ir(torch.sigmoid, x), spec),
         compile_cache.graph_key(_imported_ir(F.gelu, torch.randn(8, 16)), spec),
-        compile_cache.graph_key(gelu, pipeline_spec(False, True)),  # MLC_DEBUG=1
-        compile_cache.graph_key(gelu, pipeline_spec(True, False)),  # the dump's explained fusion
+        compile_cache.graph_key(gelu, pipeline_spec(Settings(debug=True))),  # MLC_DEBUG=1
+        compile_cache.graph_key(gelu, pipeline_spec(Settings(max_autotune=True))),  # mode="max-autotune"
+        compile_cache.graph_key(gelu, pipeline_spec(Settings(), explain_fusion=True)),  # the dump's explained fusion
+        compile_cache.graph_key(gelu, pipeline_spec(Settings(pipeline="lower-aten,inline,realize,fuse,convert-to-triton"))),
     }
-    monkeypatch.setenv("MLC_PIPELINE", "lower-aten,inline,realize,fuse,convert-to-triton")
-    others.add(compile_cache.graph_key(gelu, pipeline_spec(False, False)))
     environment = compile_cache._environment()
     assert environment["device"] and len(environment["mlc_source"]) == 64
     for field in environment:
         monkeypatch.setattr(compile_cache, "_environment", lambda f=field: {**environment, f: "other"})
         others.add(compile_cache.graph_key(gelu, spec))
-    assert key not in others and len(others) == 5 + len(environment)
+    assert key not in others and len(others) == 6 + len(environment)
 
 
 def _gelu_graph():
@@ -213,7 +216,7 @@ def test_dump_says_hit_or_miss(tmp_path, monkeypatch):
         torch.testing.assert_close(compile_graph(gm, [x])(x), F.gelu(x))
         (graph,) = (tmp_path / run).iterdir()
         assert (graph / "00-aten.mlir").exists() and (graph / "module.py").exists()
-        assert len(list(graph.glob("*.mlir"))) == len(pipeline_spec(True, False).split(",")) + 1
+        assert len(list(graph.glob("*.mlir"))) == len(pipeline_spec(Settings(), explain_fusion=True).split(",")) + 1
         rows.append([line.split()[-2:] for line in (graph / "timing.txt").read_text().splitlines()
                      if "compile cache:" in line])
     (miss,), (hit,) = rows
@@ -278,3 +281,58 @@ def test_autotuned_config_is_kept(tmp_path, monkeypatch):
         assert triton_helpers._kept_tuned(kernel, configs, 100, ()) == configs[1]
         assert json.loads(kept.read_text()) == {"config": configs[1]}
     assert tunings == [100, 200, 100, 100, 100, 100, 100, 100]
+
+
+def _unique_graph():
+    """A graph no earlier test loaded a module for (a loaded module is not written again)."""
+    x = torch.randn(3, 37, device=DEVICE)
+    return make_fx(torch.erf, decomposition_table=decomposition_table())(x), x
+
+
+@pytest.fixture
+def under_a_file(tmp_path) -> Path:
+    """A cache folder that cannot be created: its parent is a regular file."""
+    (tmp_path / "a_file").write_text("not a folder")
+    return tmp_path / "a_file" / "cache"
+
+
+def test_cache_off_never_touches_the_cache_folder(under_a_file, monkeypatch):
+    """MLC_CACHE=0: the emitted module goes to a folder of the process's own, so an unusable
+    MLC_CACHE_DIR does not matter."""
+    monkeypatch.setenv("MLC_CACHE_DIR", str(under_a_file))
+    monkeypatch.setenv("MLC_CACHE", "0")
+    gm, x = _unique_graph()
+    torch.testing.assert_close(compile_graph(gm, [x])(x), torch.erf(x))
+    assert under_a_file.parent.read_text() == "not a folder"
+
+
+def test_a_cache_folder_that_cannot_be_created_fails_torch_compile_naming_it(under_a_file, monkeypatch):
+    monkeypatch.setenv("MLC_CACHE_DIR", str(under_a_file))
+    monkeypatch.setenv("MLC_CACHE", "1")
+    torch._dynamo.reset()
+    x = torch.randn(3, 41, device=DEVICE)
+    compiled = torch.compile(torch.sigmoid, backend="mlc", fullgraph=True, dynamic=False)
+    with pytest.raises(Exception, match=re.escape(f"cannot use {under_a_file} as mlc's cache folder "
+                                                  f"(MLC_CACHE_DIR={under_a_file}): Not a directory")) as info:
+        compiled(x)
+    assert "MLC_CACHE=0" in str(info.value)
+
+
+def test_a_cache_folder_that_cannot_be_written_is_named(tmp_path, monkeypatch):
+    """A read-only cache folder fails the compile at its first use, whether or not the graph
+    would hit (root may write anywhere: os.access then answers as for another user)."""
+    cache = tmp_path / "read-only"
+    cache.mkdir()
+    cache.chmod(0o500)
+    if os.access(cache, os.W_OK):
+        access = os.access
+        monkeypatch.setattr(os, "access", lambda path, mode: access(path, mode) and Path(path) != cache)
+    monkeypatch.setenv("MLC_CACHE_DIR", str(cache))
+    monkeypatch.setenv("MLC_CACHE", "1")
+    monkeypatch.delenv("MLC_DUMP_DIR", raising=False)
+    gm, x = _unique_graph()
+    with pytest.raises(Exception, match=re.escape(f"cannot use {cache} as mlc's cache folder "
+                                                  f"(MLC_CACHE_DIR={cache}): not writable")) as info:
+        compile_graph(gm, [x])
+    assert type(info.value).__name__ == "CacheDirError"
+    cache.chmod(0o700)
