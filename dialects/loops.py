@@ -33,9 +33,12 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 import sympy
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    FloatAttr,
     IndexType,
+    IntegerAttr,
     IntegerType,
     StringAttr,
     TensorType,
@@ -512,6 +515,14 @@ def index_extents(op: LoopsBodyOp) -> dict[sympy.Symbol, sympy.Expr]:
         names += reduction_index_names(len(op.reduction_ranges))
         extents = extents + op.reduction_range_exprs
     return {sympy.Symbol(n, integer=True, nonnegative=True): e for n, e in zip(names, extents)}
+
+
+def masked_off_value(typ: Attribute) -> arith.ConstantOp:
+    """What a masked-off load reads: 0 of the element type (also any load of a tensor with no
+    elements, which only runs masked off)."""
+    if isinstance(typ, IntegerType):
+        return arith.ConstantOp(IntegerAttr(0, typ))
+    return arith.ConstantOp(FloatAttr(0.0, typ))  # type: ignore[arg-type]
 
 
 @irdl_op_definition

@@ -15,28 +15,21 @@ from xdsl.dialects.builtin import (
     Float16Type,
     Float32Type,
     FloatAttr,
-    IntegerAttr,
-    IntegerType,
     ModuleOp,
     StringAttr,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
-from mlc.dialects.loops import EXPLICIT_ROUNDING, IndexOp, LoadOp, LoopsBodyOp, YieldOp, index_names
+from mlc.dialects.loops import (
+    EXPLICIT_ROUNDING, IndexOp, LoadOp, LoopsBodyOp, YieldOp, index_names, masked_off_value,
+)
 from mlc.dialects.sym import compact_indirect, rename_indirect, symbol
 from mlc.passes.realization import RealizeOptions, ThresholdOptions, consumers, should_inline
 from mlc.passes.stages import check_stage
 from mlc.passes.pipeline import option
-
-
-def _zero(typ: Attribute) -> arith.ConstantOp:
-    """The value a masked-off load reads: 0 of the element type."""
-    if isinstance(typ, IntegerType):
-        return arith.ConstantOp(IntegerAttr(0, typ))
-    return arith.ConstantOp(FloatAttr(0.0, typ))  # type: ignore[arg-type]
 
 
 def _substitution(producer: LoopsBodyOp, indices: list[sympy.Expr]) -> dict[sympy.Basic, sympy.Expr]:
@@ -98,7 +91,7 @@ def _inline_load(load: LoadOp, producer: LoopsBodyOp) -> None:
     value = _copy_body_before(load, producer, _substitution(producer, load.index_exprs))
     if load.mask is not None:
         # Loads in the copy read 0 where masked, but the math on them need not give 0.
-        zero = _zero(value.type)
+        zero = masked_off_value(value.type)
         select = arith.SelectOp(load.mask, value, zero.result)
         Rewriter.insert_op([zero, select], InsertPoint.before(load))
         value = select.result

@@ -25,6 +25,9 @@ the order they are tried (Inductor's GPU defaults):
                                     of views that composes to a strided window on it (an
                                     expand, then a view, before a bmm), so its other readers
                                     (a saved detach) read the same buffer ("... through views")
+  viewed by a graph output          the same, where the view is returned: the outputs that view it
+                                    are views of one buffer, as in eager (`y.t(), y[:, ::2]` alias
+                                    each other; an expand keeps stride 0), not a copy each
   body too large                    ops > max(100, opcount-threshold) ("body has 120 > 100 ops")
   reused and large                  > 1 consumer, ops > opcount-threshold (30)
   reused and read-heavy             > 1 consumer, reads > reads-threshold (4)
@@ -173,10 +176,11 @@ def _view_loads(op: Operation) -> list[tuple[PointwiseOp, LoadOp]]:
 
 
 def extern_viewer(
-    op: PointwiseOp, uses: Sequence[Operation], within: tuple[Sequence[sympy.Expr], list[sympy.Expr]] | None = None
-) -> tuple[ExternOp, int] | None:
-    """An extern reading `op` through views, and how many (nearest first; among one depth, in
-    the order of `uses`), or None.
+    op: PointwiseOp, uses: Sequence[Operation], within: tuple[Sequence[sympy.Expr], list[sympy.Expr]] | None = None,
+    viewers: tuple[type[Operation], ...] = (ExternOp,),
+) -> tuple[Operation, int] | None:
+    """An extern (or another op of `viewers`: func.return) reading `op` through views, and how
+    many (nearest first; among one depth, in the order of `uses`), or None.
 
     Through one view (a transpose before an mm) `op` is stored in its own order and the extern
     reads the view. Through a chain (an `expand` then a `view`: attention's probabilities before
@@ -191,11 +195,13 @@ def extern_viewer(
     shape, position = within if within is not None else (op.range_exprs, None)
     strides = contiguous_strides(shape)
     first = [(u, list(u.body.block.first_op.index_exprs)) for u in uses if is_view(u)]  # type: ignore[union-attr]
-    pending = [(view, index, 1) for view, index in first]
-    for view, index, depth in pending:  # breadth first: the list grows behind the loop
+    pending = [(view, index, 1, is_eager_alias(view)) for view, index in first]
+    for view, index, depth, aliases in pending:  # breadth first: the list grows behind the loop
         for use in view.results[0].uses:
-            if not isinstance(use.operation, ExternOp):
+            if not isinstance(use.operation, viewers):
                 continue
+            if isinstance(use.operation, func.ReturnOp) and not aliases:
+                continue  # eager returns a new tensor there (a clone, an amax over one element)
             if depth == 1 and within is None:
                 return use.operation, depth
             at = index if position is None else _compose(position, index)
@@ -204,8 +210,25 @@ def extern_viewer(
             if affine_strides(simplify_index(flat, dict(zip(variables, view.range_exprs))), variables):
                 return use.operation, depth
         for outer, load in _view_loads(view):
-            pending.append((outer, _compose(index, load.index_exprs), depth + 1))
+            pending.append((outer, _compose(index, load.index_exprs), depth + 1, aliases and is_eager_alias(outer)))
     return None
+
+
+# aten ops whose result is a view of their input in eager (the schema's `Tensor(a) -> Tensor(a)`),
+# by the origin names lower-aten gives loops ops (the importer's `origin` tag, else the packet).
+EAGER_VIEW_OPS = frozenset({
+    "alias", "as_strided", "detach", "diagonal", "expand", "expand_as", "flatten", "movedim", "narrow",
+    "permute", "reshape", "select", "slice", "split", "split_with_sizes", "squeeze", "swapaxes", "t",
+    "transpose", "unbind", "unflatten", "unfold", "unsqueeze", "view", "view_as", "_reshape_alias",
+    "_unsafe_view",
+})
+
+
+def is_eager_alias(op: Operation) -> bool:
+    """A view (`is_view`) that eager's ops also return as a view: every op folded into it is an
+    aliasing one, so a returned `y.t()` aliases `y`, and a returned `x.clone()` (one load
+    too) is a new tensor."""
+    return is_view(op) and all(o in EAGER_VIEW_OPS for o in op.origin_names)  # type: ignore[attr-defined]
 
 
 def _compose(index: Sequence[sympy.Expr], inner: Sequence[sympy.Expr]) -> list[sympy.Expr]:
@@ -271,6 +294,7 @@ def reordered_copy_viewer(op: Operation, uses: Sequence[Operation]) -> ExternOp 
     source = op.body.block.first_op.source.owner  # type: ignore[union-attr]
     if isinstance(source, Operation) and reordered_copy_viewer(source, list(_users(source))) is not None:
         return None
+    assert isinstance(viewed[0], ExternOp)
     return viewed[0]
 
 
@@ -299,9 +323,10 @@ def realize_reason(op: Operation, uses: Sequence[Operation], options: RealizeOpt
         return f"reordered copy viewed by extern '{copy_viewer.overload.data}'"
     if not isinstance(op, PointwiseOp) or is_free_to_recompute(op):
         return None
-    if (viewed := extern_viewer(op, uses)) is not None:
-        extern, depth = viewed
-        return f"viewed by extern '{extern.overload.data}'" + (" through views" if depth > 1 else "")
+    if (viewed := extern_viewer(op, uses, viewers=(ExternOp, func.ReturnOp))) is not None:
+        viewer, depth = viewed
+        by = f"extern '{viewer.overload.data}'" if isinstance(viewer, ExternOp) else "a graph output"
+        return f"viewed by {by}" + (" through views" if depth > 1 else "")
     count = count_ops(op)
     ops_limit = max(MAX_INLINE_OPCOUNT, options.opcount_threshold)
     if count.num_ops > ops_limit:

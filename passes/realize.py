@@ -38,6 +38,7 @@ from mlc.passes.realization import (
     RealizeOptions,
     ThresholdOptions,
     consumers,
+    is_eager_alias,
     is_view,
     realize_reason,
     reordered_copy_viewer,
@@ -321,8 +322,8 @@ class _Realizer:
         if strided is None:
             return False
         layout = LayoutAttr(op.range_exprs, strided[1], source.layout.dtype, strided[0])
-        if returned and not self.keeps_promise(op.results[0], layout):
-            return False  # copied into the promised strides by a kernel, which may fuse
+        if returned and not (is_eager_alias(op) and self.keeps_promise(op.results[0], layout)):
+            return False  # stored: a new tensor in eager (a clone), or copied into the promised strides
         self.storage[op.results[0]] = Storage(source.name, layout)
         if returned or any(isinstance(u, loops.ExternOp) for u in self.uses[op]):
             name = self.names[op.results[0]] = self.fresh("view")
@@ -373,12 +374,14 @@ class _Realizer:
                 block.add_op(buffer.StoreOp(dest.name, index, mapping[body_op.values[output]]))
                 _erase_unused(block)
                 return block
-            if isinstance(body_op, loops.LoadOp):
+            if isinstance(body_op, loops.LoadOp) and sympy.Mul(*self.storage[body_op.source].layout.sizes) == 0:
+                new: Operation = loops.masked_off_value(body_op.result.type)  # no element to read: masked off
+            elif isinstance(body_op, loops.LoadOp):
                 src = self.storage[body_op.source]
                 index = simplify_index(src.layout.flat_index(body_op.index_exprs), ranges)
                 mask = mapping[body_op.mask] if body_op.mask is not None else None
                 indirect = [mapping[v] for v in body_op.indirect]
-                new: Operation = buffer.LoadOp(src.name, index, body_op.result.type, mask, indirect)
+                new = buffer.LoadOp(src.name, index, body_op.result.type, mask, indirect)
             elif isinstance(body_op, loops.ReduceOp):
                 types = [r.type for r in body_op.outputs]
                 new = buffer.ReduceOp(body_op.kind, mapping[body_op.value], types)

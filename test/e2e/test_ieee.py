@@ -128,7 +128,8 @@ def test_variance_of_one_non_finite_element_is_nan(compile, device):
 
 def test_size_zero_tensors_forward_and_backward(compile, device):
     def fn(x):
-        return (x.mean(-1), x.prod(-1), x.sum(0), x.logsumexp(-1), x.exp() + 1, x.sum(), x.nansum(-1))
+        return (x.mean(-1), x.prod(-1), x.sum(0), x.logsumexp(-1), x.exp() + 1, x.sum(), x.nansum(-1),
+                F.pad(x, (1, 0), value=2.5))  # the pad reads x only where it is masked off
 
     x = torch.randn(3, 0, device=device, requires_grad=True)
     x_ref = x.detach().clone().requires_grad_()

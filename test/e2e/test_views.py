@@ -167,3 +167,30 @@ def test_transposed_add_2d_tiles(check, make, m, n):
 
 def test_permute_3d_2d_tiles(check, make):
     check(lambda x: x.permute(2, 0, 1) * 2, make(33, 40, 35))
+
+
+def _storage_groups(outputs, inputs=()):
+    """Which outputs share storage with which (and with an input): eager's aliasing, as data."""
+    ptr = [t.untyped_storage().data_ptr() for t in outputs]
+    inputs = {t.untyped_storage().data_ptr() for t in inputs}
+    return [([j for j, q in enumerate(ptr) if q == p], p in inputs) for p in ptr]
+
+
+ALIASING = [
+    # Views of one intermediate are views of one buffer; the expand keeps its 0 stride.
+    ("views_of_one_value", lambda x: ((y := x * 2 + 1).t(), y[:, ::2], y.unsqueeze(0).expand(3, -1, -1))),
+    ("value_and_view", lambda x: ((y := x.exp()), y[1:], y.view(24))),
+    # One load, but a new tensor in eager: never the input or another output.
+    ("clone_of_input", lambda x: (x.clone(),)),
+    ("input_and_clone", lambda x: (x, x.clone())),
+    ("amax_of_0d", lambda x: ((t := x.sum() * 3).amax(0, keepdim=True), t)),
+]
+
+
+@pytest.mark.parametrize("fn", [pytest.param(f, id=n) for n, f in ALIASING])
+def test_outputs_alias_as_in_eager(compile, make, fn):
+    x = make(4, 6)
+    expected, actual = fn(x), compile(fn)(x)
+    torch.testing.assert_close(actual, expected)
+    assert _storage_groups(actual, [x]) == _storage_groups(expected, [x])
+    assert [t.stride() for t in actual] == [t.stride() for t in expected]

@@ -45,10 +45,12 @@ func.func @reduction(%x: tensor<4x8x16xf32> loc("x")) -> tensor<4xf32> {
 
 // -----
 
-// Views folded by --realize leave an affine index; the transposed read decides again.
+// Views folded by --realize leave an affine index; the transposed read decides again. The
+// returned view2 is a view of exp's result, as in eager: exp is stored in its [2, 2, 6] shape.
 // CHECK-LABEL: buffer.graph @reshape
 // CHECK:       ranges [4, 6]
-// CHECK:       } attributes {loops = "[4, 6] from [4, 6]: i0 | i1 kept apart: @x[i0 + 4*i1] steps 1 along i0, not 24"}
+// CHECK:       } attributes {loops = "[4, 6] from [2, 2, 6]: i1 | i2 kept apart: @x[i1 + 2*i0 + 4*i2] steps 1 along i1, not 24"}
+// CHECK:       buffer.view "view0" = @buf0 #buffer.layout<[4, 6], [6, 1], f32>
 func.func @reshape(%x: tensor<6x4xf32> loc("x")) -> tensor<4x6xf32> {
   %t = aten.permute %x {dims = array<i64: 1, 0>} : (tensor<6x4xf32>) -> tensor<4x6xf32> loc("permute")
   %v = aten.clone %t : (tensor<4x6xf32>) -> tensor<4x6xf32> loc("clone")
