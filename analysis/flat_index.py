@@ -1,4 +1,5 @@
-"""Flat index expressions: simplification over known ranges, and strided-view recognition.
+"""Flat index expressions: simplification over known ranges, strided-view recognition, and the
+values an index certainly takes (`reached_span`: the buffer and triton verifiers' bounds checks).
 
 `--realize` flattens logical indices through layouts; a reshape's index map then reads
 `64*FloorDiv(i0, 64) + ModularIndexing(i0, 1, 64)`, which is just `i0`. These are the few
@@ -21,7 +22,7 @@ from collections.abc import Mapping, Sequence
 
 import sympy
 
-from mlc.dialects.sym import FloorDiv, ModularIndexing, equal, is_size_symbol
+from mlc.dialects.sym import FloorDiv, ModularIndexing, affine_range, equal, is_size_symbol
 
 Ranges = Mapping[sympy.Symbol, sympy.Expr]
 
@@ -189,6 +190,35 @@ def simplify_index(expr: sympy.Expr, ranges: Ranges) -> sympy.Expr:
         if new == expr:
             return expr
         expr = new
+
+
+def reached_span(expr: sympy.Expr, ranges: Ranges) -> tuple[int, int] | None:
+    """(low, high): values `expr` certainly takes as each variable runs over [0, extent), to
+    check bounds with no false alarm. Its least and greatest where it is affine once simplified
+    (a reshape's digits merged back); else its values at the first and the last point (a
+    broadcast's `ModularIndexing(i0, 1, 64)`). None where a range is empty (nothing runs) or
+    `expr` uses a symbol that is not a range variable of static extent (a size, a loaded position)."""
+    if any(n == 0 for n in ranges.values()):
+        return None
+    used = expr.free_symbols
+    static = {v: n for v, n in ranges.items() if v in used}
+    if not all(n.is_Integer for n in static.values()) or used - set(static):
+        return None
+    return _reached_span(expr, tuple(sorted(static.items(), key=lambda item: item[0].name)))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _reached_span(expr: sympy.Expr, ranges: tuple[tuple[sympy.Symbol, sympy.Expr], ...]) -> tuple[int, int] | None:
+    """`reached_span` over static ranges, memoized: verifiers ask it after every pass."""
+    extents = dict(ranges)
+    span = affine_range(expr, extents) or affine_range(simplify_index(expr, extents), extents)
+    if span is not None:
+        return span
+    first = expr.xreplace({v: 0 for v in extents})
+    last = expr.xreplace({v: n - 1 for v, n in extents.items()})
+    if not (first.is_Integer and last.is_Integer):
+        return None
+    return min(int(first), int(last)), max(int(first), int(last))
 
 
 def affine_strides(

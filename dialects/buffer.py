@@ -390,6 +390,10 @@ class ComputedOp(BodyNode):
         reduces = [op for op in self.body.walk() if isinstance(op, ReduceOp)]
         if reduces and not self.is_reduction:
             raise VerifyException("buffer.reduce needs a computed node with reduce ranges")
+        if self.is_reduction and not reduces:
+            raise VerifyException(
+                f"buffer.computed '{self.buffer.data}': reduce ranges need a buffer.reduce to combine over them"
+            )
         stores = self.store_op()
         if stores.indirect or stores.mode is not None:
             raise VerifyException(f"buffer.computed '{self.buffer.data}': stores at loaded positions are a buffer.scatter's")

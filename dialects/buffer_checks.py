@@ -2,19 +2,22 @@
 
 An unmasked `buffer.load` or `buffer.store` of an input or computed buffer must stay inside
 the buffer's storage at every point of its node's ranges; otherwise the kernel reads or
-writes past the end at run time. Checked where the index is affine in the node's index
-variables and the sizes are static (views and externs' buffers are left to their producers;
-masked loads, as cat and padding make, may index anywhere where masked off).
+writes past the end at run time. Checked where the sizes are static, with the values the
+index certainly takes (`analysis/flat_index.py: reached_span`; views and externs' buffers are
+left to their producers; masked loads, as cat and padding make, may index anywhere where
+masked off). The triton dialect checks its kernels' accesses with the same two functions,
+`reached_span` and `storage_extent` (`triton/bounds.py`).
 """
 
 from __future__ import annotations
 
 import sympy
 
+from mlc.analysis.flat_index import reached_span
 from mlc.dialects.buffer import BodyNode, ComputedOp, GraphOp, InputOp, LoadOp, StoreOp
 from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.dialects.loops import blame, index_names, reduction_index_names
-from mlc.dialects.sym import affine_range, expr_str
+from mlc.dialects.sym import expr_str, symbol
 
 
 def storage_extent(layout: LayoutAttr) -> int | None:
@@ -28,12 +31,12 @@ def storage_extent(layout: LayoutAttr) -> int | None:
 
 def _node_extents(node: BodyNode) -> dict[sympy.Symbol, sympy.Expr]:
     names = index_names(len(node.ranges)) + reduction_index_names(len(node.reduction_range_exprs))
-    return {sympy.Symbol(n): e for n, e in zip(names, [*node.range_exprs, *node.reduction_range_exprs])}
+    return {symbol(n): e for n, e in zip(names, [*node.range_exprs, *node.reduction_range_exprs])}
 
 
 def verify_accesses_in_bounds(graph: GraphOp) -> None:
     """Every unmasked load and store of an input or computed buffer stays inside its storage
-    at every point of the node's ranges, where the flat index is affine and sizes are static."""
+    at every point of the node's ranges, where the sizes are static."""
     extents = {
         n.buffer.data: e
         for n in graph.body.walk()
@@ -41,13 +44,11 @@ def verify_accesses_in_bounds(graph: GraphOp) -> None:
     }
     for node in (n for n in graph.body.walk() if isinstance(n, BodyNode)):
         variables = _node_extents(node)
-        if any(e.is_Integer and int(e) == 0 for e in variables.values()):
-            continue  # an empty iteration space touches nothing
         for op in node.body.walk():
             if not isinstance(op, (LoadOp, StoreOp)) or getattr(op, "mask", None) is not None:
                 continue
             size = extents.get(op.buffer_name)
-            span = affine_range(op.index.expr, variables) if size is not None else None
+            span = reached_span(op.index.expr, variables) if size is not None else None
             if span is not None and size is not None and (span[0] < 0 or span[1] >= size):
                 raise blame(
                     op,

@@ -82,6 +82,8 @@ Modules (each imports only those above it; import the dialect from this package)
     kernel.py      KernelOp, KernelBodyOp, IndexOp, RLoopOp, YieldOp
     body.py        LoadOp, StoreOp, ExprOp, IndirectIndexOp; mask helpers
     reductions.py  reduction_identity, ReduceOp, AccumulateOp
+    bounds.py      static bounds of loads and stores: the kernel's verifier (importing it when it
+                   runs) and the wrapper's check each access against its pointer's storage
     wrapper.py     WrapperOp and its body ops (InputOp, SizeInputOp, AllocOp, LaunchOp, ExternOp,
                    ViewOp, ReuseOp, FreeOp, ReturnOp)
 """

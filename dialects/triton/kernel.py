@@ -171,6 +171,9 @@ class KernelOp(IRDLOperation):
             dialect = op.name.split(".")[0]
             if dialect == "triton" and not isinstance(op, KernelBodyOp) or dialect not in ("triton", "arith", "math"):
                 raise _blame(op, f"triton.kernel: {op.name} cannot appear in a kernel body")
+        from mlc.dialects.triton.bounds import verify_kernel_in_bounds  # it reads the body ops
+
+        verify_kernel_in_bounds(self)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")

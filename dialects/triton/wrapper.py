@@ -3,6 +3,7 @@ launch, extern, view, free, return."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import sympy
@@ -24,6 +25,7 @@ from xdsl.utils.exceptions import VerifyException
 from mlc.dialects.buffer import ExternCall, ViewBase
 from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.dialects.sym import ExprAttr, parse_expr, size_names_in
+from mlc.dialects.triton.bounds import kernel_accesses, verify_launch_in_bounds
 from mlc.dialects.triton.core import (
     PtrType,
     _blame,
@@ -387,6 +389,7 @@ class WrapperOp(IRDLOperation):
         live: dict[str, LayoutAttr | None] = {}
         dead: set[str] = set()
         owned: set[str] = set()  # buffers whose storage the wrapper allocated: what a reuse may take
+        accesses = functools.cache(kernel_accesses)  # a kernel may be launched many times
         past_inputs = False
         for op in self.body.block.ops:
             if not isinstance(op, WrapperBodyOp):
@@ -400,6 +403,7 @@ class WrapperOp(IRDLOperation):
                     raise _blame(op, f"{op.name}: buffer '{ref}' is {why}")
             if isinstance(op, LaunchOp):
                 _verify_pointees(op, live)
+                verify_launch_in_bounds(op, live, accesses)
             if isinstance(op, ReuseOp):
                 _verify_reuse(op, live, owned)
             for name in op.freed if isinstance(op, FreeOp) else op.referenced_names() if isinstance(op, ReuseOp) else ():

@@ -1,8 +1,9 @@
 // RUN: mlc-opt %s | mlc-opt | filecheck %s
 // RUN: mlc-opt %s --print-op-generic | mlc-opt | filecheck %s
 
-// The seed-000 gelu as a pointwise kernel, a broadcast bias add, a cat-style masked load, and
-// the host wrapper that launches them around an extern mm and a view.
+// The seed-000 gelu as a pointwise kernel, a broadcast bias add (a bias as wide as the
+// kernel's 128 columns), a cat-style masked load, and the host wrapper that launches them
+// around an extern mm and a view.
 
 triton.kernel @triton_poi_fused_gelu_0 pointwise(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 512 origins ["gelu"] configs [#triton.config<XBLOCK = 256, num_warps = 4, num_stages = 1>, #triton.config<XBLOCK = 128, num_warps = 4, num_stages = 1>] {
   triton.index x0 = ModularIndexing(xindex, 1, 64)
@@ -72,7 +73,7 @@ triton.kernel @triton_poi_fused_permute_2 pointwise(%in_ptr0: !triton.ptr<f32>, 
 
 triton.wrapper @call {
   triton.input "arg0_1" #buffer.layout<[8, 64], [64, 1], f32>
-  triton.input "arg1_1" #buffer.layout<[64], [1], f32>
+  triton.input "arg1_1" #buffer.layout<[128], [1], f32>
   triton.input "arg2_1" #buffer.layout<[8], [1], i64>
   triton.alloc "buf0" #buffer.layout<[8, 64], [64, 1], f32>
   triton.launch @triton_poi_fused_gelu_0(@arg0_1, @buf0) xnumel 512
@@ -89,7 +90,7 @@ triton.wrapper @call {
 }
 // CHECK-LABEL: triton.wrapper @call {
 // CHECK-NEXT:    triton.input "arg0_1" #buffer.layout<[8, 64], [64, 1], f32>
-// CHECK-NEXT:    triton.input "arg1_1" #buffer.layout<[64], [1], f32>
+// CHECK-NEXT:    triton.input "arg1_1" #buffer.layout<[128], [1], f32>
 // CHECK-NEXT:    triton.input "arg2_1" #buffer.layout<[8], [1], i64>
 // CHECK-NEXT:    triton.alloc "buf0" #buffer.layout<[8, 64], [64, 1], f32>
 // CHECK-NEXT:    triton.launch @triton_poi_fused_gelu_0(@arg0_1, @buf0) xnumel 512
