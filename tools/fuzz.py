@@ -165,18 +165,22 @@ class Generator:
                 value = apply(op, [self.values[a] for a in args], params)
         except (RuntimeError, ValueError, IndexError, TypeError):
             return None
-        if not isinstance(value, torch.Tensor) or value.numel() == 0 or value.numel() > 1.5 * self.max_numel:
-            return None
-        if value.dtype.is_floating_point:
-            if not torch.isfinite(value).all() or value.abs().max() > LIMIT.get(value.dtype, 1e6):
-                return None
-        elif value.dtype in INTS and value.abs().max() > 2**20:
+        if not isinstance(value, torch.Tensor) or not self.acceptable(value):
             return None
         name = f"t{len(self.stmts)}"
         self.stmts.append(Stmt(name, op, tuple(args), tuple(sorted(params.items())), value.dtype))
         self.values[name] = value
         self.exact[name] = self._exactness(op, args, value.dtype)
         return name
+
+    def acceptable(self, value: torch.Tensor) -> bool:
+        """Whether a statement may produce `value`: not empty, not too large, finite and within
+        the dtype's `LIMIT`."""
+        if value.numel() == 0 or value.numel() > 1.5 * self.max_numel:
+            return False
+        if value.dtype.is_floating_point:
+            return bool(torch.isfinite(value).all() and value.abs().max() <= LIMIT.get(value.dtype, 1e6))
+        return value.dtype not in INTS or bool(value.abs().max() <= 2**20)
 
     def _exactness(self, op: str, args: Sequence[str], dtype: torch.dtype) -> bool:
         kind = OPS[op].exactness
@@ -673,7 +677,7 @@ class Generator:
     def generate(self) -> Program:
         rng = self.rng
         dtype = rng.choices(FLOATS + INTS + (torch.bool,), weights=(60, 12, 12, 6, 6, 4))[0]
-        self.new_input(base_shape(rng, self.max_numel), dtype)
+        self.new_input(self.first_shape(), dtype)
         if rng.random() < 0.4:
             self.new_input(broadcast_partner(rng, tuple(self.values["x0"].shape)), rng.choice(FLOATS))
         target = rng.randint(1, self.max_stmts)
@@ -681,21 +685,30 @@ class Generator:
             if len(self.stmts) >= target:
                 break
             category = rng.choices(list(self.CATEGORIES), weights=list(self.CATEGORIES.values()))[0]
-            getattr(self, category)()
+            self.attempt(category)
         if not self.stmts:
             self.emit("add_scalar", ["x0"], c=1) or self.emit("to", ["x0"], dtype=torch.float32)
         return self.finish()
 
+    def first_shape(self) -> tuple[int, ...]:
+        return base_shape(self.rng, self.max_numel)
+
+    def attempt(self, category: str) -> None:
+        """Add statements of `category` (a method's name), or none."""
+        getattr(self, category)()
+
     def finish(self) -> Program:
-        """Return the last value and (up to three of) the values nothing else reads."""
+        outputs = tuple(dict.fromkeys(self.outputs()))
+        return Program(self.seed, tuple(self.inputs), tuple(self.stmts), outputs).pruned()
+
+    def outputs(self) -> list[str]:
+        """The last value and (up to three of) the values nothing else reads."""
         used = {a for s in self.stmts for a in s.args}
         leaves = [s.out for s in self.stmts[:-1] if s.out not in used]
         outs = [self.stmts[-1].out] + self.rng.sample(leaves, min(3, len(leaves)))
         if self.rng.random() < 0.2:
             outs.append(self.rng.choice(self.stmts).out)
-        outs = list(dict.fromkeys(outs))
-        program = Program(self.seed, tuple(self.inputs), tuple(self.stmts), tuple(outs)).pruned()
-        return program
+        return outs
 
 
 def _broadcasts(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -727,6 +740,17 @@ def _reshaped(rng: random.Random, shape: list[int]) -> tuple[int, ...]:
     return (-1,)
 
 
-def generate(seed: int, max_numel: int = 400_000, backward_fraction: float = 0.5, max_stmts: int = 10) -> Program:
-    """The program of `seed` (deterministic: `random.Random(seed)`, values drawn from seeds)."""
-    return Generator(seed, max_numel, backward_fraction, max_stmts).generate()
+def generate(seed: int, max_numel: int = 400_000, backward_fraction: float = 0.5, max_stmts: int = 10,
+             edge_fraction: float | None = None) -> Program:
+    """The program of `seed` (deterministic: `random.Random(seed)`, values drawn from seeds).
+
+    About `edge_fraction` of the seeds (tools/fuzz_edge.py's default when None) give an edge
+    program instead: signed zeros and non-finite inputs, size-0 dims, views among the outputs.
+    Which seeds, and which features, is drawn from a random stream of its own, so every other
+    seed gives the program it gave before the edge programs existed."""
+    from mlc.tools import fuzz_edge  # it extends Generator: imported here, not at the top
+
+    plan = fuzz_edge.edge_plan(seed, edge_fraction)
+    if plan is None:
+        return Generator(seed, max_numel, backward_fraction, max_stmts).generate()
+    return fuzz_edge.EdgeGenerator(seed, max_numel, backward_fraction, max_stmts, plan=plan).generate()

@@ -49,6 +49,7 @@ import torch
 if not torch.cuda.is_available():
     os.environ.setdefault("TRITON_INTERPRET", "1")
 
+from mlc.tools.fuzz_ops import SIGN_UNSETTLED, lit  # noqa: E402
 from mlc.tools.fuzz_program import Input, Program, Stmt  # noqa: E402
 
 
@@ -131,6 +132,61 @@ def compare(actual: Any, expected: torch.Tensor, what: str, dtypes: set[torch.dt
         where += f", eager in f64 {widened.detach().cpu()[index].item()!r}"
     tol = f" (rtol {tolerance(expected, dtypes)[0]:.0e})" if e.dtype.is_floating_point else ""
     return f"{what} ({expected.dtype}, {tuple(e.shape)}): {int(bad.sum())} of {e.numel()} differ{where}{tol}"
+
+
+def zero_sign_problem(actual: torch.Tensor, expected: torch.Tensor, what: str,
+                      widened: torch.Tensor | None = None) -> str | None:
+    """None when every element that is zero in both `actual` and `expected` has the same sign
+    in both, else a one-line description. Only zeros that the float64 run (`widened`, when
+    given) also computes, with eager's sign, count: a zero that rounding made (a f16 product
+    underflowing, x - mean cancelling) has whichever sign the rounding error had."""
+    if not (isinstance(actual, torch.Tensor) and actual.dtype.is_floating_point and actual.shape == expected.shape):
+        return None
+    a, e = actual.detach().cpu(), expected.detach().cpu()
+    settled = (a == 0) & (e == 0)
+    if isinstance(widened, torch.Tensor) and widened.shape == expected.shape:
+        w = widened.detach().cpu()
+        settled &= (w == 0) & (w.signbit() == e.signbit())
+    bad = settled & (a.signbit() != e.signbit())
+    if not bad.any():
+        return None
+    index = tuple(int(i) for i in bad.nonzero()[0]) if bad.dim() else ()
+    return (f"{what} ({expected.dtype}, {tuple(e.shape)}): {int(bad.sum())} of {int(settled.sum())} zeros have the "
+            f"wrong sign, at {index}: mlc {a[index].item()!r}, eager {e[index].item()!r}")
+
+
+def _storage(t: torch.Tensor) -> int | None:
+    """Where `t`'s memory starts (its storage's), None for a tensor of no elements."""
+    return t.untyped_storage().data_ptr() if t.numel() else None
+
+
+def aliasing(outputs: Sequence[Any]) -> set[tuple[int, int]]:
+    """The pairs (j, k), j < k, of outputs sharing memory (views of one storage)."""
+    where = [_storage(o) if isinstance(o, torch.Tensor) else None for o in outputs]
+    return {(j, k) for k in range(len(where)) for j in range(k) if where[j] is not None and where[j] == where[k]}
+
+
+def _layout(t: torch.Tensor) -> tuple[tuple[int, int], ...]:
+    """(size, stride) of the dims of more than one element (a size-1 dim's stride is free, and
+    every stride of a tensor of no elements)."""
+    return tuple((d, st) for d, st in zip(t.shape, t.stride()) if d > 1) if t.numel() else ()
+
+
+def layout_problem(actual: Sequence[Any], expected: Sequence[torch.Tensor]) -> tuple[str, str] | None:
+    """(cause, description) when mlc's outputs are laid out unlike eager's where that is
+    observable: outputs sharing memory in eager must share it in mlc and be the same views of it
+    (a write to one shows in the other), and no others; a broadcast (stride 0 over a dim of
+    several elements) stays one. None when they agree."""
+    eager, mlc = aliasing(expected), aliasing(actual)
+    if eager != mlc:
+        return "aliasing", f"outputs sharing memory: mlc {sorted(mlc)}, eager {sorted(eager)}"
+    viewed = {k for pair in eager for k in pair}
+    for k, (a, e) in enumerate(zip(actual, expected)):
+        broadcast = any(st == 0 for _, st in _layout(e))
+        if (k in viewed or broadcast) and _layout(a) != _layout(e):
+            return "strides", (f"output {k}: (size, stride) {_layout(a)} in mlc, {_layout(e)} in eager "
+                               f"({'a view of another output' if k in viewed else 'a broadcast'})")
+    return None
 
 
 # -- running ----------------------------------------------------------------------------------
@@ -236,6 +292,10 @@ def check_program(program: Program, dev: torch.device | None = None) -> Outcome:
         outcome = _compare_runs(program, (actual, mlc_in), reference, wide, noise)
     if outcome.kind in ("mismatch", "grad_mismatch"):
         return _unless_as_inductor(program, dev, backward, (actual, mlc_in), outcome)
+    if outcome.kind == "ok" and (layout := layout_problem(actual, expected)) is not None:
+        return Outcome("mismatch", *layout)
+    if outcome.kind == "ok":
+        return _compare_zero_signs(program, (actual, mlc_in), reference, wide)
     return outcome
 
 
@@ -298,6 +358,25 @@ def _compare_runs(program: Program, mlc: Run, reference: Run, widened: Run | Non
                           None if n is None else n.grad)
         if problem:
             return Outcome("grad_mismatch", "backward", problem)
+    return Outcome("ok")
+
+
+def _compare_zero_signs(program: Program, mlc: Run, reference: Run, widened: Run | None) -> Outcome:
+    """The signs of the zeros (`zero_sign_problem`) of the outputs, then of the gradients, of
+    `mlc` against eager's, where no op behind them leaves the sign to the implementation
+    (fuzz_ops.SIGN_UNSETTLED; gradients: none in the whole program)."""
+    (actual, mlc_in), (expected, eager_in) = mlc, reference
+    widened_out, widened_in = widened or ([None] * len(expected), [None] * len(program.inputs))
+    for k, (a, e, w) in enumerate(zip(actual, expected, widened_out)):
+        if not program.ops_behind([program.outputs[k]]) & SIGN_UNSETTLED:
+            if problem := zero_sign_problem(a, e, f"output {k} ({program.outputs[k]})", w):
+                return Outcome("mismatch", "zero sign", problem)
+    if program.ops_behind(program.outputs) & SIGN_UNSETTLED:
+        return Outcome("ok")
+    for inp, e, a, w in zip(program.inputs, eager_in, mlc_in, widened_in):
+        if inp.grad and a.grad is not None and e.grad is not None:
+            if problem := zero_sign_problem(a.grad, e.grad, f"grad of {inp.name}", getattr(w, "grad", None)):
+                return Outcome("grad_mismatch", "zero sign", problem)
     return Outcome("ok")
 
 
@@ -425,16 +504,34 @@ def eager_values(program: Program) -> dict[str, torch.Tensor] | None:
 
 
 def _as_input(program: Program, stmt: Stmt, value: torch.Tensor) -> Program:
-    """`program` with `stmt`'s value becoming a fresh input of the same shape, dtype and range."""
-    if value.dtype.is_floating_point:
-        low, high = round(float(value.min()), 3), round(float(value.max()), 3)
+    """`program` with `stmt`'s value becoming a fresh input of the same shape, dtype and range,
+    and the special values (`special_values`) it holds, as often."""
+    if value.numel() == 0:
+        low, high = 0, 1
+    elif value.dtype.is_floating_point:
+        finite = value[torch.isfinite(value)].float()
+        low, high = (round(float(finite.min()), 3), round(float(finite.max()), 3)) if finite.numel() else (0.0, 1.0)
     else:
         low, high = int(value.min()), int(value.max())
     grad = program.backward and value.dtype.is_floating_point
     seed = program.seed * 1000 + 500 + len(program.inputs)
-    inp = Input(stmt.out, tuple(value.shape), value.dtype, low, high, grad, seed)
+    specials, fraction = special_values(value)
+    inp = Input(stmt.out, tuple(value.shape), value.dtype, low, high, grad, seed, specials, fraction)
     stmts = tuple(s for s in program.stmts if s is not stmt)
     return replace(program, inputs=program.inputs + (inp,), stmts=stmts).pruned()
+
+
+def special_values(value: torch.Tensor) -> tuple[tuple[float, ...], float]:
+    """The non-finite values and negative zeros `value` holds, and their share of its elements."""
+    if not value.dtype.is_floating_point or value.numel() == 0:
+        return (), 0.0
+    kinds = {-0.0: (value == 0) & value.signbit(), float("inf"): value == float("inf"),
+             float("-inf"): value == float("-inf"), float("nan"): value.isnan()}
+    present = {v: mask for v, mask in kinds.items() if mask.any()}
+    if not present:
+        return (), 0.0
+    share = float(sum(mask.sum() for mask in present.values())) / value.numel()
+    return tuple(present), round(share, 3)
 
 
 def _renamed(program: Program, old: str, new: str) -> Program:
@@ -520,14 +617,26 @@ def shrink(program: Program, outcome: Outcome, check: Callable[[Program], Outcom
 
 
 def _input_source(i: Input) -> str:
+    """The lines making input `i` as `Input.make` does (special values: `with_specials`)."""
     g = f"torch.Generator().manual_seed({i.seed})"
+    grad = ".requires_grad_()" if i.grad else ""
     if i.dtype == torch.bool:
         value = f"torch.rand({i.shape}, generator={g}) > 0.5"
+    elif i.specials:
+        specials = ", ".join(lit(v) for v in i.specials)
+        return "\n    ".join([
+            f"g = {g}",
+            f"{i.name} = torch.rand({i.shape}, generator=g) * {i.high - i.low!r} + {i.low!r}",
+            f"chosen = torch.rand({i.shape}, generator=g) < {i.special_fraction!r}",
+            f"special = torch.tensor([{specials}])[torch.randint({len(i.specials)}, {i.shape}, generator=g)]",
+            f"{i.name} = torch.where(chosen, special, {i.name})",
+            f"{i.name} = {i.name}.to({i.dtype}).to(device){grad}",
+        ])
     elif i.dtype.is_floating_point:
         value = f"(torch.rand({i.shape}, generator={g}) * {i.high - i.low!r} + {i.low!r}).to({i.dtype})"
     else:
         value = f"torch.randint({int(i.low)}, {int(i.high) + 1}, {i.shape}, generator={g}).to({i.dtype})"
-    return f"{i.name} = ({value}).to(device)" + (".requires_grad_()" if i.grad else "")
+    return f"{i.name} = ({value}).to(device){grad}"
 
 
 def pytest_case(program: Program, outcome: Outcome | None = None) -> str:

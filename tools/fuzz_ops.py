@@ -21,6 +21,7 @@ lowered ops) are listed: an unsupported op is never generated.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -54,10 +55,25 @@ EXTREMA = {"amax", "amin", "max_all", "max_dim_values", "min_dim_values"}
 they take exact values only (a one-ulp difference, or float16 ties, would move it)."""
 
 
+SIGN_UNSETTLED = {
+    "sum", "mean", "nansum", "var", "std", "var_mean", "logsumexp", "vector_norm", "softmax", "log_softmax",
+    "normalize", "layer_norm", "rms_norm", "group_norm", "batch_norm", "cross_entropy", "cross_entropy_soft",
+    "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "index_put", "index_add", "scatter_add",
+    "amax", "amin", "max_all", "max_dim_values", "min_dim_values", "maximum", "minimum", "clamp", "relu", "hardtanh",
+}
+"""Ops after which the sign of a zero is the implementation's choice, not the values': a sum
+starts from +0 or from its first element (eager: +0; a sum of -0s is then +0), a max or min
+of -0 and +0 keeps either, a norm subtracts a mean summed either way. Zeros computed through
+them are compared by value only (tools/fuzz_check.py `zero_sign_problem`)."""
+
+
 def lit(value: Any) -> str:
-    """A parameter value as Python source (dtypes as `torch.float16`, floats with repr)."""
+    """A parameter value as Python source (dtypes as `torch.float16`, floats with repr,
+    `float('nan')` and `float('inf')` for the floats whose repr is no Python)."""
     if isinstance(value, torch.dtype):
         return str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"float('{value}')"
     return repr(value)
 
 
@@ -250,7 +266,7 @@ def _reduce_fn(method: str, extra: Sequence[str] = ()) -> Callable[..., torch.Te
 for _method, _extra, _exactness in [
     ("sum", ("dtype",), INEXACT), ("prod", (), INEXACT), ("amax", (), EXACT), ("amin", (), EXACT),
     ("argmax", (), EXACT), ("argmin", (), EXACT), ("any", (), EXACT), ("all", (), EXACT), ("mean", (), INEXACT),
-    ("var", ("correction",), INEXACT), ("std", ("correction",), INEXACT),
+    ("var", ("correction",), INEXACT), ("std", ("correction",), INEXACT), ("nansum", (), INEXACT),
 ]:
     define(_method, _reduction(_method, _extra), _reduce_fn(_method, _extra), _exactness)
 

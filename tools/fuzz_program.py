@@ -8,6 +8,7 @@ is evaluated) and prunes to what its outputs depend on; tools/fuzz_check.py runs
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -19,7 +20,9 @@ from mlc.tools.fuzz_ops import OPS, render
 @dataclass(frozen=True)
 class Input:
     """A program input: its values are uniform in [low, high] (integers: inclusive), drawn
-    from `seed` on CPU."""
+    from `seed` on CPU; then (floats) each element becomes one of `specials` (signed zeros,
+    infinities, NaN: tools/fuzz_edge.py) with probability `special_fraction`, drawn from the
+    same generator after the values, so the other elements do not move."""
 
     name: str
     shape: tuple[int, ...]
@@ -28,16 +31,30 @@ class Input:
     high: float
     grad: bool
     seed: int
+    specials: tuple[float, ...] = ()
+    special_fraction: float = 0.0
 
     def make(self, device: torch.device | str = "cpu") -> torch.Tensor:
         g = torch.Generator().manual_seed(self.seed)
         if self.dtype == torch.bool:
             t = torch.rand(self.shape, generator=g) > 0.5
         elif self.dtype.is_floating_point:
-            t = (torch.rand(self.shape, generator=g) * (self.high - self.low) + self.low).to(self.dtype)
+            t = torch.rand(self.shape, generator=g) * (self.high - self.low) + self.low
+            t = with_specials(t, self.specials, self.special_fraction, g).to(self.dtype)
         else:
             t = torch.randint(int(self.low), int(self.high) + 1, self.shape, generator=g).to(self.dtype)
         return t.to(device).requires_grad_(self.grad)
+
+
+def with_specials(t: torch.Tensor, specials: tuple[float, ...], fraction: float,
+                  g: torch.Generator) -> torch.Tensor:
+    """`t` with each element replaced, with probability `fraction`, by one of `specials`
+    (which of them: a second draw from `g`)."""
+    if not specials:
+        return t
+    chosen = torch.rand(t.shape, generator=g) < fraction
+    which = torch.randint(len(specials), t.shape, generator=g)
+    return torch.where(chosen, torch.tensor(specials, dtype=t.dtype)[which], t)
 
 
 @dataclass(frozen=True)
@@ -107,6 +124,19 @@ class Program:
                 todo += list(by_out[n].args)
         found.discard(None)
         return found
+
+    def ops_behind(self, names: Sequence[str]) -> set[str]:
+        """The ops computing `names` and every value they are computed from."""
+        by_out = {s.out: s for s in self.stmts}
+        seen, todo, ops = set(), list(names), set()
+        while todo:
+            n = todo.pop()
+            if n in seen or n not in by_out:
+                continue
+            seen.add(n)
+            ops.add(by_out[n].op)
+            todo += list(by_out[n].args)
+        return ops
 
     def pruned(self) -> Program:
         """Without the statements and inputs no output depends on."""

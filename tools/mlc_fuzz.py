@@ -1,12 +1,14 @@
 """mlc-fuzz: differential fuzzing of mlc against eager PyTorch.
 
-    mlc-fuzz --seed 0 --count 3000 [--jobs N] [--backward-fraction 0.5] [--shrink] [--out DIR]
+    mlc-fuzz --seed 0 --count 3000 [--jobs N] [--backward-fraction 0.5] [--edge-fraction 0.3] [--shrink] [--out DIR]
 
 Program `k` is `tools.fuzz.generate(seed + k)`: a random valid program over the ops mlc
 lowers, with shapes aimed at the passes' thresholds; about `backward-fraction` of them also
-compare input gradients. Each runs eagerly and through `torch.compile(backend="mlc")` on CUDA
-when available, else under Triton's interpreter on CPU (tools/fuzz_check.py). Failures print
-as they come (seed, kind, message); `--shrink` reduces each to a minimal program and prints it
+compare input gradients; about `edge-fraction` of them are edge programs (tools/fuzz_edge.py:
+signed zeros, infinities and NaN among the inputs, size-0 dims, views of one intermediate among
+the outputs; 0 gives exactly the programs of before). Each runs eagerly and through
+`torch.compile(backend="mlc")` on CUDA when available, else under Triton's interpreter on CPU
+(tools/fuzz_check.py). Failures print as they come (seed, kind, message); `--shrink` reduces each to a minimal program and prints it
 as a pytest case (also written to `--out`). The summary counts programs, forward/backward,
 wrong numbers, compile errors by cause, crashes, and programs eager rejected (generator bugs).
 
@@ -61,7 +63,7 @@ def run_one(task: tuple[int, dict[str, Any]]) -> dict[str, Any]:
     from mlc.tools.fuzz_check import Outcome, check_program, pytest_case, shrink
 
     start = time.monotonic()
-    program = generate(seed, opts["max_numel"], opts["backward_fraction"], opts["max_stmts"])
+    program = generate(seed, opts["max_numel"], opts["backward_fraction"], opts["max_stmts"], opts["edge_fraction"])
     old = signal.signal(signal.SIGALRM, _alarm) if opts["timeout"] else None
     if opts["timeout"]:
         signal.alarm(opts["timeout"])
@@ -130,6 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=100, help="how many programs")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--backward-fraction", type=float, default=0.5, help="share of programs checking gradients")
+    parser.add_argument("--edge-fraction", type=float, default=None,
+                        help="share of edge programs (tools/fuzz_edge.py; default its EDGE_FRACTION, 0.3)")
     parser.add_argument("--shrink", action="store_true", help="shrink each failure to a minimal pytest case")
     parser.add_argument("--shrink-tries", type=int, default=150, help="most candidates tried per shrink")
     parser.add_argument("--max-numel", type=int, default=400_000, help="the most elements of one tensor")
@@ -140,8 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--time-limit", type=float, default=0, help="stop after this many seconds (0: none), "
                         "summarizing the programs done")
     args = parser.parse_args(argv)
-    opts = {k: getattr(args, k) for k in ("max_numel", "backward_fraction", "max_stmts", "shrink", "shrink_tries",
-                                          "timeout")}
+    opts = {k: getattr(args, k) for k in ("max_numel", "backward_fraction", "max_stmts", "edge_fraction", "shrink",
+                                          "shrink_tries", "timeout")}
     start, results = time.monotonic(), []
     for r in _results(args, opts):
         results.append(r)

@@ -2,7 +2,8 @@
 programs through mlc against eager, and the generator's and shrinker's own properties.
 
 `test_programs` runs SEEDS programs (tensors of at most 20,000 elements, at most 6
-statements, half with backward) in batches, so a failure names its seeds and prints each
+statements, half with backward, about 30% edge programs: tools/fuzz_edge.py) in batches, so a
+failure names its seeds and prints each
 program; reproduce one with `mlc-fuzz --seed S --count 1 --max-numel 20000 --max-stmts 6
 --shrink`. Under Triton's interpreter a program takes about 0.35 s (mostly Dynamo and
 AOTAutograd; measured on 2 idle cores), so SEEDS is what fits in about 2 minutes of `make test`.
@@ -24,11 +25,18 @@ import pytest  # noqa: E402
 
 from mlc.tools import mlc_fuzz  # noqa: E402
 from mlc.tools.fuzz import generate  # noqa: E402
+from mlc.tools.fuzz_edge import edge_plan  # noqa: E402
 from mlc.tools.fuzz_check import (  # noqa: E402
     Outcome,
+    _compare_zero_signs,
+    _input_source,
     _value_hash,
+    aliasing,
     check_program,
     compare,
+    layout_problem,
+    special_values,
+    zero_sign_problem,
     float64_run,
     rounding_noise,
     eager_values,
@@ -74,7 +82,8 @@ def test_generator_is_deterministic_by_seed() -> None:
     for seed in (0, 7, 123):
         a, b = generate(seed), generate(seed)
         assert a == b and a.source() == b.source()
-        assert all(torch.equal(x, y) for x, y in zip(a.make_inputs(), b.make_inputs()))
+        for x, y in zip(a.make_inputs(), b.make_inputs()):
+            assert torch.equal(x.isnan(), y.isnan()) and torch.equal(x.nan_to_num(), y.nan_to_num())
     assert len({generate(s).source() for s in range(20)}) == 20
 
 
@@ -89,7 +98,8 @@ def test_generator_leaves_global_random_state_alone() -> None:
 
 
 def test_programs_are_valid_and_print_as_source() -> None:
-    """Eager runs every program to finite floats; the printed source computes the same."""
+    """Eager runs every program to finite floats (but edge programs of non-finite inputs); the
+    printed source computes the same."""
     namespace = {"torch": torch, "F": torch.nn.functional}
     used = set()
     for seed in range(60):
@@ -97,8 +107,10 @@ def test_programs_are_valid_and_print_as_source() -> None:
         used |= {s.op for s in program.stmts}
         inputs = program.make_inputs()
         outputs = program(*inputs)
+        plan = edge_plan(seed)
         for out in outputs:
-            assert not out.dtype.is_floating_point or torch.isfinite(out).all(), (seed, program.source())
+            assert plan and plan.non_finite or not out.dtype.is_floating_point or torch.isfinite(out).all(), \
+                (seed, program.source())
         exec(program.source("g"), namespace)  # the program's own generated text
         for a, b in zip(namespace["g"](*inputs), outputs):
             assert torch.equal(a, b) or (a.isnan() == b.isnan()).all(), program.source()
@@ -211,3 +223,84 @@ def test_rounding_noise_moves_equal_values_together() -> None:
     t = torch.tensor([1.5, 1.5, -2.25, 1.5], dtype=torch.float64)
     u = _value_hash(t, 7)
     assert u[0] == u[1] == u[3] != u[2] and ((u >= 0) & (u < 1)).all()
+
+
+# -- edge programs (tools/fuzz_edge.py) -------------------------------------------------------
+
+
+def test_edge_programs_leave_the_other_seeds_alone() -> None:
+    """The edge features come from a stream of their own: a seed that is no edge program gives
+    the program it gives with no edge programs at all."""
+    ordinary = [s for s in range(40) if edge_plan(s) is None]
+    assert 10 < len(ordinary) < 40
+    for seed in ordinary:
+        assert generate(seed, **SMALL) == generate(seed, **SMALL, edge_fraction=0.0)
+    assert all(edge_plan(s, 0.0) is None for s in range(40))
+
+
+def _edge_programs(count: int) -> list[Program]:
+    return [generate(seed, **SMALL, edge_fraction=1.0) for seed in range(count)]
+
+
+def test_edge_programs_have_each_feature() -> None:
+    """Over 60 seeds: inputs holding -0.0, inf and NaN; inputs and values with a size-0 dim,
+    0-d inputs; an output that is a strided view and one that is a stride-0 expand of another
+    output; a reduction over a size-0 dim."""
+    programs = _edge_programs(60)
+    inputs = [t for p in programs for t in p.make_inputs()]
+    floats = [t for t in inputs if t.dtype.is_floating_point]
+    assert any(((t == 0) & t.signbit()).any() for t in floats)
+    assert any(t.isnan().any() for t in floats) and any(t.isinf().any() for t in floats)
+    assert any(0 in t.shape for t in inputs) and any(t.dim() == 0 for t in inputs)
+    viewing = [p for p in programs if any(s.op == "expand" and s.out in p.outputs for s in p.stmts)]
+    assert any(aliasing(p(*p.make_inputs())) for p in viewing)
+    assert any(0 in v.shape and s.op in ("sum", "mean", "prod", "nansum", "logsumexp")
+               for p in programs if (values := eager_values(p)) for s in p.stmts for v in [values[s.args[0]]])
+
+
+def test_special_inputs_print_as_source() -> None:
+    """An input with special values prints (pytest_case) as lines computing the same tensor."""
+    x = Input("x0", (5, 7), torch.float16, -3.0, 3.0, False, 41, (0.0, -0.0, float("inf"), float("nan")), 0.5)
+    namespace = {"torch": torch, "device": torch.device("cpu")}
+    exec("\n".join(line.strip() for line in _input_source(x).splitlines()), namespace)  # pytest_case indents them
+    made, printed = x.make(), namespace["x0"]
+    assert torch.equal(made.isnan(), printed.isnan()) and torch.equal(made.signbit(), printed.signbit())
+    assert torch.equal(made.nan_to_num(), printed.nan_to_num()) and made.isnan().any() and made.isinf().any()
+    assert [repr(v) for v in special_values(made)[0]] == ["-0.0", "inf", "nan"]  # NaN is no NaN's equal
+
+
+def test_checker_flags_a_zero_of_the_wrong_sign() -> None:
+    eager = torch.tensor([-0.0, 0.0, 1.0])
+    assert zero_sign_problem(eager.clone(), eager, "out") is None
+    assert "wrong sign" in zero_sign_problem(torch.tensor([0.0, 0.0, 1.0]), eager, "out")
+    # a zero float64 does not compute (rounding made it) may have either sign
+    rounded = torch.tensor([-1e-30, 0.0, 1.0])
+    assert zero_sign_problem(torch.tensor([0.0, 0.0, 1.0]), eager, "out", widened=rounded) is None
+
+
+def test_checker_flags_lost_aliasing_and_materialised_expands() -> None:
+    y = torch.arange(12.0).reshape(3, 4)
+    eager = (y, y.t(), y[:, ::2], y.unsqueeze(0).expand(3, -1, -1))
+    assert layout_problem([t for t in eager], eager) is None
+    copies = [t.clone() for t in eager]  # the values, but four buffers (a contiguous expand)
+    assert layout_problem(copies, eager)[0] == "aliasing"
+    broadcast = torch.ones(4).expand(3, 4)  # one output, a broadcast: the expand stays stride 0
+    assert layout_problem([broadcast.contiguous()], [broadcast])[0] == "strides"
+
+
+def test_zero_signs_are_compared_where_no_op_leaves_them_open() -> None:
+    """`-x` over signed zeros, as a compiler writing it `0 - x` computes it: a zero-sign
+    mismatch. A sum over a size-1 dim of the same zeros, as a compiler starting the sum from its
+    first element computes it: -0 where eager (starting from +0) gives +0; a sum leaves the sign
+    open, so its zeros are compared by value only."""
+    x = Input("x0", (8, 1), torch.float32, 0.0, 0.0, False, 3, (0.0, -0.0), 0.5)
+    neg = Stmt("t0", "neg", ("x0",), (), torch.float32)
+    summed = Stmt("t1", "sum", ("t0",), (("dim", -1), ("dtype", None), ("keepdim", True)), torch.float32)
+    for stmts, kind in (((neg,), "mismatch"), ((neg, summed), "ok")):
+        program = Program(1, (x,), stmts, (stmts[-1].out,))
+        inputs = program.make_inputs()
+        expected = list(program(*inputs))
+        wrong = [0 - inputs[0]] if len(stmts) == 1 else [-inputs[0]]
+        assert zero_sign_problem(wrong[0], expected[0], "out") is not None
+        wide = float64_run(program, torch.device("cpu"), backward=False)
+        assert _compare_zero_signs(program, (wrong, inputs), (expected, inputs), wide).kind == kind
