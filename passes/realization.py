@@ -16,6 +16,10 @@ the order they are tried (Inductor's GPU defaults):
                                     are a strided window on it but on nothing above it: stored
                                     once in its order, not copied per extern, and not folded
                                     into its readers ("reordered copy viewed by extern ...")
+  viewed by a graph output          a pointwise a returned view reads through views eager also
+                                    returns as views: the outputs are views of one buffer, as in
+                                    eager (`y.t(), y[:, ::2]` alias each other; an expand keeps
+                                    stride 0), not a copy each; also a free one (a `full`, a view)
   -- a pointwise with no loads (full, arange) or that is a single load (a view) is never
      realized by the rules below: consumers recompute it for free --
   viewed by an extern kernel        a view of it (a transpose) is an extern's input: stored in
@@ -25,9 +29,6 @@ the order they are tried (Inductor's GPU defaults):
                                     of views that composes to a strided window on it (an
                                     expand, then a view, before a bmm), so its other readers
                                     (a saved detach) read the same buffer ("... through views")
-  viewed by a graph output          the same, where the view is returned: the outputs that view it
-                                    are views of one buffer, as in eager (`y.t(), y[:, ::2]` alias
-                                    each other; an expand keeps stride 0), not a copy each
   body too large                    ops > max(100, opcount-threshold) ("body has 120 > 100 ops")
   reused and large                  > 1 consumer, ops > opcount-threshold (30)
   reused and read-heavy             > 1 consumer, reads > reads-threshold (4)
@@ -237,6 +238,16 @@ def _compose(index: Sequence[sympy.Expr], inner: Sequence[sympy.Expr]) -> list[s
     return [e.xreplace(subst) for e in index]
 
 
+def output_viewer(op: Operation, uses: Sequence[Operation]) -> int | None:
+    """How many views away a graph output views `op` (a strided window, through views eager
+    also returns as views), or None. Such a value is stored even where it is free to recompute
+    (a `full`, itself a view): the outputs are views of it, aliasing each other as in eager."""
+    if not isinstance(op, PointwiseOp):
+        return None
+    viewed = extern_viewer(op, uses, viewers=(func.ReturnOp,))
+    return None if viewed is None else viewed[1]
+
+
 def is_reordered_copy(op: Operation) -> bool:
     """A view that reads every element of its source once: each index is one of its own loop
     variables, over a source dim of the same size (a clone, a transpose; not a slice, an
@@ -321,12 +332,13 @@ def realize_reason(op: Operation, uses: Sequence[Operation], options: RealizeOpt
         return f"read by extern '{externs[0].overload.data}'"
     if (copy_viewer := reordered_copy_viewer(op, uses)) is not None:
         return f"reordered copy viewed by extern '{copy_viewer.overload.data}'"
+    if (depth := output_viewer(op, uses)) is not None:
+        return "viewed by a graph output" + (" through views" if depth > 1 else "")
     if not isinstance(op, PointwiseOp) or is_free_to_recompute(op):
         return None
-    if (viewed := extern_viewer(op, uses, viewers=(ExternOp, func.ReturnOp))) is not None:
-        viewer, depth = viewed
-        by = f"extern '{viewer.overload.data}'" if isinstance(viewer, ExternOp) else "a graph output"
-        return f"viewed by {by}" + (" through views" if depth > 1 else "")
+    if (viewed := extern_viewer(op, uses)) is not None:
+        extern, depth = viewed
+        return f"viewed by extern '{extern.overload.data}'" + (" through views" if depth > 1 else "")
     count = count_ops(op)
     ops_limit = max(MAX_INLINE_OPCOUNT, options.opcount_threshold)
     if count.num_ops > ops_limit:
@@ -359,7 +371,7 @@ def should_inline(op: Operation, uses: Sequence[Operation], options: RealizeOpti
     folded into those views, it would leave them no window to read."""
     if not isinstance(op, PointwiseOp):
         return False
-    if is_free_to_recompute(op) and reordered_copy_viewer(op, uses) is None:
+    if is_free_to_recompute(op) and reordered_copy_viewer(op, uses) is None and output_viewer(op, uses) is None:
         return True
     return realize_reason(op, uses, options) is None
 

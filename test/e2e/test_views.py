@@ -184,6 +184,9 @@ ALIASING = [
     ("clone_of_input", lambda x: (x.clone(),)),
     ("input_and_clone", lambda x: (x, x.clone())),
     ("amax_of_0d", lambda x: ((t := x.sum() * 3).amax(0, keepdim=True), t)),
+    # Free to recompute, stored all the same where returned views read it (mlc-fuzz seeds 1139, 501).
+    ("views_of_a_full", lambda x: ((y := torch.full_like(x, 0.5) * 2), y.t(), y[:, ::2], y.unsqueeze(0).expand(3, -1, -1))),
+    ("views_of_a_one_element_prod", lambda x: ((t := x[:1].prod(0)), t[::2], t.unsqueeze(0).expand(3, -1))),
 ]
 
 
