@@ -51,9 +51,9 @@ def count_compiles() -> list[str]:
     kinds: list[str] = []
     compile_graph = backend.compile_graph
 
-    def counted(gm: Any, example_inputs: Any, kind: str = "forward") -> Any:
+    def counted(gm: Any, example_inputs: Any, kind: str = "forward", settings: Any = None) -> Any:
         kinds.append(kind)
-        return compile_graph(gm, example_inputs, kind)
+        return compile_graph(gm, example_inputs, kind, settings)
 
     backend.compile_graph = counted
     return kinds
