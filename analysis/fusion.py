@@ -87,7 +87,7 @@ class Unit:
     def is_empty(self) -> bool:
         """Every member computes zero elements (a size-0 dim): its buffers are allocated and
         nothing runs, so there is no kernel to share."""
-        return bool(self.members) and all(sympy.Mul(*m.range_exprs) == 0 for m in self.members)
+        return bool(self.members) and all(m.layout.is_empty for m in self.members)
 
     @property
     def name(self) -> str:

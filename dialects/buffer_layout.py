@@ -124,10 +124,15 @@ class LayoutAttr(ParametrizedAttribute):
         """The storage offset of the element at `indices`."""
         return self.offset.expr + sum((i * s for i, s in zip(indices, self.strides)), sympy.Integer(0))
 
+    @property
+    def is_empty(self) -> bool:
+        """A size is 0: the tensor has no element (a computed node of it runs nothing)."""
+        return any(n == 0 for n in self.sizes)
+
     def storage_extent(self) -> sympy.Expr:
         """Elements of storage the layout spans: offset + sum((size - 1) * stride) + 1 (0 when
         a size is 0)."""
-        if any(n == 0 for n in self.sizes):
+        if self.is_empty:
             return sympy.Integer(0)
         return self.offset.expr + 1 + sum(((n - 1) * st for n, st in zip(self.sizes, self.strides)), sympy.Integer(0))
 

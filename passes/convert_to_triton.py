@@ -630,7 +630,7 @@ class ConvertToTritonPass(ModulePass):
     ) -> list[triton.WrapperBodyOp]:
         for m in members:
             layouts[m.buffer.data] = m.layout
-        if all(sympy.Mul(*m.range_exprs) == 0 for m in members):
+        if all(m.layout.is_empty for m in members):
             # Zero-size results (an empty tensor): allocated, nothing to compute, no kernel.
             return [triton.AllocOp(m.buffer.data, m.layout) for m in members]
         written = {m.buffer.data for m in members}

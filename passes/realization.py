@@ -176,7 +176,7 @@ def _view_loads(op: Operation) -> list[tuple[PointwiseOp, LoadOp]]:
     return [(view, load) for load in loads if is_view(view := load.parent_op())]  # type: ignore[misc]
 
 
-def extern_viewer(
+def viewer_through_views(
     op: PointwiseOp, uses: Sequence[Operation], within: tuple[Sequence[sympy.Expr], list[sympy.Expr]] | None = None,
     viewers: tuple[type[Operation], ...] = (ExternOp,),
 ) -> tuple[Operation, int] | None:
@@ -244,7 +244,7 @@ def output_viewer(op: Operation, uses: Sequence[Operation]) -> int | None:
     (a `full`, itself a view): the outputs are views of it, aliasing each other as in eager."""
     if not isinstance(op, PointwiseOp):
         return None
-    viewed = extern_viewer(op, uses, viewers=(func.ReturnOp,))
+    viewed = viewer_through_views(op, uses, viewers=(func.ReturnOp,))
     return None if viewed is None else viewed[1]
 
 
@@ -298,9 +298,9 @@ def reordered_copy_viewer(op: Operation, uses: Sequence[Operation]) -> ExternOp 
     clone, a Pointwise its views reach an extern through)."""
     if not is_reordered_copy(op):
         return None
-    viewed = extern_viewer(op, uses)  # type: ignore[arg-type]
+    viewed = viewer_through_views(op, uses)  # type: ignore[arg-type]
     origin = _origin(op)  # type: ignore[arg-type]
-    if viewed is None or origin is None or extern_viewer(op, uses, origin) is not None:  # type: ignore[arg-type]
+    if viewed is None or origin is None or viewer_through_views(op, uses, origin) is not None:  # type: ignore[arg-type]
         return None
     source = op.body.block.first_op.source.owner  # type: ignore[union-attr]
     if isinstance(source, Operation) and reordered_copy_viewer(source, list(_users(source))) is not None:
@@ -336,7 +336,7 @@ def realize_reason(op: Operation, uses: Sequence[Operation], options: RealizeOpt
         return "viewed by a graph output" + (" through views" if depth > 1 else "")
     if not isinstance(op, PointwiseOp) or is_free_to_recompute(op):
         return None
-    if (viewed := extern_viewer(op, uses)) is not None:
+    if (viewed := viewer_through_views(op, uses)) is not None:
         extern, depth = viewed
         return f"viewed by extern '{extern.overload.data}'" + (" through views" if depth > 1 else "")
     count = count_ops(op)

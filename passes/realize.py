@@ -374,7 +374,7 @@ class _Realizer:
                 block.add_op(buffer.StoreOp(dest.name, index, mapping[body_op.values[output]]))
                 _erase_unused(block)
                 return block
-            if isinstance(body_op, loops.LoadOp) and sympy.Mul(*self.storage[body_op.source].layout.sizes) == 0:
+            if isinstance(body_op, loops.LoadOp) and self.storage[body_op.source].layout.is_empty:
                 new: Operation = loops.masked_off_value(body_op.result.type)  # no element to read: masked off
             elif isinstance(body_op, loops.LoadOp):
                 src = self.storage[body_op.source]
