@@ -3,6 +3,10 @@
     reads, writes = read_writes(node)        # lists of #buffer.memory / star / weak attributes
     users = buffer_users(graph)              # buffer name -> the nodes that read it
 
+This module is the one place that answers "what does this node read and write": fuse (through
+`analysis/fusion.py`), overlap-comm and emit-dot ask it, from the IR as it is; nothing is cached
+in the IR. `--deps` prints its answer as `reads` / `writes` attributes, for tests only.
+
 A `buffer.computed` reads and writes `MemoryDep`s: the buffer, the flat index of one load (or of
 the store) and the loop sizes it runs over. The index is *canonical*, so that two nodes touching
 the same elements print the same dep whatever their loops are called: the node's loop variables
@@ -113,7 +117,7 @@ def canonical_dep(name: str, index: sympy.Expr, ranges: Sequence[tuple[str, symp
 @functools.lru_cache(maxsize=1 << 16)
 def _canonical_dep(name: str, index: sympy.Expr, ranges: tuple[tuple[str, sympy.Expr], ...]) -> buffer.MemoryDepAttr:
     """`canonical_dep`, memoized: a pure function of its arguments (the attribute is immutable),
-    asked again for the same loads by deps, fuse's graph and its fusability checks."""
+    asked again for the same loads by fuse's graph and its fusability checks."""
     variables = [symbol(n) for n, _ in ranges]
     sizes = [sympy.sympify(s) for _, s in ranges]
     groups = loop_groups(sizes, variables, [index])

@@ -10,8 +10,9 @@ and `--convert-to-triton` ask the same questions of this module (each with its `
 as `Target.num_sms`), so the split and the kernel's configs cannot disagree. Where each piece
 comes from in Inductor:
 
-* `Target` -- hardware and Triton limits: SM count and resident threads per SM (H100 SXM),
-  the largest blocks (`runtime/hints.py: TRITON_MAX_BLOCK`) and CUDA's grid limits.
+* `Target` (`analysis/target.py`) -- hardware and Triton limits: SM count and resident threads
+  per SM (H100 SXM), the largest blocks (`runtime/hints.py: TRITON_MAX_BLOCK`) and CUDA's grid
+  limits (`CUDA_MAX_GRID_Y`, which the generated kernels' grids wrap at too).
 * `reduction_hint` -- `ir.py: Reduction.num_splits`'s classification: INNER when the output is
   one element, DEFAULT when rnumel <= 32, the output has >= `num_sms * 64` elements or a size is
   symbolic, else by the reads covering every loop variable (or, lacking those, those varying
@@ -23,6 +24,10 @@ comes from in Inductor:
   `Reduction.num_splits` (hint, then split; 1: none).
 * `pointwise_configs(_2d)`, `triton_config(_2d)` -- `runtime/triton_heuristics.py: pointwise`
   and `triton_config`.
+* `select_tiling_2d` (over a pointwise group's accesses: `pointwise_tiling`) --
+  `codegen/simd.py: candidate_tilings`: 1-D, or 2-D [YBLOCK, XBLOCK] tiles for a transposed
+  access. `has_constant_mask(_y)`, `constant_masks` -- `TritonKernel._has_constant_mask`: no
+  mask where every block of the kernel divides its size.
 * `persistent_reduction_configs`, `reduction_configs`, `triton_config_reduction` --
   `runtime/triton_heuristics.py: _persistent_reduction_configs`, `_reduction_configs` (with
   `outer_config_opt`) and `triton_config_reduction`. `use_persistent_reduction`: a static
@@ -36,9 +41,7 @@ comes from in Inductor:
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import sympy
 from xdsl.dialects.builtin import StringAttr
@@ -47,30 +50,8 @@ from mlc.dialects import buffer, triton
 from mlc.dialects.buffer_layout import LayoutAttr, contiguous_strides
 from mlc.dialects.sym import at_hint, symbol
 from mlc.analysis.flat_index import nonnegative
+from mlc.analysis.target import H100, Target
 
-
-@dataclass(frozen=True)
-class Target:
-    """The GPU the heuristics size launches for (defaults: H100 SXM, sm_90)."""
-
-    num_sms: int = 132  # streaming multiprocessors
-    threads_per_sm: int = 2048  # max resident threads per SM (sm_80 .. sm_90)
-    max_xblock: int = 4096  # runtime/hints.py: TRITON_MAX_BLOCK["X"]
-    max_yblock: int = 1024  # runtime/hints.py: TRITON_MAX_BLOCK["Y"]
-    max_r0block: int = 4096 * 16  # runtime/hints.py: TRITON_MAX_BLOCK["R0_"]
-    max_grid_x: int = 2**31 - 1  # CUDA's grid limits
-    max_grid_y: int = 65535
-
-    def __post_init__(self) -> None:
-        bad = [f.name for f in dataclasses.fields(self) if getattr(self, f.name) < 1]
-        if bad:
-            raise ValueError(f"Target: {', '.join(bad)} must be positive")
-
-    def with_sms(self, num_sms: int) -> Target:
-        return dataclasses.replace(self, num_sms=num_sms)
-
-
-H100 = Target()
 
 # Inductor's policy (not the hardware's).
 INNER, OUTER, OUTER_TINY, DEFAULT = "inner", "outer", "outer_tiny", "default"
@@ -104,6 +85,7 @@ LONG_ROW_MIN_RNUMEL = 8192
 FEW_ROWS_PER_SM = 4
 SYMBOLIC_SIZE_HINT = 8192  # size hint for a numel with symbols (no example value here)
 LARGE_SIZE_HINT = 2**20  # a pointwise kernel over symbols also gets the configs of this size
+MIN_TILE = 32  # a 2-D tiling needs both tile groups at least this large (Inductor's "good size")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -380,6 +362,108 @@ def pointwise_configs(numel: sympy.Expr, autotune: bool = True, target: Target =
 
 def _unique(configs: Sequence[triton.ConfigAttr]) -> list[triton.ConfigAttr]:
     return list(dict.fromkeys(configs))
+
+
+# ---------------------------------------------------------------------------------------------
+# 2-D tiles and constant masks (codegen/simd.py: candidate_tilings, TritonKernel._has_constant_mask)
+
+
+def _index_strides(index: sympy.Expr, variables: Sequence[sympy.Symbol]) -> list[sympy.Expr]:
+    """The index's step along each variable from the origin (exact for affine indices)."""
+    zero = {v: 0 for v in variables}
+    base = index.xreplace(zero)
+    return [sympy.expand(index.xreplace({**zero, v: 1}) - base) for v in variables]
+
+
+def select_tiling_2d(ranges: Sequence[sympy.Expr], indices: Sequence[tuple[sympy.Expr, bool]]) -> int | None:
+    """Where to split `ranges` into y (outer dims) and x (inner dims) tiles, or None for 1-D.
+
+    Why: a 1-D kernel walks xindex along the innermost dimension, so an access that is unit-stride
+    along an outer dimension (a transposed read) strides through memory across lanes. Tiling
+    [YBLOCK, XBLOCK] makes both kinds coalesced inside a tile (Inductor's `candidate_tilings`):
+    every access `(index, is_write)` unit-stride along some dimension k proposes the split after k
+    and scores the elements it touches, doubled for a write and for each group of a good size.
+    The best total wins when it reaches numel. Stays 1-D when every access is already coalesced
+    along xindex (unit stride or broadcast along the innermost dimension), or when either group
+    is smaller than MIN_TILE (a tile that small gains nothing). Symbolic sizes count at the
+    size hint (`hinted`); a symbolic stride is never 1 (sizes 0 and 1 are specialised)."""
+    ranges = [sympy.sympify(r) for r in ranges]
+    sized = [k for k, r in enumerate(ranges) if r != 1]
+    if len(sized) < 2:
+        return None
+    variables = [symbol(f"i{k}") for k in range(len(ranges))]
+    numel = hinted(sympy.Mul(*ranges))
+    strides = [([_index_strides(index, variables)[k] for k in sized], write) for index, write in indices]
+    if all(st[-1] in (0, 1) for st, _ in strides):
+        return None  # coalesced along xindex already
+    scores: dict[int, int] = {}
+    for st, write in strides:
+        if 1 not in st[:-1]:
+            continue
+        split = st.index(1) + 1
+        if all(s == 0 for s in st[split:]):
+            continue  # broadcast along every inner dim: not a real split
+        groups = [hinted(sympy.Mul(*[ranges[k] for k in sized[:split]])),
+                  hinted(sympy.Mul(*[ranges[k] for k in sized[split:]]))]
+        if min(groups) < MIN_TILE:
+            continue
+        score = hinted(sympy.Mul(*[ranges[k] for k, s in zip(sized, st) if s != 0]))
+        score *= 2 if write else 1
+        for g in groups:
+            score *= 2 if g % 32 == 0 else 1
+        if score >= numel:
+            scores[split] = scores.get(split, 0) + score
+    if not scores:
+        return None
+    best = max(scores.items(), key=lambda kv: (kv[1], -kv[0]))[0]
+    return sized[best - 1] + 1  # split position in `ranges` (size-1 dims go with y)
+
+
+def pointwise_tiling(members: Sequence[buffer.ComputedOp], roots: dict[str, str], local: set[str]) -> int | None:
+    """The 2-D split of a pointwise group: `select_tiling_2d` over every load and store of memory
+    (`roots`: a view's root storage; `local`: buffers the kernel keeps in registers, no access);
+    None when the members iterate different shapes."""
+    ranges = members[0].range_exprs
+    if any(list(m.range_exprs) != list(ranges) for m in members[1:]):
+        return None
+    accesses: list[tuple[sympy.Expr, bool]] = []
+    for m in members:
+        for op in m.body.block.ops:
+            if isinstance(op, buffer.LoadOp) and roots.get(op.buffer_name, op.buffer_name) not in local:
+                accesses.append((op.index.expr, False))
+            elif isinstance(op, buffer.StoreOp) and op.buffer_name not in local:
+                accesses.append((op.index.expr, True))
+    return select_tiling_2d(ranges, accesses)
+
+
+def has_constant_mask(numel: sympy.Expr, target: Target = H100) -> bool:
+    """No xmask needed: every XBLOCK divides xnumel (TritonKernel._has_constant_mask)."""
+    return bool(numel.is_Integer and (int(numel) == 1 or int(numel) % target.max_xblock == 0))
+
+
+def has_constant_mask_y(numel: sympy.Expr, target: Target = H100) -> bool:
+    """No ymask needed: every YBLOCK (at most target.max_yblock) divides ynumel."""
+    return bool(numel.is_Integer and (int(numel) == 1 or int(numel) % target.max_yblock == 0))
+
+
+def constant_masks(
+    numel: sympy.Expr, rnumel: sympy.Expr, persistent: bool, x_blocks: Sequence[int] = (),
+    r_blocks: Sequence[int] = (), target: Target = H100,
+) -> tuple[bool, bool]:
+    """Whether a reduction kernel's xmask and r0_mask are constant (Inductor's
+    `_has_constant_mask`): every block divides its size. XBLOCKs and a looped kernel's R0_BLOCKs
+    are those of the configs where known, else the Target's largest; a persistent kernel's
+    R0_BLOCK is next_pow2(r0_numel)."""
+    if x_blocks:
+        x = bool(numel.is_Integer and all(int(numel) % b == 0 for b in x_blocks))
+    else:
+        x = has_constant_mask(numel, target)
+    if not rnumel.is_Integer:
+        return x, False
+    n = int(rnumel)
+    if persistent:
+        return x, n == next_power_of_2(n) and n >= 32
+    return x, all(n % b == 0 for b in r_blocks or (target.max_r0block,))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -213,7 +213,7 @@ def backends(mlc_backend: Callable[..., Any]) -> dict[str, tuple[Callable[[nn.Mo
     """How each backend wraps the model, and the mlc pipeline it compiles with. Each mlc run has
     its own backend callable: Dynamo reuses a compiled frame only for the backend it was
     compiled by, so the two mlc runs compile apart."""
-    from mlc.frontend.backend import DEFAULT_PIPELINE
+    from mlc.passes.registry import DEFAULT_PIPELINE
 
     def mlc_no_overlap(gm: Any, example_inputs: Any) -> Any:
         return mlc_backend(gm, example_inputs)

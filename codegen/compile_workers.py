@@ -14,10 +14,11 @@ or missing answer costs time, never a result.
     done = workers.submit(kernel, config, (torch.float32, torch.float32, 1024))
     done.result()                       # returns when the binary is in the cache (or failed)
 
-A worker is `python -c "...compile_workers.serve()"`: it imports torch, triton and mlc's
-helpers (seconds), says it is `ready`, then is fed pickled jobs on its standard input and
-answers each on its standard output; a thread of the launching process per worker
-writes a job and waits for its answer (no interpreter lock held meanwhile). Workers never
+A worker is `python -c "...compile_worker.serve()"` (`mlc.codegen.compile_worker`, the
+worker's side): it imports torch, triton and mlc's helpers (seconds), says it is `ready`,
+then is fed pickled jobs on its standard input and answers each on its standard output; a
+thread of the launching process per worker writes a job and waits for its answer (no
+interpreter lock held meanwhile). Workers never
 touch the GPU: Triton's driver is told the device's compute capability instead of asking
 CUDA, so a worker takes no GPU memory. The launching process's `__main__` is never imported
 in them (as `multiprocessing`'s spawn would do).
@@ -34,7 +35,7 @@ import threading
 from concurrent.futures import Future
 from typing import Any
 
-_SERVE = "from mlc.codegen.compile_workers import serve; serve()"
+_SERVE = "from mlc.codegen.compile_worker import serve; serve()"
 
 
 class CompileWorkers:
@@ -101,62 +102,3 @@ class CompileWorkers:
             except queue.Empty:
                 return
             done.set_result("the compile workers stopped")
-
-
-# ---------------------------------------------------------------------------------------------
-# The worker's side
-
-
-def serve() -> None:
-    """Answer jobs until the input closes: each is compiled into Triton's cache."""
-    stdin = sys.stdin.buffer
-    stdout = os.fdopen(os.dup(1), "wb")  # the answers; whatever compiling prints (ptxas too)
-    os.dup2(2, 1)                        # goes to stderr instead
-    sys.stdout = sys.stderr
-    os.nice(10)  # the launching process's own work comes first
-    _compile_only(pickle.load(stdin))
-    import mlc.codegen.triton_helpers  # noqa: F401 (what every generated module imports)
-
-    pickle.dump("ready", stdout)
-    stdout.flush()
-    modules: dict[str, Any] = {}
-    while True:
-        try:
-            path, name, config, args = pickle.load(stdin)
-        except EOFError:
-            return
-        pickle.dump(_compile(modules, path, name, config, args), stdout)
-        stdout.flush()
-
-
-def _compile_only(capability: tuple[int, int]) -> None:
-    """Triton's driver answers device 0, stream 0 and `capability` without asking CUDA."""
-    from triton.runtime import driver
-
-    active = driver.active
-    active.get_current_device = lambda: 0
-    active.get_device_capability = lambda device=None: capability
-    active.get_current_stream = lambda device=None: 0
-
-
-def _compile(modules: dict[str, Any], path: str, name: str, config: dict, args: tuple) -> str | None:
-    import importlib.util
-
-    from triton.runtime import driver
-
-    try:
-        module = modules.get(path)
-        if module is None:
-            spec = importlib.util.spec_from_file_location(f"mlc_compile_worker_{len(modules)}", path)
-            assert spec is not None and spec.loader is not None
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[spec.name] = module  # @triton.jit finds the kernel's source through it
-            spec.loader.exec_module(module)
-            modules[path] = module
-        compiled = getattr(module, name).warmup(*args, grid=(1,), **config)
-        # Its C launcher too: a gcc build per signature, kept in Triton's cache likewise, which
-        # the launching process would otherwise run at the kernel's first launch.
-        driver.active.launcher_cls(compiled.src, compiled.metadata)
-        return None
-    except Exception as e:  # noqa: BLE001 (the launch compiles it again and reports it)
-        return f"{type(e).__name__}: {e}"

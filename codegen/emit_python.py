@@ -1,4 +1,8 @@
-"""`mlc-translate --emit-python`: a triton-dialect module → the text of a Python module.
+"""emit-python: a triton-dialect module → a Python module (`mlc-translate --emit-python`).
+
+`emit_python` gives the module's text; `emit_module` gives the `EmittedModule` the runtime
+runs (`mlc.codegen.emitted`): the text with what its `call` expects of its inputs, how it lays
+out its results and how many launches it makes, read from the `triton.wrapper` here, once.
 
 The output has Inductor's shape: one `@triton.jit` function per `triton.kernel`, and
 `def call(args)` for `triton.wrapper`, which unpacks the inputs, allocates, launches, calls
@@ -77,11 +81,13 @@ from __future__ import annotations
 from xdsl.dialects.builtin import ModuleOp
 
 from mlc.dialects import triton as tt
+from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.codegen.emit_common import EmitError, _where, py_float, tl_dtype, torch_dtype
 from mlc.codegen.emit_kernel import _KernelEmitter, _ReductionKernelEmitter
 from mlc.codegen.emit_wrapper import _configs_literal, _configs_name, _emit_wrapper, _precompile_table
+from mlc.codegen.emitted import EmittedModule, Layout
 
-__all__ = ["EmitError", "HEADER", "emit_python", "py_float", "tl_dtype", "torch_dtype"]
+__all__ = ["EmitError", "EmittedModule", "HEADER", "emit_module", "emit_python", "py_float", "tl_dtype", "torch_dtype"]
 
 
 HEADER = '''\
@@ -112,6 +118,18 @@ aten = torch.ops.aten
 
 def emit_python(module: ModuleOp) -> str:
     """The Python source of a triton-dialect module (kernels first, then `call`)."""
+    return _source(*_parts(module))
+
+
+def emit_module(module: ModuleOp) -> EmittedModule:
+    """The emitted module of a triton-dialect module: its source and the facts of its `call`."""
+    kernels, wrapper = _parts(module)
+    return EmittedModule(_source(kernels, wrapper), _input_layouts(wrapper), _output_layouts(wrapper),
+                         _launches(wrapper))
+
+
+def _parts(module: ModuleOp) -> tuple[list[tt.KernelOp], tt.WrapperOp]:
+    """The module's kernels and its one wrapper (EmitError for anything else)."""
     kernels: list[tt.KernelOp] = []
     wrappers: list[tt.WrapperOp] = []
     for op in module.body.block.ops:
@@ -123,12 +141,48 @@ def emit_python(module: ModuleOp) -> str:
             raise EmitError(f"{_where(op)}: emit-python expects triton.kernel and triton.wrapper ops, got {op.name}", op)
     if len(wrappers) != 1:
         raise EmitError(f"emit-python expects one triton.wrapper, found {len(wrappers)}")
+    return kernels, wrappers[0]
+
+
+def _source(kernels: list[tt.KernelOp], wrapper: tt.WrapperOp) -> str:
     by_name = {k.sym_name.data: k for k in kernels}
     parts = [HEADER]
     for kernel in kernels:
         emitter = _KernelEmitter if kernel.kernel_kind == "pointwise" else _ReductionKernelEmitter
         parts.append("\n\n" + emitter(kernel).emit())
         parts.append(f"\n\n{_configs_name(kernel)} = {_configs_literal(kernel)}\n")
-    parts.append("\n\n" + _emit_wrapper(wrappers[0], by_name))
-    parts.append("\n\n" + _precompile_table(wrappers[0], by_name))
+    parts.append("\n\n" + _emit_wrapper(wrapper, by_name))
+    parts.append("\n\n" + _precompile_table(wrapper, by_name))
     return "".join(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# The facts of `call` (EmittedModule's fields besides the source)
+
+
+def _layout(attr: LayoutAttr | None) -> Layout | None:
+    """A layout's (sizes, strides), or None where it is unknown or symbolic."""
+    if attr is None:
+        return None
+    try:
+        return tuple(int(e) for e in attr.sizes), tuple(int(e) for e in attr.strides)
+    except TypeError:
+        return None
+
+
+def _input_layouts(wrapper: tt.WrapperOp) -> tuple[Layout | None, ...]:
+    """The layout `call` assumes for each input (None for a size)."""
+    return tuple(_layout(op.layout) if isinstance(op, tt.InputOp) else None
+                 for op in wrapper.body.block.ops if isinstance(op, tt.GRAPH_INPUTS))
+
+
+def _output_layouts(wrapper: tt.WrapperOp) -> tuple[Layout | None, ...]:
+    """The layout of each result `call` returns."""
+    layouts = wrapper.layouts()
+    return tuple(_layout(layouts.get(name)) for name in wrapper.output_names())
+
+
+def _launches(wrapper: tt.WrapperOp) -> tuple[int, int]:
+    """How many Triton kernels `call` launches, and how many extern calls it makes."""
+    ops = list(wrapper.body.block.ops)
+    return sum(isinstance(op, tt.LaunchOp) for op in ops), sum(isinstance(op, tt.ExternOp) for op in ops)

@@ -4,34 +4,30 @@
 `maximum`, `to_bfloat16`, ...), and so stays the same text on every machine: what differs
 between the GPU and Triton's interpreter is decided here, once, at import.
 
-* `DEVICE` is where `call` allocates (`empty_on_device`): `cuda` when a GPU is present, else `cpu`.
+* `DEVICE` is where `call` allocates (`empty_on_device`): `cuda` when a GPU is present, else `cpu`;
+  `device_description` names it (the GPU and its compute capability) in the caches' keys.
 * `launch_context` and `launch`: a call reads its device and stream once, and each launch of a
   compiled kernel is one call into its C launcher.
 * Without a GPU the kernels run under Triton's interpreter. `TRITON_INTERPRET` is read when a
   function is decorated with `@triton.jit`, so it is set here, before this module defines its
   own jit helpers and before any generated module is loaded.
 * `libdevice` is `triton.language.extra.libdevice` on the GPU (the compiler maps it to CUDA's
-  libdevice). The interpreter cannot run libdevice's extern calls, so there it is a namespace
-  of the same functions computed by numpy on the tile's data.
+  libdevice); under the interpreter, `codegen/interpreter.py`'s numpy namespace of the same
+  functions, and that module's patches make the interpreter run the kernels as the GPU does.
 * `maximum`/`minimum` propagate NaN as torch does (`tl.maximum` does not), as Inductor's
   `triton_helpers` do; `floor_div_integer`/`ceil_div_integer` round as their names say
   (Triton's `//` truncates); `to_bfloat16` rounds to nearest even under the interpreter too.
 * `ensure_layout` gives an extern call's result the layout the IR fixed for it.
-* Under the interpreter, a loop up to a scalar argument (`range(0, r0_numel, R0_BLOCK)` over
-  a symbolic size) works: `_patch_interpreter_index`; and `tl.reduce` combines a tile's lanes
-  as a tree, as the GPU does, not left to right: `_tree_reduce`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import os
 import statistics
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Future
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -41,11 +37,12 @@ if not torch.cuda.is_available():
     # The only way Triton kernels run without a GPU; must precede every @triton.jit.
     os.environ["TRITON_INTERPRET"] = "1"
 
-import numpy as np  # noqa: E402
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 from triton import knobs  # noqa: E402
 from triton.runtime import driver  # noqa: E402
+
+from mlc.codegen.cache import cache_dir, cache_enabled, write_atomic  # noqa: E402
 
 if TYPE_CHECKING:
     from mlc.codegen.compile_workers import CompileWorkers
@@ -60,166 +57,20 @@ else:
 INTERPRETING = os.environ.get("TRITON_INTERPRET", "0") not in ("", "0")
 
 
-@contextmanager
-def _interpreter_debug(debug: bool) -> Iterator[None]:
-    """Triton's interpreter ignores `@triton.jit(debug=True)`: it runs `tl.device_assert` (and
-    its int32 overflow checks) only while its builder's options say debug. Set them for one
-    launch of a kernel that checks its indices, and put them back."""
-    if not debug:
-        yield
-        return
-    from triton.runtime import interpreter
-
-    builder = interpreter.interpreter_builder
-    saved = builder.options
-    builder.options = dataclasses.replace(saved, debug=True)
-    try:
-        yield
-    finally:
-        builder.options = saved
-
-
-def _np_dtype(dtype: tl.dtype) -> np.dtype:
-    from triton.runtime.interpreter import _get_np_dtype
-
-    return _get_np_dtype(dtype)
-
-
-class _InterpretedLibdevice:
-    """libdevice for Triton's interpreter: each function applies numpy to the tiles' data.
-
-    Float inputs are computed in float64 and rounded once to the input's type, so results are
-    at least as accurate as CUDA's libdevice. bfloat16 tiles (stored as raw uint16 by the
-    interpreter) are not supported: kernels compute 16-bit floats in float32, as Inductor's do.
-    """
-
-    @staticmethod
-    def _apply(np_fn, args, result: tl.dtype | None = None):
-        from triton.runtime.interpreter import TensorHandle
-
-        tiles = [a for a in args if isinstance(a, tl.core.tensor)]
-        if not tiles:
-            raise TypeError("libdevice call without a tensor argument")
-        ref = tiles[0].dtype.scalar
-        if ref == tl.bfloat16:
-            raise TypeError("libdevice under the interpreter: compute bfloat16 in float32")
-        data = []
-        for a in args:
-            value = a.handle.data if isinstance(a, tl.core.tensor) else np.asarray(a)
-            if value.dtype.kind == "f":
-                value = value.astype(np.float64)
-            data.append(value)
-        with np.errstate(all="ignore"):  # inf/nan results are values, as on the GPU
-            out = np.asarray(np_fn(*data))
-        dtype = result if result is not None else ref
-        out = out.astype(_np_dtype(dtype))
-        ty = tl.block_type(dtype, list(out.shape)) if out.shape else dtype
-        return tl.core.tensor(TensorHandle(out, dtype), ty)
-
-    def __getattr__(self, name: str):
-        if name in _UNARY:
-            return lambda x: self._apply(_UNARY[name], [x])
-        if name in _BINARY:
-            return lambda x, y: self._apply(_BINARY[name], [x, y])
-        if name in _PREDICATES:
-            return lambda x: self._apply(_PREDICATES[name], [x], tl.int1)
-        raise AttributeError(f"libdevice.{name} is not available under Triton's interpreter")
-
-
-def _erf(x):
-    import math as _m
-
-    return np.vectorize(_m.erf, otypes=[np.float64])(x)
-
-
-def _lgamma(x):
-    import math as _m
-
-    return np.vectorize(lambda v: _m.lgamma(v) if np.isfinite(v) and v != 0 else np.inf, otypes=[np.float64])(x)
-
-
-_UNARY = {
-    "abs": np.abs, "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log,
-    "log2": np.log2, "log10": np.log10, "log1p": np.log1p, "sqrt": np.sqrt,
-    "rsqrt": lambda x: 1.0 / np.sqrt(x), "sin": np.sin, "cos": np.cos, "tan": np.tan,
-    "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
-    "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
-    "erf": _erf, "lgamma": _lgamma, "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
-    "nearbyint": np.rint, "rint": np.rint, "round": np.round,
-}
-_BINARY = {
-    "pow": np.power, "fmod": np.fmod, "atan2": np.arctan2, "hypot": np.hypot,
-    "copysign": np.copysign, "nextafter": np.nextafter, "fmax": np.fmax, "fmin": np.fmin,
-    "div_rn": np.divide,  # in float64, rounded once: the correctly rounded f32 quotient
-}
-_PREDICATES = {"isnan": np.isnan, "isinf": np.isinf, "isfinited": np.isfinite, "signbit": np.signbit}
-
-
-def _patch_interpreter_index() -> None:
-    """Triton's interpreter holds a scalar argument as a 1-element array and converts it to a
-    Python int with `int(array)`, which numpy 2.4 refuses for arrays of one dim: a kernel
-    looping `range(0, r0_numel, R0_BLOCK)` up to a symbolic size would fail. Convert through
-    the array's one element instead."""
-    from triton.runtime import interpreter
-
-    patch = interpreter._patch_lang_tensor
-
-    def patched(tensor, scope):
-        patch(tensor, scope)
-        scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.reshape(-1)[0]))
-
-    interpreter._patch_lang_tensor = patched
-
-
-def _tree_reduce(op, tiles: tuple) -> list:
-    """`tl.reduce` with a combine function under Triton's interpreter, in the GPU's order: a
-    tree. The interpreter's own `ReduceOps.generic_reduce` folds the axis left to right, one
-    element per combine call, so a sum's rounding error grows with the axis (each lane's partial
-    of a 2048-lane row added to one running total: the float32 mean of 4097 values near 1e4 was
-    1.4e-2 off, eager 7.6e-4, issue 43), and a 2048-lane tile took 2048 calls. The GPU combines
-    lanes pairwise (shuffles within a warp, then across warps), as this does: log2(n) calls on
-    whole tiles. Each level combines the axis's first half (first operands) with its second,
-    so a combine keeping the first of equal values (maximum, max_with_index) keeps the first.
-    `op`: the interpreter's `ReduceOps` (axis, combine_fn, keep_dims) this replaces the method of."""
-    original_axis = op.axis
-    tiles, axis = op.unravel(tiles, op.axis)
-    dtypes = [t.dtype for t in tiles]
-    data = [t.handle.data for t in tiles]
-    while data[0].shape[axis] > 1:
-        data = _combine_halves(op, data, dtypes, axis)
-    return [op.to_tensor(_reduced_shape(d, axis, original_axis, op.keep_dims), ty) for d, ty in zip(data, dtypes)]
-
-
-def _combine_halves(op, data: list, dtypes: list, axis: int) -> list:
-    """One level of `_tree_reduce`: element k of the axis combined with element k + n // 2; an
-    odd axis's last element is carried to the next level as it is."""
-    n = data[0].shape[axis]
-    pieces = [np.split(d, [n // 2, n // 2 * 2], axis=axis) for d in data]
-    first = [op.to_tensor(p[0], ty) for p, ty in zip(pieces, dtypes)]
-    second = [op.to_tensor(p[1], ty) for p, ty in zip(pieces, dtypes)]
-    combined = op.combine_fn.fn(*first, *second)
-    combined = combined if isinstance(combined, tuple) else (combined,)
-    return [np.concatenate([c.handle.data.astype(p[0].dtype), p[2]], axis=axis) for c, p in zip(combined, pieces)]
-
-
-def _reduced_shape(data: np.ndarray, axis: int, original_axis: int | None, keep_dims: bool):
-    """The reduced tile (length 1 along `axis`) in the shape `tl.reduce` returns: the axis kept
-    or dropped; with no axis (the tile flattened), a scalar or all dims of size 1."""
-    if original_axis is None:
-        return data.reshape((1,) * data.ndim) if keep_dims else data.item()
-    return data if keep_dims else np.squeeze(data, axis)
-
-
-def _patch_interpreter_reduce() -> None:
-    from triton.runtime import interpreter
-
-    interpreter.ReduceOps.generic_reduce = _tree_reduce
+def device_description() -> str:
+    """What compiled code and tuned configs depend on of the machine: the GPU's name and
+    compute capability, or Triton's interpreter."""
+    if INTERPRETING or DEVICE.type != "cuda":
+        return f"interpreter ({DEVICE.type})"
+    major, minor = torch.cuda.get_device_capability(DEVICE)
+    return f"{torch.cuda.get_device_name(DEVICE)} sm_{major}{minor}"
 
 
 if INTERPRETING:
-    libdevice = _InterpretedLibdevice()
-    _patch_interpreter_index()
-    _patch_interpreter_reduce()
+    from mlc.codegen.interpreter import InterpretedLibdevice, interpreter_debug, patch_interpreter
+
+    libdevice = InterpretedLibdevice()
+    patch_interpreter()
 else:
     from triton.language.extra import libdevice  # noqa: F401
 
@@ -259,7 +110,7 @@ def ceil_div_integer(a, b):
     return tl.where((rem != 0) & ((rem < 0) == (b < 0)), quot + 1, quot)
 
 
-MAX_GRID_Y = 65535  # CUDA's limit on a grid's y (and z) dimension
+from mlc.analysis.target import CUDA_MAX_GRID_Y as MAX_GRID_Y  # noqa: E402  (the grid reads it at each call)
 
 
 def _grid(config: dict, xnumel: int, ynumel: int | None) -> tuple[int, int, int]:
@@ -323,7 +174,7 @@ def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, context:
     interpreter needs to be told."""
     if context is None:
         config = configs[0]
-        with _interpreter_debug(debug):
+        with interpreter_debug(debug):
             kernel[_grid(config, xnumel, ynumel)](*args, **config)
         return
     state = kernel.__dict__.get("mlc_launch_state")
@@ -435,13 +286,11 @@ def _kept_tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynu
     import hashlib
     import json
 
-    from mlc.codegen import runtime
-
-    if not runtime.cache_enabled():
+    if not cache_enabled():
         return _tuned(kernel, configs, xnumel, args, ynumel)
-    fields = [kernel.cache_key, list(configs), _sizes_of(xnumel, ynumel, args), triton.__version__, runtime.device_description()]
+    fields = [kernel.cache_key, list(configs), _sizes_of(xnumel, ynumel, args), triton.__version__, device_description()]
     key = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
-    path = runtime.cache_dir("autotune") / f"{key}.json"
+    path = cache_dir("autotune") / f"{key}.json"
     try:
         kept = json.loads(path.read_text()).get("config")
     except (OSError, ValueError, AttributeError):
@@ -450,7 +299,7 @@ def _kept_tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynu
         return next(c for c in configs if c == kept)
     config = _tuned(kernel, configs, xnumel, args, ynumel)
     try:
-        runtime.write_atomic(path, json.dumps({"config": config}))
+        write_atomic(path, json.dumps({"config": config}))
     except OSError:
         pass  # a read-only cache: the next process tunes again
     return config

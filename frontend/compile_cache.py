@@ -1,9 +1,9 @@
 """The compile cache: a graph compiled once is not compiled again, in this process or the next.
 
     key = graph_key(print_ir(imported_module), spec)   # before any pass runs
-    entry = load(key)                                 # an Entry, or None (a miss)
-    ...                                               # a miss: run the pipeline, emit Python
-    store(key, Entry(source, input_layouts, output_layouts))
+    emitted = load(key)                               # an EmittedModule, or None (a miss)
+    ...                                               # a miss: run the pipeline, emit_module
+    store(key, emitted)
 
 The key is the sha256 of everything the compiled code depends on:
 
@@ -17,7 +17,7 @@ The key is the sha256 of everything the compiled code depends on:
 * torch's and triton's versions, and the device (the GPU's name and compute capability, or
   Triton's interpreter).
 
-An entry is `<cache>/graphs/<key>.json` (`mlc.codegen.runtime.cache_dir`), one JSON object:
+An entry is `<cache>/graphs/<key>.json` (`mlc.codegen.cache.cache_dir`), one JSON object:
 
     {"format": 2, "key": "<key>", "checksum": "<sha256 of the payload>",
      "payload": {"source": "<emitted Python>",
@@ -25,12 +25,12 @@ An entry is `<cache>/graphs/<key>.json` (`mlc.codegen.runtime.cache_dir`), one J
                  "output_layouts": [[sizes, strides] | null, ...],    # per returned result
                  "launches": [kernel launches, extern calls]}}        # per call
 
-The layouts and launches are what the backend reads of the compiled module besides its source
-(which inputs to copy into the layout the kernels index, which results to copy into the strides
-the graph promises, whether calls replay a CUDA graph); the layouts are compared with the inputs
-and the graph's outputs on each compile.
+The payload is the compile's `EmittedModule` (`mlc.codegen.emitted`), one key per field: its
+source, and what the backend needs of it besides (which inputs to copy into the layout the
+kernels index, which results to copy into the strides the graph promises, whether calls replay
+a CUDA graph); the layouts are compared with the inputs and the graph's outputs on each compile.
 
-Safety: an entry is written to a temporary file and renamed (`runtime.write_atomic`), so
+Safety: an entry is written to a temporary file and renamed (`cache.write_atomic`), so
 concurrent writers race harmlessly (the last rename wins; both wrote the same compile) and a
 reader never sees half a file. An entry that does not parse, has another format or key, a
 payload of the wrong shape or a checksum that does not match is a miss: the graph is compiled
@@ -41,39 +41,29 @@ Triton's own cache (`~/.triton/cache`) already skips compiling a kernel text it 
 the configs the autotuner picks are kept under `<cache>/autotune/` by `triton_helpers.launch`.
 `MLC_CACHE=0` turns the graph cache (and the kept autotuning) off; the cache folder is then
 never touched. A cache folder that cannot be created or written fails the compile with
-`runtime.CacheDirError`, which names the folder and `MLC_CACHE_DIR`.
+`cache.CacheDirError`, which names the folder and `MLC_CACHE_DIR`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-FORMAT = 2
+from mlc.codegen.emitted import EmittedModule, Layout
 
-Layout = tuple[tuple[int, ...], tuple[int, ...]]
-"""A buffer's (sizes, strides); None in a list where they are symbolic."""
+FORMAT = 2
 
 _COMPILER_DIRS = ("dialects", "passes", "codegen", "analysis", "frontend")
 
 
-@dataclass(frozen=True)
-class Entry:
-    """What compiling a graph produced that the backend needs to run it."""
-
-    source: str
-    input_layouts: list[Layout | None]
-    output_layouts: list[Layout | None]
-    launches: tuple[int, int] = (0, 0)  # per call: Triton kernel launches, extern calls
-
-
 def enabled() -> bool:
     """Whether the cache is used: yes unless `MLC_CACHE=0`."""
-    from mlc.codegen.runtime import cache_enabled
+    from mlc.codegen.cache import cache_enabled
 
     return cache_enabled()
 
@@ -92,7 +82,7 @@ def _environment() -> dict[str, str]:
     import torch
     import triton
 
-    from mlc.codegen.runtime import device_description
+    from mlc.codegen.triton_helpers import device_description
 
     try:
         version = metadata.version("mlc")
@@ -113,13 +103,13 @@ def _compiler_hash() -> str:
 
 
 def entry_path(key: str) -> Path:
-    from mlc.codegen.runtime import cache_dir
+    from mlc.codegen.cache import cache_dir
 
     return cache_dir("graphs") / f"{key}.json"
 
 
-def load(key: str) -> Entry | None:
-    """The entry stored under `key`, or None: absent, unreadable or damaged (never trusted)."""
+def load(key: str) -> EmittedModule | None:
+    """The emitted module stored under `key`, or None: absent, unreadable or damaged (never trusted)."""
     try:
         data = json.loads(entry_path(key).read_text())
     except (OSError, ValueError):  # absent, unreadable, not UTF-8, not JSON
@@ -129,15 +119,14 @@ def load(key: str) -> Entry | None:
     payload = data.get("payload")
     if data.get("checksum") != _checksum(payload):
         return None
-    return _entry(payload)
+    return _emitted(payload)
 
 
-def store(key: str, entry: Entry) -> None:
-    """Write `entry` under `key`, atomically; a cache that cannot be written is skipped."""
-    from mlc.codegen.runtime import write_atomic
+def store(key: str, emitted: EmittedModule) -> None:
+    """Write `emitted` under `key`, atomically; a cache that cannot be written is skipped."""
+    from mlc.codegen.cache import write_atomic
 
-    payload = {"source": entry.source, "input_layouts": entry.input_layouts,
-               "output_layouts": entry.output_layouts, "launches": list(entry.launches)}
+    payload = dataclasses.asdict(emitted)  # tuples become JSON lists
     data = {"format": FORMAT, "key": key, "checksum": _checksum(payload), "payload": payload}
     try:
         write_atomic(entry_path(key), json.dumps(data))
@@ -149,22 +138,30 @@ def _checksum(payload: Any) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
-def _entry(payload: Any) -> Entry | None:
-    """The payload as an Entry, or None where its shape is not the one `store` writes."""
-    if not isinstance(payload, dict) or not isinstance(payload.get("source"), str):
+def _emitted(payload: Any) -> EmittedModule | None:
+    """The payload as an EmittedModule, or None where its shape is not the one `store` writes."""
+    if not isinstance(payload, dict):
         return None
-    layouts = [_layouts(payload.get(name)) for name in ("input_layouts", "output_layouts")]
-    launches = payload.get("launches")
-    if layouts[0] is None or layouts[1] is None or not _counts(launches):
-        return None
-    return Entry(payload["source"], layouts[0], layouts[1], (launches[0], launches[1]))
+    fields = {}
+    for name, read in _FIELDS.items():
+        value = read(payload.get(name))
+        if value is None:
+            return None
+        fields[name] = value
+    return EmittedModule(**fields)
 
 
-def _counts(value: Any) -> bool:
-    return isinstance(value, list) and len(value) == 2 and all(type(n) is int and n >= 0 for n in value)
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
-def _layouts(value: Any) -> list[Layout | None] | None:
+def _counts(value: Any) -> tuple[int, int] | None:
+    if isinstance(value, list) and len(value) == 2 and all(type(n) is int and n >= 0 for n in value):
+        return value[0], value[1]
+    return None
+
+
+def _layouts(value: Any) -> tuple[Layout | None, ...] | None:
     if not isinstance(value, list):
         return None
     layouts: list[Layout | None] = []
@@ -176,4 +173,9 @@ def _layouts(value: Any) -> list[Layout | None] | None:
             layouts.append((tuple(item[0]), tuple(item[1])))
         else:
             return None
-    return layouts
+    return tuple(layouts)
+
+
+# Each field of EmittedModule, read back from its JSON value (None: not a value `store` writes).
+_FIELDS: dict[str, Callable[[Any], Any]] = {
+    "source": _text, "input_layouts": _layouts, "output_layouts": _layouts, "launches": _counts}

@@ -5,7 +5,7 @@
     <dir>/graph_0_forward/02-inline.mlir
     <dir>/graph_0_forward/03-realize.mlir
     <dir>/graph_0_forward/04-split-reductions.mlir
-    <dir>/graph_0_forward/...                     reorder-loops, deps, fuse, convert-to-triton, ...
+    <dir>/graph_0_forward/...                     reorder-loops, fuse, overlap-comm, convert-to-triton, ...
     <dir>/graph_0_forward/fusion.txt              --fuse's remarks (explain): every candidate with its
                                                   score, merge and refusal (with its category), then
                                                   the count of refusals per category

@@ -1,9 +1,11 @@
-"""Annotate every node of a `buffer.graph` with what it reads and writes (Inductor's ReadWrites).
+"""Print what every node of a `buffer.graph` reads and writes, as attributes: a print pass.
 
-The deps are `analysis.dependencies.read_writes`: `MemoryDep`s over canonical loop variables
-for computed nodes, `StarDep`s for externs and views. They are the facts `--fuse` decides on;
-this pass writes them into the IR as `reads` and `writes` attributes so that they can be read
-and golden-tested (Inductor's `debug.ir_post_fusion` prints the same).
+`analysis.dependencies.read_writes` is the one place that answers "what does this node read and
+write" (`MemoryDep`s over canonical loop variables for computed nodes, `StarDep`s for externs
+and views); `--fuse`, `--overlap-comm` and `--emit-dot` ask it directly. This pass writes its
+answer, exactly, into the IR as `reads` and `writes` attributes, for golden tests and
+`--explain`-style inspection (Inductor's `debug.ir_post_fusion` prints the same), like MLIR's
+test-print passes. No pass reads the attributes, and the default pipeline does not run it.
 
 Before (seed 002: a convolution, then its bias added over [10, 88, 78]):
     buffer.computed "buf1" #buffer.layout<[10, 88, 78], [6864, 78, 1], f32> ranges [10, 88, 78] {
@@ -38,7 +40,7 @@ from mlc.passes.stages import check_stage
 
 
 class DepsPass(ModulePass):
-    """Annotate each buffer node with its reads and writes (MemoryDep, StarDep)."""
+    """Print each buffer node's reads and writes (MemoryDep, StarDep) as attributes, for tests."""
 
     name = "deps"
     ACCEPTS: ClassVar[tuple[str, ...]] = ("buffer",)

@@ -27,7 +27,7 @@ from mlc.dialects.loops import (
     EXPLICIT_ROUNDING, IndexOp, LoadOp, LoopsBodyOp, YieldOp, index_names, masked_off_value,
 )
 from mlc.dialects.sym import compact_indirect, rename_indirect, symbol
-from mlc.passes.realization import RealizeOptions, ThresholdOptions, consumers, should_inline
+from mlc.analysis.realization import RealizeOptions, ThresholdOptions, consumers, should_inline
 from mlc.passes.stages import check_stage
 from mlc.passes.pipeline import option
 

@@ -117,8 +117,9 @@ class PassFailed(Exception):
 
 
 def load_pipeline(*specs: str) -> list[ModulePass]:
-    """The passes of one or more pipeline specs, in order (`registry.parse_pipeline`: a malformed
-    spec raises xDSL's `ArgSpecParseError`, an unknown pass or option or a bad value `PipelineError`)."""
+    """The passes of one or more pipeline specs, in order, a registered pipeline's name (`default`)
+    standing for its passes (`registry.parse_pipeline`: a malformed spec raises xDSL's
+    `ArgSpecParseError`, an unknown pass or option or a bad value `PipelineError`)."""
     from mlc.passes.registry import parse_pipeline
 
     return [p for spec in specs for p in parse_pipeline(spec).passes]

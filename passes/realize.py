@@ -34,7 +34,7 @@ from mlc.dialects.buffer_layout import (
 )
 from mlc.dialects.sym import IntType, SizesAttr, sizes_of, symbol, unnamed_sizes
 from mlc.analysis.flat_index import affine_strides, simplify_index
-from mlc.passes.realization import (
+from mlc.analysis.realization import (
     RealizeOptions,
     ThresholdOptions,
     consumers,

@@ -1,7 +1,12 @@
-"""Every mlc pass, by its command-line name: one flat table of lazily imported classes.
+"""Every mlc pass and named pipeline, by its command-line name; pipeline text into passes.
 
 Adding a pass is one module in `passes/` and one line here. Tools (`mlc-opt`, the backend,
 embedders) read this table; `register_pass` adds a pass of one's own.
+
+A named pipeline (MLIR's `PassPipelineRegistration`) stands for a pipeline text wherever a
+pipeline names a pass: `-p default`, `mlc.run_passes(module, "default")`, or an element of a
+longer pipeline (`-p 'default,my-pass'`). `default` is the torch.compile backend's pipeline,
+`DEFAULT_PIPELINE`; `register_pipeline` adds one of one's own.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ import dataclasses
 import importlib
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from xdsl.passes import ModulePass, PassPipeline
@@ -31,7 +36,7 @@ _BUILTIN: dict[str, str] = {
     "deps": "mlc.passes.deps:DepsPass",
     "fuse": "mlc.passes.fuse:FusePass",
     "overlap-comm": "mlc.passes.overlap_comm:OverlapCommPass",
-    "convert-to-triton": "mlc.passes.convert_to_triton:ConvertToTritonPass",
+    "convert-to-triton": "mlc.passes.to_triton:ConvertToTritonPass",
     "online-softmax": "mlc.passes.online_softmax:OnlineSoftmaxPass",
     "cse": "mlc.passes.cse:CsePass",
     "plan-buffers": "mlc.passes.plan_buffers:PlanBuffersPass",
@@ -48,11 +53,36 @@ def _loader(target: str) -> Callable[[], type[ModulePass]]:
 for _name, _target in _BUILTIN.items():
     PASSES[_name] = _loader(_target)
 
+DEFAULT_PIPELINE = ("cse-aten,fold-addmm,pad-mm,lower-aten,inline,propagate-indices,realize,split-reductions,"
+                    "reorder-loops,fuse,overlap-comm,convert-to-triton,online-softmax,cse,plan-buffers")
+"""The backend's pipeline, aten to triton: `-p default`."""
+
+
+@dataclasses.dataclass(frozen=True)
+class NamedPipeline:
+    """A pipeline registered by name: its text, and the line `mlc-opt --help` shows for it."""
+
+    spec: str
+    summary: str
+
+
+# name -> pipeline (the order `--help` lists them).
+PIPELINES: dict[str, NamedPipeline] = {
+    "default": NamedPipeline(DEFAULT_PIPELINE, "the torch.compile backend's pipeline: aten IR to triton IR"),
+}
+
 
 def register_pass(cls: type[ModulePass]) -> type[ModulePass]:
     """Make a pass of one's own available to pipelines by its `name` (usable as a decorator)."""
     PASSES[cls.name] = lambda: cls
     return cls
+
+
+def register_pipeline(name: str, spec: str, summary: str = "") -> None:
+    """Make pipeline `spec` available by `name`, wherever a pipeline names a pass."""
+    if name in PASSES:
+        raise PipelineError(f"pipeline '{name}': a pass has that name")
+    PIPELINES[name] = NamedPipeline(spec, summary)
 
 
 def pass_summary(cls: type[ModulePass]) -> str:
@@ -63,9 +93,26 @@ def pass_summary(cls: type[ModulePass]) -> str:
 
 def parse_pipeline(spec: str) -> PassPipeline:
     """`'lower-aten,inline,fuse{explain}'` -> the passes, with their options (a bare option
-    means `=true`). The syntax is xDSL's (a malformed spec raises its `ArgSpecParseError`); an
-    unknown pass or option, or a value of the wrong type, raises `PipelineError`."""
-    return PassPipeline(tuple(make_pass(s) for s in parse_specs(spec)))
+    means `=true`); a pipeline's name stands for its passes (`'default'`). The syntax is xDSL's
+    (a malformed spec raises its `ArgSpecParseError`); an unknown pass or option, or a value
+    of the wrong type, raises `PipelineError`."""
+    return PassPipeline(tuple(make_pass(s) for s in _expanded(parse_specs(spec), ())))
+
+
+def _expanded(specs: Sequence[ArgSpec], within: tuple[str, ...]) -> list[ArgSpec]:
+    """`specs` with each named pipeline replaced by its passes (`within`: the names being
+    expanded, outermost first, so that a pipeline that names itself is an error)."""
+    out: list[ArgSpec] = []
+    for spec in specs:
+        if spec.name in PASSES or spec.name not in PIPELINES:
+            out.append(spec)  # a pass, or an unknown name `make_pass` reports
+        elif spec.parameters:
+            raise PipelineError(f"pipeline '{spec.name}' takes no options (options go to its passes)")
+        elif spec.name in within:
+            raise PipelineError(f"pipeline '{spec.name}' names itself: {' -> '.join((*within, spec.name))}")
+        else:
+            out += _expanded(parse_specs(PIPELINES[spec.name].spec), (*within, spec.name))
+    return out
 
 
 class PipelineError(ValueError):
@@ -81,7 +128,7 @@ def make_pass(spec: ArgSpec) -> ModulePass:
     """The pass `spec` names, built with its options (MLIR's spelling `check-indices`, or
     xDSL's `check_indices`)."""
     if spec.name not in PASSES:
-        raise PipelineError(f"unknown pass '{spec.name}' (mlc-opt --help lists the passes)")
+        raise PipelineError(f"unknown pass '{spec.name}' (mlc-opt --help lists the passes and pipelines)")
     cls = PASSES[spec.name]()
     options = {f.name: f for f in dataclasses.fields(cls) if f.init and f.name != "name"}
     types_of = typing.get_type_hints(cls)

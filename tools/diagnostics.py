@@ -9,6 +9,9 @@ diagnostics drive `--verify-diagnostics`, which checks MLIR-style annotations:
     // expected-error@+1 {{unknown buffer 'buf9'}}
 
 An `expected-...` in a comment that is not such an annotation is itself an error.
+
+A pipeline that cannot be built (`pipeline_error_text`) and a pass that fails
+(`pass_failure_diagnostic`) are reported here too, so that every tool words them as mlc-opt does.
 """
 
 from __future__ import annotations
@@ -18,13 +21,18 @@ import sys
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
+
+from mlc.passes.registry import PipelineError
+
+if TYPE_CHECKING:
+    from mlc.passes.pipeline import PassFailed
 
 
 @dataclass(frozen=True)
@@ -176,6 +184,37 @@ def internal_error(what: str, e: BaseException, debug: bool) -> str:
     if debug:
         return "".join(traceback.format_exception(e)) + text
     return text + " (run with --debug for the traceback)"
+
+
+# ---------------------------------------------------------------------------------------------
+# Pipelines and passes
+
+
+def pipeline_error_text(e: ArgSpecParseError | PipelineError) -> str:
+    """One line for a pipeline that cannot be built: where and why for a syntax error (xDSL's
+    message: a header, a position, the spec, a caret, why), else the registry's own message."""
+    if isinstance(e, PipelineError):
+        return str(e)
+    lines = [line.strip() for line in str(e).strip().splitlines()]
+    if len(lines) < 5:
+        return lines[-1]
+    where, spec, why = lines[1], lines[2], lines[-1]
+    return f"{where}: {why} in pass pipeline '{spec}'"
+
+
+def pass_failure_diagnostic(e: PassFailed, source: Source, debug: bool) -> Diagnostic:
+    """What a failed pass reports: a verifier's error after it, the pass's own diagnostic at its
+    op (named by the pass once), or an internal error."""
+    cause = e.cause
+    if e.in_verify and isinstance(cause, CompileError):
+        d = cause.diagnostic
+        return Diagnostic(d.file, d.line, d.col, f"after pass '{e.pass_name}': {d.message}", d.source_line)
+    if isinstance(cause, DiagnosticException):
+        message = str(cause).splitlines()[0]
+        if not message.startswith(f"{e.pass_name}:") and not message.startswith(f"{e.pass_name} "):
+            message = f"{e.pass_name}: {message}"  # passes that name themselves are not named twice
+        return source.at_op(getattr(cause, "op", None), message)
+    return Diagnostic(source.name, 0, 0, internal_error(f"pass '{e.pass_name}'", cause, debug))
 
 
 # ---------------------------------------------------------------------------------------------

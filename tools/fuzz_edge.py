@@ -1,5 +1,5 @@
 """Edge programs for the differential fuzzer: the values, shapes and outputs where IEEE
-arithmetic and PyTorch's aliasing rules show, written by `EdgeGenerator` (a tools/fuzz.py
+arithmetic and PyTorch's aliasing rules show, written by `EdgeGenerator` (a tools/fuzz_generator.py
 `Generator` with these features switched on by an `EdgePlan`):
 
   specials      float inputs with signed zeros mixed in, or signed zeros, +-inf and NaN
@@ -25,8 +25,7 @@ from typing import Any
 
 import torch
 
-from mlc.tools.fuzz import LIMIT, Generator, reduction_dims
-from mlc.tools.fuzz_program import Input
+from mlc.tools.fuzz_generator import LIMIT, Generator, reduction_dims
 
 EDGE_FRACTION = 0.3
 """The share of seeds that give edge programs by default (`mlc-fuzz --edge-fraction`)."""

@@ -2,11 +2,14 @@
 
     mlc-opt FILE --lower-aten --inline --realize
     mlc-opt FILE -p 'lower-aten,inline{reads-threshold=1},realize'
+    mlc-opt FILE -p default                  # a named pipeline: the backend's, aten to triton
     mlc-opt FILE --realize="reads-threshold=1 opcount-threshold=10"
 
-Every registered pass is a flag; flags and `-p` pipelines run in the order given. Pass options
-follow MLIR's convention: `--pass="opt=value opt2=value"` on a flag, `pass{opt=value opt2=value}`
-inside `-p`; a bare option name means `=true` (`--fuse=explain`).
+Every registered pass is a flag; flags and `-p` pipelines run in the order given. A registered
+pipeline's name (`default`: `mlc.passes.registry.PIPELINES`) stands for its passes in `-p`
+(`--help` lists them). Pass options follow MLIR's convention: `--pass="opt=value opt2=value"`
+on a flag, `pass{opt=value opt2=value}` inside `-p`; a bare option name means `=true`
+(`--fuse=explain`).
 
 Errors (malformed IR, verifier failures, bad flags, failing passes) print
 `file:line:col: error: message` and exit with status 1; an internal crash prints one line
@@ -24,7 +27,7 @@ from dataclasses import fields, replace
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException
+from xdsl.utils.exceptions import ArgSpecParseError
 
 from mlc.passes.pipeline import Timing
 from mlc.passes.registry import PipelineError
@@ -33,9 +36,10 @@ from mlc.tools.diagnostics import (
     Diagnostic,
     Source,
     check_expected,
-    internal_error,
     parse_annotations,
     parse_source,
+    pass_failure_diagnostic,
+    pipeline_error_text,
     tool_main,
     verify_with_positions,
     write_output,
@@ -66,9 +70,12 @@ def _options_in_braces(values: str | None) -> str:
 
 
 def _pass_help() -> str:
-    from mlc.passes.registry import PASSES, pass_summary
+    from mlc.passes.registry import PASSES, PIPELINES, pass_summary
 
-    lines = ["passes (run in the order given; options as --pass=\"opt=value ...\"):"]
+    lines = ["pipelines (-p NAME, alone or among the passes of a -p list):"]
+    for name, pipeline in PIPELINES.items():
+        lines += [f"  {name:<22} {pipeline.summary}".rstrip(), f"      {pipeline.spec}"]
+    lines += ["", "passes (run in the order given; options as --pass=\"opt=value ...\"):"]
     for name, load in PASSES.items():
         cls = load()
         lines.append(f"  --{name:<20} {pass_summary(cls)}")
@@ -102,7 +109,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     ap.add_argument("input", nargs="?", default="-", help="input file (default: stdin)")
     ap.add_argument("-o", "--output", default="-", help="output file (default: stdout)")
     ap.add_argument("-p", "--passes", action=_PassAction, dest="pipeline",
-                    metavar="PIPELINE", help="comma-separated passes, e.g. 'lower-aten,inline'")
+                    metavar="PIPELINE",
+                    help="comma-separated passes or named pipelines, e.g. 'lower-aten,inline' or 'default'")
     for name in PASSES:
         ap.add_argument(f"--{name}", action=_PassAction, pass_name=name, nargs="?", dest="pipeline",
                         metavar="OPTIONS", help=argparse.SUPPRESS)
@@ -119,18 +127,6 @@ def build_arg_parser() -> argparse.ArgumentParser:
                     help="print each pass's wall time (and its verification's) and the total to stderr "
                          "(MLIR's -mlir-timing); with --split-input-file, summed over the chunks")
     return ap
-
-
-def pipeline_error_text(e: ArgSpecParseError | PipelineError) -> str:
-    """One line for a pipeline that cannot be built: where and why for a syntax error (xDSL's
-    message: a header, a position, the spec, a caret, why), else the registry's own message."""
-    if isinstance(e, PipelineError):
-        return str(e)
-    lines = [line.strip() for line in str(e).strip().splitlines()]
-    if len(lines) < 5:
-        return lines[-1]
-    where, spec, why = lines[1], lines[2], lines[-1]
-    return f"{where}: {why} in pass pipeline '{spec}'"
 
 
 def _load_pipeline(specs: Sequence[str]) -> list[ModulePass]:
@@ -165,7 +161,7 @@ def _run_chunk(source: Source, passes: list[ModulePass], args: argparse.Namespac
                      after_pass=print_after if args.print_ir_after_all else None,
                      on_remark=None if args.verify_diagnostics else print_remark, timing=timing)
     except PassFailed as e:
-        raise CompileError(_diagnostic(e, source, args.debug)) from None
+        raise CompileError(pass_failure_diagnostic(e, source, args.debug)) from None
     return _print_module(module, args)
 
 
@@ -175,21 +171,6 @@ def _summed(timing: Timing) -> Timing:
     for name, seconds in timing.rows:
         totals[name] = totals.get(name, 0.0) + seconds
     return Timing(list(totals.items()))
-
-
-def _diagnostic(e: PassFailed, source: Source, debug: bool) -> Diagnostic:
-    """What a failed pass reports: a verifier's error after it, the pass's own diagnostic at its
-    op (named by the pass once), or an internal error."""
-    cause = e.cause
-    if e.in_verify and isinstance(cause, CompileError):
-        d = cause.diagnostic
-        return Diagnostic(d.file, d.line, d.col, f"after pass '{e.pass_name}': {d.message}", d.source_line)
-    if isinstance(cause, DiagnosticException):
-        message = str(cause).splitlines()[0]
-        if not message.startswith(f"{e.pass_name}:") and not message.startswith(f"{e.pass_name} "):
-            message = f"{e.pass_name}: {message}"  # passes that name themselves are not named twice
-        return source.at_op(getattr(cause, "op", None), message)
-    return Diagnostic(source.name, 0, 0, internal_error(f"pass '{e.pass_name}'", cause, debug))
 
 
 def _chunks(text: str) -> list[tuple[int, str]]:

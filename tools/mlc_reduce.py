@@ -41,7 +41,16 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import ArgSpecParseError
 
-from mlc.tools.diagnostics import CompileError, Source, parse_source, tool_main, write_output
+from mlc.tools.diagnostics import (
+    CompileError,
+    Source,
+    parse_source,
+    pass_failure_diagnostic,
+    pipeline_error_text,
+    tool_main,
+    verify_with_positions,
+    write_output,
+)
 
 TOOL = "mlc-reduce"
 
@@ -81,8 +90,6 @@ def failure(text: str, name: str, passes: Sequence[ModulePass]) -> str | None:
     text that does not parse or verify raises CompileError."""
     from mlc.dialects.registry import make_context
     from mlc.passes.pipeline import PassFailed, run_pipeline
-    from mlc.tools.diagnostics import verify_with_positions
-    from mlc.tools.mlc_opt import _diagnostic
 
     ctx = make_context()
     source = Source(name, text)
@@ -90,7 +97,7 @@ def failure(text: str, name: str, passes: Sequence[ModulePass]) -> str | None:
     try:
         run_pipeline(module, passes, ctx, verify=lambda m: verify_with_positions(m, source))
     except PassFailed as e:
-        return _diagnostic(e, source, debug=False).message
+        return pass_failure_diagnostic(e, source, debug=False).message
     return None
 
 
@@ -363,7 +370,6 @@ def build_arg_parser() -> argparse.ArgumentParser:
 def run(argv: Sequence[str] | None = None) -> int:
     from mlc.passes.pipeline import load_pipeline
     from mlc.passes.registry import PipelineError
-    from mlc.tools.mlc_opt import pipeline_error_text
 
     args = build_arg_parser().parse_args(sys.argv[1:] if argv is None else argv)
     try:

@@ -8,10 +8,10 @@
     mlc-run buf.mlir --check --bench --reference graph.mlir
 
 The input's stage (aten, loops, buffer, triton: `mlc.passes.stages`) decides which passes run:
-the rest of the default pipeline (`mlc.frontend.backend.DEFAULT_PIPELINE`), from its first pass
-that takes IR of that stage (`-p` runs a pipeline of one's own instead; `-p ''` none). The
-triton IR that results is emitted as Python, loaded, and `call`ed on random inputs of the
-layouts its `triton.input`s declare (`--seed`): floats from randn, bools fair coins, integers
+the rest of the default pipeline (`-p default`, `mlc.passes.registry.DEFAULT_PIPELINE`), from
+its first pass that takes IR of that stage (`-p` runs a pipeline of one's own instead; `-p ''`
+none). The triton IR that results is emitted as Python, loaded, and `call`ed on random inputs
+of the layouts its `triton.input`s declare (`--seed`): floats from randn, bools fair coins, integers
 in [0, smallest input dim) so that they are valid indices (`--int-range LO:HI` otherwise).
 
 Kernels run on the GPU when CUDA is available, else under Triton's interpreter on CPU tensors
@@ -54,6 +54,8 @@ from mlc.tools.diagnostics import (
     Source,
     internal_error,
     parse_source,
+    pass_failure_diagnostic,
+    pipeline_error_text,
     tool_main,
     verify_with_positions,
 )
@@ -156,8 +158,7 @@ def module_stage(module: ModuleOp, source: Source) -> str:
 
 def rest_of_pipeline(stage: str) -> str:
     """The default pipeline from its first pass whose own stage (`ACCEPTS[0]`) is `stage`."""
-    from mlc.frontend.backend import DEFAULT_PIPELINE
-    from mlc.passes.registry import PASSES
+    from mlc.passes.registry import DEFAULT_PIPELINE, PASSES
 
     names = DEFAULT_PIPELINE.split(",")
     start = next((k for k, n in enumerate(names) if getattr(PASSES[n](), "ACCEPTS", ("",))[0] == stage), len(names))
@@ -169,7 +170,6 @@ def run_passes(module: ModuleOp, spec: str, source: Source, debug: bool) -> None
     from mlc.dialects.registry import make_context
     from mlc.passes.pipeline import PassFailed, load_pipeline, run_pipeline
     from mlc.passes.registry import PipelineError
-    from mlc.tools.mlc_opt import _diagnostic, pipeline_error_text  # reported exactly as mlc-opt does
 
     try:
         passes = load_pipeline(spec) if spec.strip() else []
@@ -178,7 +178,7 @@ def run_passes(module: ModuleOp, spec: str, source: Source, debug: bool) -> None
     try:
         run_pipeline(module, passes, make_context(), verify=lambda m: verify_with_positions(m, source))
     except PassFailed as e:
-        raise CompileError(_diagnostic(e, source, debug)) from None
+        raise CompileError(pass_failure_diagnostic(e, source, debug)) from None
 
 
 def emit(module: ModuleOp, source: Source, debug: bool) -> str:

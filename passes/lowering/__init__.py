@@ -3,6 +3,7 @@
     registry.py     Call (an aten op with arguments bound to schema names) and the table
     dtypes.py       storage/compute types, torch's type promotion
     indexing.py     index maps: broadcasting, reshape, flatten/unflatten
+    value.py        Value: an SSA value of a body with its torch dtype
     body.py         Body (builds one loops body), elementwise(), make_pointwise()
     scalar.py       scalar math on body values: arith/math ops chosen by dtype
     pointwise.py    arithmetic, comparisons, logic, float functions, pow

@@ -1,16 +1,14 @@
 """Building a loops body: loads, constants, index values, casts, reduces and the final narrowing.
 
-A `Value` is an SSA value in a body together with its torch dtype. It is in *compute* form
-(f32 for float16/bfloat16, signless i8 for uint8) once it has been widened, and may be in
-*storage* form right after a raw load (views and data movement never widen). The scalar math
-in `scalar.py` takes and returns compute-form values; `finish` casts and narrows the element a
-body yields to the result's storage type, so every fp16 op rounds exactly once, at its yield.
+Ops take and give `Value`s (`value.py`: an SSA value with its torch dtype, in compute or
+storage form). The scalar math in `scalar.py` takes and returns compute-form values; `finish`
+casts and narrows the element a body yields to the result's storage type, so every fp16 op
+rounds exactly once, at its yield.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import sympy
@@ -43,16 +41,7 @@ from mlc.passes.lowering.dtypes import (
 from mlc.passes.lowering.indexing import broadcast_index
 from mlc.passes.lowering.registry import Call, is_tensor, shape
 from mlc.passes.lowering.scalar import ScalarMath
-
-
-@dataclass(frozen=True)
-class Value:
-    ssa: SSAValue
-    dtype: str
-
-    @property
-    def is_float(self) -> bool:
-        return is_float(self.dtype)
+from mlc.passes.lowering.value import Value
 
 
 def index_vars(rank: int) -> list[sympy.Symbol]:

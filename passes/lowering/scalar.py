@@ -7,15 +7,11 @@ composed here (sigmoid = 1 / (1 + exp(-x))), so no new scalar ops are needed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from xdsl.dialects import arith, math
 from xdsl.ir import Operation, SSAValue
 
 from mlc.passes.lowering.dtypes import is_float, is_unsigned
-
-if TYPE_CHECKING:
-    from mlc.passes.lowering.body import Value
+from mlc.passes.lowering.value import Value
 
 # torch comparison -> (arith.cmpf predicate, signed cmpi, unsigned cmpi). `ne` is unordered so
 # that NaN != x holds, as in torch; the others are ordered so NaN compares false.
@@ -64,8 +60,6 @@ class ScalarMath:
         raise NotImplementedError
 
     def _v(self, op: Operation, dtype: str) -> Value:
-        from mlc.passes.lowering.body import Value
-
         return Value(self.emit(op), dtype)
 
     def _same(self, x: Value, y: Value) -> str:

@@ -19,7 +19,7 @@ from xdsl.parser import Parser  # noqa: E402
 from mlc.codegen.emit_python import emit_python  # noqa: E402
 from mlc.codegen.runtime import load_call  # noqa: E402
 from mlc.dialects.registry import make_context  # noqa: E402
-from mlc.passes.convert_to_triton import ConvertToTritonPass  # noqa: E402
+from mlc.passes.to_triton import ConvertToTritonPass  # noqa: E402
 from mlc.passes.split_reductions import SplitReductionsPass  # noqa: E402
 
 _spec = importlib.util.spec_from_file_location("reduction_graphs", Path(__file__).parents[1] / "passes" / "reduction_graphs.py")

@@ -1,4 +1,4 @@
-"""2-D tiled pointwise kernels (convert-to-triton's select_tiling_2d) run through Triton.
+"""2-D tiled pointwise kernels (convert-to-triton with analysis/launch.py's select_tiling_2d) run through Triton.
 
 Without a GPU the kernels run under Triton's interpreter on CPU: a transposed add at odd sizes
 (masked edges along both tile dims), in f16, with a bias read along one tile dim only (a row
@@ -17,13 +17,13 @@ if not torch.cuda.is_available():
 import pytest  # noqa: E402
 import sympy  # noqa: E402
 
-from mlc.analysis.launch import pointwise_configs_2d  # noqa: E402
+from mlc.analysis.launch import pointwise_configs_2d, select_tiling_2d  # noqa: E402
 from mlc.codegen.emit_python import emit_python  # noqa: E402
 from mlc.codegen.runtime import load_module  # noqa: E402
 from mlc.dialects import triton  # noqa: E402
 from mlc.dialects.registry import make_context  # noqa: E402
 from mlc.dialects.sym import symbol  # noqa: E402
-from mlc.passes.convert_to_triton import ConvertToTritonPass, select_tiling_2d  # noqa: E402
+from mlc.passes.to_triton import ConvertToTritonPass  # noqa: E402
 from mlc.tools.diagnostics import Source, parse_source  # noqa: E402
 
 DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")

@@ -18,8 +18,8 @@ import torch.nn.functional as F
 from torch.fx.experimental.proxy_tensor import make_fx
 
 import mlc
-from mlc.frontend.backend import DEFAULT_PIPELINE
 from mlc.frontend.decompositions import decomposition_table
+from mlc.passes.registry import DEFAULT_PIPELINE
 from mlc.tools.mlc_opt import run as mlc_opt
 
 # 00-aten.mlir, 01-fold-addmm.mlir, ..., 10-online-softmax.mlir, module.py, fusion.txt

@@ -12,7 +12,6 @@ import torch.fx
 
 import mlc
 from mlc.dialects import triton as tt
-from mlc.frontend.backend import DEFAULT_PIPELINE
 from mlc.frontend.importer import UnsupportedGraph, import_graph
 
 pytestmark = pytest.mark.skipif(not dist.is_available(), reason="torch.distributed is not available")
@@ -112,7 +111,7 @@ def test_default_pipeline_overlaps_an_independent_mm():
     wait = b.call(c10d.wait_tensor.default, start)
     mm = b.call(aten.mm.default, x, w)
     out = b.call(aten.mul.Tensor, wait, mm)
-    module = mlc.run_passes(import_graph(b.module(out)).module, DEFAULT_PIPELINE)
+    module = mlc.run_passes(import_graph(b.module(out)).module, "default")  # the registered pipeline
     wrapper = next(op for op in module.walk() if isinstance(op, tt.WrapperOp))
     calls = [op.overload.data for op in wrapper.body.block.ops if isinstance(op, tt.ExternOp)]
     assert calls == ["_c10d_functional::all_reduce.default", "mm.default", "_c10d_functional::wait_tensor.default"]

@@ -5,6 +5,7 @@ an unusable cache folder is named, and with the cache off never touched."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -47,7 +48,7 @@ def counted(name, fn):
     return wrapper
 
 backend.run_pipeline = counted("pipeline", backend.run_pipeline)
-emit.emit_python = counted("emit", emit.emit_python)
+emit.emit_module = counted("emit", emit.emit_module)
 
 def fn(x, w):
     return (torch.relu(x * w) + x.sum(0)).softmax(-1)
@@ -114,6 +115,20 @@ def test_entries_count_the_launches_of_a_call(warm_cache, monkeypatch):
         entry = compile_cache.load(path.stem)
         kernels = len(re.findall(r"^    launch\(", entry.source, re.MULTILINE))
         assert kernels >= 1 and entry.launches == (kernels, 0), (entry.launches, kernels)
+
+
+def test_an_entry_is_the_emitted_module_it_stored(tmp_path, monkeypatch):
+    """An entry stores every field of the compile's EmittedModule and gives back an equal one
+    (symbolic layouts as None)."""
+    from mlc.codegen.emitted import EmittedModule
+
+    monkeypatch.setenv("MLC_CACHE_DIR", str(tmp_path))
+    emitted = EmittedModule("def call(args):\n    return ()\n", (((4, 8), (8, 1)), None),
+                            (None, ((8, 4), (1, 8))), (3, 1))
+    compile_cache.store("k", emitted)
+    assert compile_cache.load("k") == emitted
+    payload = json.loads(compile_cache.entry_path("k").read_text())["payload"]
+    assert sorted(payload) == sorted(f.name for f in dataclasses.fields(EmittedModule))
 
 
 def _truncated(text: bytes) -> bytes:

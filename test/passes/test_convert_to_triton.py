@@ -12,16 +12,11 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import PassFailedException
 
-from mlc.analysis.launch import pointwise_configs
+from mlc.analysis.launch import has_constant_mask, pointwise_configs
 from mlc.dialects import buffer, triton
 from mlc.dialects.registry import make_context
 from mlc.dialects.sym import FloorDiv, ModularIndexing, symbol
-from mlc.passes.convert_to_triton import (
-    ConvertToTritonPass,
-    dimension_indices,
-    has_constant_mask,
-    kernel_base_name,
-)
+from mlc.passes.to_triton import ConvertToTritonPass, dimension_indices, kernel_base_name
 from mlc.passes.registry import PASSES
 
 XINDEX = symbol("xindex")

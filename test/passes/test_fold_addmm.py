@@ -19,8 +19,8 @@ import torch.nn.functional as F  # noqa: E402
 from torch.fx.experimental.proxy_tensor import make_fx  # noqa: E402
 
 import mlc  # noqa: E402
-from mlc.frontend.backend import DEFAULT_PIPELINE  # noqa: E402
 from mlc.frontend.importer import import_graph  # noqa: E402
+from mlc.passes.registry import DEFAULT_PIPELINE  # noqa: E402
 
 DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 TOL = {"atol": 1e-4, "rtol": 1e-4}

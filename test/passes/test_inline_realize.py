@@ -24,8 +24,8 @@ from mlc.dialects.loops import LoopsBodyOp
 from mlc.dialects.registry import make_context
 from mlc.dialects.sym import FloorDiv, ModularIndexing, expr_from_str, expr_str, symbol
 from mlc.analysis.flat_index import affine_strides, nonnegative, simplify_index
+from mlc.analysis.realization import OpCount, RealizeOptions, consumers, count_ops, realize_reason
 from mlc.passes.inline import InlinePass
-from mlc.passes.realization import OpCount, RealizeOptions, consumers, count_ops, realize_reason
 from mlc.passes.realize import RealizePass
 from mlc.passes.registry import PASSES, parse_pipeline
 from mlc.test.passes import loops_interp as interp

@@ -28,7 +28,7 @@ from mlc.analysis.launch import (
 )
 from mlc.dialects import buffer, triton
 from mlc.dialects.registry import make_context
-from mlc.passes.convert_to_triton import ConvertToTritonPass
+from mlc.passes.to_triton import ConvertToTritonPass
 from mlc.passes.registry import PASSES
 from mlc.passes.split_reductions import SplitReductionsPass
 

@@ -1,4 +1,4 @@
-"""Reduction kernels for `--convert-to-triton`: tiling and the kernel body.
+"""Reduction kernels (`triton_per_...`, `triton_red_...`): a group holding reductions.
 
 A group holding a reduction becomes one kernel over `xnumel` kept elements (the product of its
 ranges) and `r0_numel` reduced ones (the product of its reduce ranges). x tiles are
@@ -20,7 +20,7 @@ ranges) and `r0_numel` reduced ones (the product of its reduce ranges). x tiles 
   loads, constants, accumulator inits) are hoisted before the loop; the epilogue (ops on
   reduced values) and the store of the result follow it.
 * Masks: `r0_mask` on what uses a reduction index, `xmask` on what uses a kept one, each
-  dropped where constant (`constant_masks`): where every XBLOCK of the kernel's configs
+  dropped where constant (`launch.constant_masks`): where every XBLOCK of the kernel's configs
   divides xnumel, and every R0_BLOCK r0_numel (a persistent kernel's R0_BLOCK is
   next_pow2(r0_numel)). The configs are chosen from a first build (they count its loads); a
   kernel they make maskless is built again without the masks. A masked load that uses r0 reads
@@ -33,8 +33,9 @@ ranges) and `r0_numel` reduced ones (the product of its reduce ranges). x tiles 
   `evict_first`, or `evict_last` when the buffer is read again later in the kernel.
 * Fused groups: reductions of one (xnumel, r0_numel), pointwise members over xnumel (run on
   the reduced columns) or over xnumel * r0_numel (split into (x, r0) at a dimension boundary).
-  A looped kernel has one loop: a reduced value feeding another reduction needs a persistent
-  kernel (a second loop is for a later issue).
+  A reduced value feeding another reduction runs in the loop after the one that reduced it
+  (one loop per level of reductions the group chains); a load a later loop needs again is run
+  again there.
 
 Configs come from `analysis/launch.py` (`runtime/triton_heuristics.py`):
 `persistent_reduction_configs` (XBLOCK in 1, 8, 32, 128 with XBLOCK * R0_BLOCK <= 4096, narrowed
@@ -66,15 +67,11 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 from mlc.analysis.kernel_shape import KernelShape, split_point
-from mlc.dialects import buffer, triton
-from mlc.dialects.buffer_layout import LayoutAttr
-from mlc.dialects.sym import equal, expr_str, is_size_symbol, symbol
 from mlc.analysis.launch import (
-    H100,
     Target,
+    constant_masks,
     kernel_access_hint,
     kernel_hint,
-    next_power_of_2,
     persistent_reduction_configs,
     persistent_reduction_configs_up_to,
     persistent_up_to_limit,
@@ -82,14 +79,13 @@ from mlc.analysis.launch import (
     reduction_configs,
     use_persistent_reduction,
 )
-from mlc.passes.convert_to_triton import XINDEX, KernelBuilder, _length, _zero, has_constant_mask
+from mlc.dialects import buffer, triton
+from mlc.dialects.buffer_layout import LayoutAttr
+from mlc.dialects.sym import equal, expr_str, is_size_symbol, symbol
+from mlc.passes.to_triton.builder import XINDEX, GroupKernels, IndexRegistry, KernelBuilder, index_length, zero_of
 
 R0_INDEX = symbol("r0_index")
 INT64_MAX = 2**63 - 1
-
-
-# ---------------------------------------------------------------------------------------------
-# The kernel body
 
 
 def _is_half(t: Attribute) -> bool:
@@ -104,6 +100,12 @@ def _number(value: int | float, t: Attribute) -> Attribute:
 
 def _constant(value: int | float, t: Attribute) -> arith.ConstantOp:
     return arith.ConstantOp(_number(value, t))
+
+
+def _result_types(kind: str, t: Attribute) -> list[Attribute]:
+    if kind in ("argmax", "argmin"):
+        return [i64]
+    return [t] * 3 if kind == "welford" else [t]
 
 
 def _reduction_feeds(node: buffer.ComputedOp) -> dict[SSAValue, set[str]]:
@@ -140,7 +142,7 @@ class ReductionKernelBuilder(KernelBuilder):
     rnumel: sympy.Expr = sympy.Integer(1)
     merge_contiguous_dims = False
     persistent: bool = True
-    r_vars: dict[str, tuple[str, sympy.Expr]] = field(default_factory=dict)
+    r_vars: IndexRegistry = field(default_factory=dict)
     # Looped: ops that do not vary along r0, by level (0: before the first loop; k: after loop
     # k - 1), and the ops that do, in creation order, each run in the loops that need it.
     segments: dict[int, list[Operation]] = field(default_factory=dict)
@@ -172,9 +174,8 @@ class ReductionKernelBuilder(KernelBuilder):
         )
         return [*(["r0_mask"] if uses_r and not r_constant else []), *(["xmask"] if uses_x and not x_constant else [])]
 
-    def _flat_form(self, index: sympy.Expr) -> sympy.Expr:
-        defs = {symbol(name): expr for name, expr in [*self.index_vars.values(), *self.r_vars.values()]}
-        return index.xreplace(defs)
+    def definitions(self) -> list[tuple[str, sympy.Expr]]:
+        return [*self.index_vars.values(), *self.r_vars.values()]
 
     def flat_ranges(self) -> dict[sympy.Symbol, sympy.Expr]:
         return {XINDEX: self.numel, R0_INDEX: self.rnumel}
@@ -216,7 +217,7 @@ class ReductionKernelBuilder(KernelBuilder):
             if isinstance(op, buffer.LoadOp) and (op.buffer_name, op.index.expr) not in seen:
                 seen.add((op.buffer_name, op.index.expr))
                 self.reads_left[self.roots.get(op.buffer_name, op.buffer_name)] -= 1
-            self._convert(node, op, subst, values)
+            self.convert_op(node, op, subst, values)
 
     # -- loads and stores ----------------------------------------------------------------------
 
@@ -228,20 +229,17 @@ class ReductionKernelBuilder(KernelBuilder):
             uses_x, uses_r = True, uses_r or any(v in self.varies for v in indirect)
         return self.masks_for(uses_x, uses_r)
 
-    def store_masks(self, index: sympy.Expr, indirect: Sequence[SSAValue] = ()) -> list[str]:
-        return self.load_masks(index, indirect)
-
     def load_other(self, op: buffer.LoadOp, index: sympy.Expr, masks: list[str]) -> Attribute | None:
         """A masked buffer.load reads 0; a masked load along r0 reads the identity of the
         reduction it feeds (one identity for all of them, else 0)."""
         if op.mask is not None:
-            return _zero(op.result.type)
+            return zero_of(op.result.type)
         if not masks or not (self._uses(index)[1] or "r0_mask" in masks):
             return None
         t = op.result.type
         identities = {triton.reduction_identity(k, t) for k in self.feeds.get(op.result, set())}
         if len(identities) != 1:
-            return _zero(t)
+            return zero_of(t)
         return _number(identities.pop(), t)
 
     def eviction(self, node: buffer.ComputedOp, name: str, index: sympy.Expr) -> str | None:
@@ -258,7 +256,7 @@ class ReductionKernelBuilder(KernelBuilder):
             covered: sympy.Expr = sympy.Integer(1)
             for var, expr in registry.values():
                 if var in names:
-                    covered = covered * _length(expr, numel)
+                    covered = covered * index_length(expr, numel)
             if not equal(numel, covered):
                 return True
         return False
@@ -280,7 +278,7 @@ class ReductionKernelBuilder(KernelBuilder):
         kind = op.kind
         value = values[op.value]
         if _is_half(value.type):  # reduce 16-bit floats in f32 (Inductor's upcast)
-            value = self._append(arith.ExtFOp(value, f32)).results[0]
+            value = self.append(arith.ExtFOp(value, f32)).results[0]
         masks = self.masks_for(True, True)
         if (kind, value) in self.reduced:  # fused nodes reducing one value (var_mean's mean
             results = self.reduced[(kind, value)]  # and m2 pieces): one accumulator
@@ -288,28 +286,28 @@ class ReductionKernelBuilder(KernelBuilder):
             results = self._welford_two_pass(value, masks)
         elif self.persistent:
             types = _result_types(kind, value.type)
-            results = list(self._append(triton.ReduceOp(kind, [value], types, masks)).results)
+            results = list(self.append(triton.ReduceOp(kind, [value], types, masks)).results)
         else:
             results = self._looped(kind, value, masks)
         self.reduced[(kind, value)] = results
         for old, new in zip(op.results, results):
             if new.type != old.type:  # back to the reduction's own type (f16 from f32)
-                new = self._append(arith.TruncFOp(new, old.type)).results[0]
+                new = self.append(arith.TruncFOp(new, old.type)).results[0]
             values[old] = new
 
     def _welford_two_pass(self, value: SSAValue, masks: list[str]) -> list[SSAValue]:
         """Inductor's welford_reduce_fallback: mean = sum / n, m2 = sum((v - mean)^2), weight = n."""
         t = value.type
-        total = self._append(triton.ReduceOp("sum", [value], [t], masks)).results[0]
+        total = self.append(triton.ReduceOp("sum", [value], [t], masks)).results[0]
         if self.rnumel.is_Integer:
-            count = self._append(_constant(int(self.rnumel), t)).results[0]
+            count = self.append(_constant(int(self.rnumel), t)).results[0]
         else:  # a symbolic r0_numel: the kernel's sizes give it
-            n = self._append(triton.ExprOp(self.rnumel, i64)).results[0]
-            count = self._append(arith.SIToFPOp(n, t)).results[0]
-        mean = self._append(arith.DivfOp(total, count)).results[0]
-        delta = self._append(arith.SubfOp(value, mean)).results[0]
-        square = self._append(arith.MulfOp(delta, delta)).results[0]
-        m2 = self._append(triton.ReduceOp("sum", [square], [t], masks)).results[0]
+            n = self.append(triton.ExprOp(self.rnumel, i64)).results[0]
+            count = self.append(arith.SIToFPOp(n, t)).results[0]
+        mean = self.append(arith.DivfOp(total, count)).results[0]
+        delta = self.append(arith.SubfOp(value, mean)).results[0]
+        square = self.append(arith.MulfOp(delta, delta)).results[0]
+        m2 = self.append(triton.ReduceOp("sum", [square], [t], masks)).results[0]
         return [mean, m2, count]
 
     def _looped(self, kind: str, value: SSAValue, masks: list[str]) -> list[SSAValue]:
@@ -326,14 +324,14 @@ class ReductionKernelBuilder(KernelBuilder):
         loop = self.loops.setdefault(level, RLoop())
         accs = []
         for init, typ in inits:
-            loop.inits.append(self._append(_constant(init, typ)).results[0])
+            loop.inits.append(self.append(_constant(init, typ)).results[0])
             accs.append(loop.block.insert_arg(typ, len(loop.block.args)))
-        step = self._append(triton.AccumulateOp(kind, value, accs, masks))
+        step = self.append(triton.AccumulateOp(kind, value, accs, masks))
         loop.yields.extend(step.results)
         finals = [loop.finals.insert_arg(a.type, len(loop.finals.args)) for a in accs]
         for f in finals:
             self.level[f] = level
-        return list(self._append(triton.ReduceOp(kind, finals, _result_types(kind, t))).results)
+        return list(self.append(triton.ReduceOp(kind, finals, _result_types(kind, t))).results)
 
     # -- placement -----------------------------------------------------------------------------
 
@@ -390,32 +388,37 @@ class ReductionKernelBuilder(KernelBuilder):
             body.append(op)
         return body, mapping
 
-    def build(self, name: str, origins: Sequence[str], configs: Sequence[triton.ConfigAttr]) -> triton.KernelOp:
-        order = [("in_ptr", n) for n in self.reads] + [("out_ptr", n) for n in self.writes]
-        block = Block(arg_types=[self.pointers[key].type for key in order])
-        for key, arg in zip(order, block.args):
-            arg.name_hint = self.pointers[key].name_hint
-            self.pointers[key].replace_all_uses_with(arg)
-        x_defs = [triton.IndexOp(v, e) for v, e in _in_order(self.index_vars) if v in self.used_vars]
-        block.add_ops(x_defs)
-        r_used = [(v, e) for v, e in _in_order(self.r_vars) if v in self.used_vars]
+    def _rloop(self, loop: RLoop, emitted: set[Operation]) -> triton.RLoopOp:
+        """The `triton.rloop` of `loop`: the r0 index symbols, the ops it runs, its yields; its
+        results take the place of the stand-ins the ops after it read."""
+        body, mapping = self._loop_body(loop, emitted)
+        yields = triton.YieldOp([mapping.get(v, v) for v in loop.yields])
+        loop.block.add_ops([*self.used_definitions(self.r_vars), *body, yields])
+        rloop = triton.RLoopOp(loop.inits, Region(loop.block))
+        for stand_in, result in zip(loop.finals.args, rloop.results):
+            stand_in.replace_all_uses_with(result)
+        return rloop
+
+    # -- the kernel ----------------------------------------------------------------------------
+
+    def body_ops(self) -> list[Operation]:
+        """Persistent: the index symbols, then the ops. Looped: the x symbols, then by level the
+        ops that do not vary along r0 and the loop of that level."""
+        ops: list[Operation] = [*self.used_definitions(self.index_vars)]
         if self.persistent:
-            block.add_ops([*(triton.IndexOp(v, e) for v, e in r_used), *self.ops])
-            return triton.KernelOp(name, "persistent_reduction", self.numel, Region(block), self.rnumel, origins,
-                                   configs)
+            return [*ops, *self.used_definitions(self.r_vars), *self.ops]
         emitted: set[Operation] = set()
         for level in range(max([*self.segments, *self.loops], default=0) + 1):
-            block.add_ops(self.segments.get(level, []))
-            if (loop := self.loops.get(level)) is None:
-                continue
-            body, mapping = self._loop_body(loop, emitted)
-            yields = triton.YieldOp([mapping.get(v, v) for v in loop.yields])
-            loop.block.add_ops([*(triton.IndexOp(v, e) for v, e in r_used), *body, yields])
-            rloop = triton.RLoopOp(loop.inits, Region(loop.block))
-            for stand_in, result in zip(loop.finals.args, rloop.results):
-                stand_in.replace_all_uses_with(result)
-            block.add_op(rloop)
-        return triton.KernelOp(name, "reduction", self.numel, Region(block), self.rnumel, origins, configs)
+            ops += self.segments.get(level, [])
+            if (loop := self.loops.get(level)) is not None:
+                ops.append(self._rloop(loop, emitted))
+        return ops
+
+    def kernel_op(
+        self, name: str, body: Region, origins: Sequence[str], configs: Sequence[triton.ConfigAttr]
+    ) -> triton.KernelOp:
+        kind = "persistent_reduction" if self.persistent else "reduction"
+        return triton.KernelOp(name, kind, self.numel, body, self.rnumel, origins, configs)
 
 
 def _read_again(load: Operation, copy: Operation, rereads: dict[Operation, list[Operation]]) -> None:
@@ -433,50 +436,8 @@ def _read_again(load: Operation, copy: Operation, rereads: dict[Operation, list[
     runs.append(copy)
 
 
-def constant_masks(
-    numel: sympy.Expr, rnumel: sympy.Expr, persistent: bool, x_blocks: Sequence[int] = (),
-    r_blocks: Sequence[int] = (), target: Target = H100,
-) -> tuple[bool, bool]:
-    """Whether xmask and r0_mask are constant (Inductor's `_has_constant_mask`): every block
-    divides its size. XBLOCKs and a looped kernel's R0_BLOCKs are those of the configs where
-    known, else the Target's largest; a persistent kernel's R0_BLOCK is next_pow2(r0_numel)."""
-    if x_blocks:
-        x = bool(numel.is_Integer and all(int(numel) % b == 0 for b in x_blocks))
-    else:
-        x = has_constant_mask(numel, target)
-    if not rnumel.is_Integer:
-        return x, False
-    n = int(rnumel)
-    if persistent:
-        return x, n == next_power_of_2(n) and n >= 32
-    return x, all(n % b == 0 for b in r_blocks or (target.max_r0block,))
-
-
-def _in_order(registry: dict[str, tuple[str, sympy.Expr]]) -> list[tuple[str, sympy.Expr]]:
-    return sorted(registry.values(), key=lambda v: int(v[0].rsplit("_", 1)[-1].lstrip("x")))
-
-
-def _result_types(kind: str, t: Attribute) -> list[Attribute]:
-    if kind in ("argmax", "argmin"):
-        return [i64]
-    return [t] * 3 if kind == "welford" else [t]
-
-
 # ---------------------------------------------------------------------------------------------
 # One group
-
-
-@dataclass
-class ReductionKernels:
-    """What runs a group holding reductions: `kernels[0]`, or, for a symbolic r0_numel that a
-    persistent kernel may take, that kernel up to `persistent_max` and the looped `kernels[1]`
-    above; both take `args` (unnamed kernels: the pass names them)."""
-
-    kernels: list[triton.KernelOp]
-    args: list[str]
-    numel: sympy.Expr
-    rnumel: sympy.Expr
-    persistent_max: int | None = None
 
 
 def build_reduction_kernels(
@@ -487,7 +448,7 @@ def build_reduction_kernels(
     persistent_threshold: int,
     target: Target,
     check_indices: bool = False,
-) -> ReductionKernels:
+) -> GroupKernels:
     """The kernel(s) of a group holding reductions: persistent or looped by
     `use_persistent_reduction`; over a symbolic r0_numel, both where `persistent_up_to_limit`
     says a persistent kernel may fit."""
@@ -510,9 +471,9 @@ def build_reduction_kernels(
                 f"convert-to-triton: the persistent and looped kernels of {reductions[0].buffer.data} take different "
                 f"buffers: {args} and {looped_args}"
             )
-        return ReductionKernels([persistent, looped], args, numel, rnumel, limit)
+        return GroupKernels([persistent, looped], args, numel, rnumel, persistent_max=limit)
     kernel, args = group.kernel(use_persistent_reduction(rnumel, persistent_threshold, group.hint))
-    return ReductionKernels([kernel], args, numel, rnumel)
+    return GroupKernels([kernel], args, numel, rnumel)
 
 
 @dataclass

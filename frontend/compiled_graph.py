@@ -1,0 +1,195 @@
+"""A compiled graph, called as its FX graph is: the emitted `call` between the graph's inputs and outputs.
+
+`CompiledGraph` takes the FX graph's inputs, moves 0-d CPU tensors to the device, copies an
+input whose strides are not those the kernels index (`input_relayouts`) into them, appends the
+graph's constants, runs the emitted `call`, copies a result laid out otherwise than the graph
+promises (`output_relayouts`) into the promised strides, computes the sizes the graph returns
+from its inputs, and rebuilds the graph's nesting of outputs. `report_output_strides` tells
+AOTAutograd the strides a forward's outputs really have.
+"""
+
+from __future__ import annotations
+
+import operator
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import torch
+import torch.fx
+
+from mlc.codegen.emitted import Layout
+from mlc.frontend.errors import MlcCompileError
+from mlc.frontend.fx_graph import output_leaves, rebuild
+from mlc.frontend.importer import SizeOutput
+
+if TYPE_CHECKING:
+    from mlc.passes.pipeline import Timing
+
+
+class CompiledGraph:
+    """A compiled aten graph, called with the graph's inputs; returns its outputs."""
+
+    def __init__(
+        self,
+        graph_id: str,
+        source: str,
+        call: Callable[[list[Any]], Sequence[Any]],
+        constants: list[torch.Tensor],
+        output_spec: list[int | None | SizeOutput],
+        output_structure: Any,
+        host_scalars: list[int],
+        relayouts: dict[int, tuple[tuple[int, ...], tuple[int, ...]] | None],
+        tokens: Sequence[int] = (),
+        output_relayouts: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] | None = None,
+        host_epilogue: Callable[..., Any] | None = None,
+        size_sources: dict[Any, tuple[int, int | None]] | None = None,
+    ):
+        self.graph_id = graph_id
+        self._sizes = {k: _size_evaluator(o.expr, size_sources or {})
+                       for k, o in enumerate(output_spec) if isinstance(o, SizeOutput)}
+        self.source = source
+        self._call = call
+        self._constants = constants
+        self._output_spec = output_spec
+        self._output_structure = output_structure
+        # AOTAutograd's graphs return one flat tuple: rebuilt with one tuple() per call
+        self._flat_output = isinstance(output_structure, tuple) and not any(
+            isinstance(s, (tuple, list)) for s in output_structure)
+        self._host_scalars = host_scalars
+        self._relayouts = relayouts
+        self._tokens = tokens  # effect-token inputs: AOTAutograd passes None, the IR has an empty tensor
+        self._output_relayouts = output_relayouts or {}
+        self._host_epilogue = host_epilogue  # numbers read out of the results (`.item()`)
+
+    def time_first_call(self, timing: Timing, dump: Any) -> None:
+        """Add the first call of the module (Triton's compilation and autotuning, then the run)
+        to `timing` and rewrite the dump's timing.txt with it; later calls go straight through."""
+        call = self._call
+
+        def first(args: list[Any]) -> Sequence[Any]:
+            self._call = call
+            start = time.perf_counter()
+            outputs = call(args)
+            if torch.cuda.is_available():
+                torch.cuda.synchronize()
+            timing.add("first call (Triton compile, autotune, run)", time.perf_counter() - start)
+            dump.write("timing.txt", timing.report())
+            return outputs
+
+        self._call = first
+
+    def __call__(self, *args: Any) -> Any:
+        inputs = list(args)
+        for i in self._tokens:
+            inputs[i] = torch.empty(0, device=device())
+        for i in self._host_scalars:  # 0-d CPU tensors next to CUDA ones, as eager allows
+            inputs[i] = inputs[i].to(device())
+        if self._relayouts:
+            from mlc.codegen.triton_helpers import ensure_layout
+
+            for i, layout in self._relayouts.items():
+                # A symbolic layout is the row-major one of whatever sizes come.
+                inputs[i] = inputs[i].contiguous() if layout is None else ensure_layout(inputs[i], *layout)
+        results = list(self._call([*inputs, *self._constants]))
+        for i, (size, stride) in self._output_relayouts.items():
+            results[i] = torch.empty_strided(size, stride, dtype=results[i].dtype, device=results[i].device).copy_(results[i])
+        flat = [None if i is None else self._sizes[k](inputs) if k in self._sizes else results[i]
+                for k, i in enumerate(self._output_spec)]
+        outputs = tuple(flat) if self._flat_output else rebuild(self._output_structure, iter(flat))
+        return outputs if self._host_epilogue is None else self._host_epilogue(*outputs)
+
+    def __repr__(self) -> str:
+        return f"<mlc CompiledGraph {self.graph_id}>"
+
+
+def _size_evaluator(expr: Any, sources: dict[Any, tuple[int, int | None]]) -> Callable[[Sequence[Any]], int]:
+    """A function of the graph's inputs computing the size `expr` (of size symbols) from the
+    inputs that give each symbol: a size input, or a tensor's dim."""
+    import sympy
+
+    from mlc.dialects.sym import CeilDiv, FloorDiv, ModularIndexing
+
+    symbols = sorted(expr.free_symbols, key=lambda s: s.name)
+    if any(s not in sources for s in symbols):
+        raise MlcCompileError(f"mlc: the returned size {expr} uses a size no input gives")
+    functions = {FloorDiv.__name__: operator.floordiv, CeilDiv.__name__: lambda a, b: -(-a // b),
+                 ModularIndexing.__name__: lambda x, d, m: (x // d) % m, "Min": min, "Max": max}
+    fn = sympy.lambdify(symbols, expr, modules=[functions])
+    where = [sources[s] for s in symbols]
+    return lambda inputs: int(fn(*[inputs[p] if d is None else inputs[p].size(d) for p, d in where]))
+
+
+def input_relayouts(layouts: Sequence[Layout | None], example_inputs: Sequence[Any]) -> dict[int, Layout | None]:
+    """Inputs whose strides differ from the layout the IR assumed for them, with that layout:
+    such inputs are copied into it on each call, since the kernels index them with the IR's
+    strides. An input of symbolic sizes (layout None) is made row-major on each call, as the
+    IR assumed (a no-op for one that is): its example's strides are not compared, which would
+    guard on their values."""
+    fixes: dict[int, Layout | None] = {}
+    for i, (x, layout) in enumerate(zip(example_inputs, layouts)):
+        if not isinstance(x, torch.Tensor):
+            continue
+        if layout is None:
+            fixes[i] = None
+            continue
+        size, stride = layout
+        if tuple(x.shape) == size and all(n == 1 or a == b for n, a, b in zip(size, x.stride(), stride)):
+            continue
+        fixes[i] = layout
+    return fixes
+
+
+def output_relayouts(layouts: Sequence[Layout | None], structure: Any, output_spec: Sequence[int | None],
+                     keep_padded: bool = False) -> dict[int, Layout]:
+    """Results whose layout is not the strides the FX graph promises for that output (its
+    `meta["val"]`), with those strides: copied into them on each call. A returned view (a
+    transposed mm result) or a computed buffer may be laid out otherwise.
+
+    pad-mm's padded results stay padded where `keep_padded` (inference and forward graphs,
+    `--realize`'s `keep-padded-outputs`; a forward reports them, `report_output_strides`); in a
+    backward `--realize` writes them into the promised strides with a kernel. What is left here
+    is rarer: a view whose strides the importer did not record (not dense), an extern's result
+    laid out otherwise than traced."""
+    from mlc.dialects.buffer_layout import is_padded
+
+    nodes = output_leaves(structure)
+    fixes = {}
+    for node, i in zip(nodes, output_spec):
+        value = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
+        if not isinstance(i, int) or not isinstance(value, torch.Tensor) or i >= len(layouts) or layouts[i] is None:
+            continue
+        size, stride = layouts[i]
+        expected = tuple(value.stride())
+        if not all(isinstance(e, int) for e in expected):
+            continue  # symbolic strides (never int() them: that would specialize them)
+        if any(n != 1 and b == 0 for n, b in zip(size, expected)):
+            continue  # an expanded output: no dense tensor has those strides (its copies are equal)
+        if any(n != 1 and a != b for n, a, b in zip(size, stride, expected)):
+            if not (keep_padded and is_padded(size, stride, expected)):
+                fixes[i] = (size, expected)
+    return fixes
+
+
+def report_output_strides(layouts: Sequence[Layout | None], relayouts: dict[int, Layout],
+                          output_spec: Sequence[int | None | SizeOutput]) -> None:
+    """Tell AOTAutograd the strides each output of the graph is returned with, as Inductor does
+    (`TracingContext.report_output_strides`, which AOTAutograd opens around a forward's
+    compile): it compiles the backward for the saved tensors' real strides, so pad-mm's padded
+    logits are saved and read padded instead of copied into the traced strides. None where
+    unknown (symbolic, or not a tensor mlc computes)."""
+    from torch._guards import TracingContext
+
+    context = TracingContext.try_get()
+    if context is None or context.output_strides is None:
+        return
+    for i in output_spec:  # one per output of the FX graph, in order
+        known = isinstance(i, int) and i < len(layouts) and layouts[i] is not None
+        context.output_strides.append((relayouts[i] if i in relayouts else layouts[i])[1] if known else None)
+
+
+def device() -> torch.device:
+    """Where the kernels run (`mlc.codegen.runtime` imports Triton: not before a graph compiles)."""
+    from mlc.codegen.runtime import DEVICE
+
+    return DEVICE
