@@ -24,10 +24,11 @@ $(TEST_STAMP): $(STAMP)
 demo: $(STAMP)
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/python docs/examples/demo.py
 
-# Every test: lit golden tests, then pytest (end-to-end tests run Triton's interpreter on CPU).
+# Every test: lit golden tests, then pytest on every core (end-to-end tests run Triton's
+# interpreter on CPU; the workers share one compile cache), the 25 slowest tests listed at the end.
 test: $(TEST_STAMP)
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/lit -sv test/lit
-	PATH=$(CURDIR)/$(BIN):$$PATH TRITON_INTERPRET=1 $(BIN)/pytest
+	PATH=$(CURDIR)/$(BIN):$$PATH TRITON_INTERPRET=1 $(BIN)/pytest -n auto --durations=25
 
 lit: $(STAMP)
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/lit -sv test/lit

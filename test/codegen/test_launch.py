@@ -76,6 +76,7 @@ def test_a_binary_is_reused_only_for_arguments_it_was_specialized_on() -> None:
         torch.testing.assert_close(_run(_scale, x), x * 3)
     kept = [b for k, b in _scale.mlc_launch_state.binaries.items() if k[1] == 1000]
     assert len({id(b.compiled) for b in kept}) == 2  # one binary per alignment of the input
+    _run(_shift, aligned)  # another kernel keeps its binaries apart (launched here: the test runs alone too)
     assert _shift.mlc_launch_state is not _scale.mlc_launch_state
 
 

@@ -70,8 +70,9 @@ def test_truncated_input_is_a_clean_error() -> None:
 def test_corrupted_input_is_a_clean_error() -> None:
     text = SAMPLE.read_text()
     start = text.index("buffer.graph")
-    for pos in range(start, len(text), 13):
-        for junk in ("}", "%", "@", "[", "<<", "-", "0x", "\x00"):
+    junks = ("}", "%", "@", "[", "<<", "-", "0x", "\x00")
+    for k, pos in enumerate(range(start, len(text), 13)):
+        for junk in (junks[k % len(junks)], junks[(k + 3) % len(junks)]):  # every junk, spread over the positions
             code, _, err = mlc_opt(stdin=text[:pos] + junk + text[pos + 1 :])
             assert "internal error" not in err, f"{junk!r} at {pos}: {err}"
             assert code in (0, 1)
