@@ -22,6 +22,7 @@ dtype `f16`, anything else (device, memory format, reduction mode strings) a str
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,24 +38,33 @@ from xdsl.dialects.builtin import (
     TensorType,
     i32,
 )
-from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue
+from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
-    irdl_attr_definition,
     irdl_op_definition,
     opt_prop_def,
     prop_def,
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import Parser
+from xdsl.irdl.declarative_assembly_format import (
+    AttributeVariable,
+    CustomDirective,
+    FormatProgram,
+    ParsingState,
+    PrintingState,
+    VariadicOperandVariable,
+    irdl_custom_directive,
+)
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from mlc.dialects.aten_checks import verify_arguments
 from mlc.dialects.aten_schemas import SCHEMAS
-from mlc.dialects.values import attr_to_py
 from mlc.dialects.sym import sizes_of
+from mlc.dialects.syntax import CallArgs, FunctionTypeOf
+from mlc.dialects.values import NoneArgAttr, TensorArgAttr, attr_to_py
 
 # ---------------------------------------------------------------------------------------------
 # Schemas: a small reader of torch's schema strings (no torch import: mlc-opt must start fast).
@@ -169,41 +179,89 @@ def default_value(arg: Arg) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------
-# Attributes used by aten.call
+# Syntax: tensors by schema argument, other arguments as a dictionary
 
 
-@irdl_attr_definition
-class TensorArgAttr(ParametrizedAttribute):
-    """`#aten.tensor`: in aten.call's arguments, the place of the next tensor operand."""
+@irdl_custom_directive
+class SchemaOperands(CustomDirective):
+    """The tensor operands, one group per tensor argument of the op's schema: `%x`, `none` for
+    an absent optional tensor, `[%a, %b]` for a list; `segments` records the group sizes."""
 
-    name = "aten.tensor"
+    tensors: VariadicOperandVariable
+    segments: AttributeVariable
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        assert isinstance(op, AtenOp)
+        if op.SCHEMA.tensor_args:
+            state.print_whitespace(printer)
+        for i, (arg, group) in enumerate(zip(op.SCHEMA.tensor_args, op._groups())):
+            printer.print_string(", " if i else "")
+            self._print_group(printer, arg, group)
+
+    @staticmethod
+    def _print_group(printer: Printer, arg: Arg, group: list[SSAValue]) -> None:
+        if arg.tensor_kind == "list":
+            printer.print_string("[")
+            printer.print_list(group, printer.print_ssa_value)
+            printer.print_string("]")
+        elif group:
+            printer.print_ssa_value(group[0])
+        else:
+            printer.print_string("none")
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        op_type = state.op_type
+        assert issubclass(op_type, AtenOp)
+        groups = [self._parse_group(parser, arg, i) for i, arg in enumerate(op_type.SCHEMA.tensor_args)]
+        self.tensors.set(state, [o for g in groups for o in g])
+        if op_type._needs_segments():
+            self.segments.set(state, DenseArrayBase.from_list(i32, [len(g) for g in groups]))
+
+    @staticmethod
+    def _parse_group(parser: Parser, arg: Arg, i: int) -> list[UnresolvedOperand]:
+        if i:
+            parser.parse_punctuation(",")
+        if arg.tensor_kind == "list":
+            return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_unresolved_operand)
+        if arg.tensor_kind == "optional" and parser.parse_optional_keyword("none"):
+            return []
+        return [parser.parse_unresolved_operand()]
 
 
-@irdl_attr_definition
-class NoneArgAttr(ParametrizedAttribute):
-    """`#aten.none`: a Python None argument."""
+@irdl_custom_directive
+class ArgDict(CustomDirective):
+    """The non-tensor arguments by schema name, `{dim = 1 : i64, keepdim = false}` (nothing
+    when there are none)."""
 
-    name = "aten.none"
+    args: AttributeVariable
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        args = self.args.get(op)
+        if isinstance(args, DictionaryAttr) and args.data:
+            state.print_whitespace(printer)
+            printer.print_attr_dict(args.data)
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        if args := parser.parse_optional_attr_dict():
+            self.args.set(state, DictionaryAttr(args))
 
 
 # ---------------------------------------------------------------------------------------------
 # Ops
 
 
-def _print_types(printer: Printer, op: Operation) -> None:
-    printer.print_string(" : ")
-    printer.print_function_type([o.type for o in op.operands], [r.type for r in op.results])
+ATEN_FORMAT = (
+    "custom<SchemaOperands>($tensors, $segments) custom<ArgDict>($args) attr-dict-with-keyword"
+    " `:` custom<FunctionTypeOf>(ref($tensors), type($tensors), type($outputs))"
+)
+"""The assembly format of every dedicated op: `%x, none {alpha = 2 : i64} : (...) -> ...`."""
 
 
-def _parse_types(parser: Parser, operands: Sequence[object]) -> tuple[list[SSAValue], list[Attribute]]:
-    parser.parse_punctuation(":")
-    pos = parser.pos
-    ftype = parser.parse_function_type()
-    ins = list(ftype.inputs.data)
-    if len(ins) != len(operands):
-        parser.raise_error(f"expected {len(operands)} operand types, got {len(ins)}", pos, parser.pos)
-    values = [parser.resolve_operand(o, t) for o, t in zip(operands, ins)]  # type: ignore[arg-type]
-    return values, list(ftype.outputs.data)
+@functools.cache
+def _aten_format() -> FormatProgram:
+    """ATEN_FORMAT, compiled once: every dedicated op has AtenOp's fields, so one program
+    parses and prints them all."""
+    return FormatProgram.from_str(ATEN_FORMAT, next(iter(OPS.values())).get_irdl_definition())
 
 
 class AtenOp(IRDLOperation):
@@ -216,6 +274,7 @@ class AtenOp(IRDLOperation):
     args = opt_prop_def(DictionaryAttr)
     # Operands per tensor argument; present only when the schema has optional or list tensors.
     segments = opt_prop_def(DenseArrayBase)
+    custom_directives = (SchemaOperands, ArgDict, FunctionTypeOf)
 
     def __init__(
         self,
@@ -229,11 +288,11 @@ class AtenOp(IRDLOperation):
             group = [] if t is None else list(t) if isinstance(t, (list, tuple)) else [t]
             flat += group
             sizes.append(len(group))
-        props: dict[str, Attribute] = {}
-        if args:
-            props["args"] = DictionaryAttr(args)
+        props: dict[str, Attribute] = {}  # in the order of the syntax, as parsing sets them
         if self._needs_segments():
             props["segments"] = DenseArrayBase.from_list(i32, sizes)
+        if args:
+            props["args"] = DictionaryAttr(args)
         super().__init__(operands=[flat], result_types=[list(result_types)], properties=props)
 
     @classmethod
@@ -307,57 +366,13 @@ class AtenOp(IRDLOperation):
     def packet(self) -> str:
         return self.SCHEMA.packet
 
-    # -- custom syntax ----------------------------------------------------------------------------
-
-    def print(self, printer: Printer) -> None:
-        for i, (arg, group) in enumerate(zip(self.SCHEMA.tensor_args, self._groups())):
-            printer.print_string(", " if i else " ")
-            if arg.tensor_kind == "list":
-                printer.print_string("[")
-                printer.print_list(group, printer.print_ssa_value)
-                printer.print_string("]")
-            elif group:
-                printer.print_ssa_value(group[0])
-            else:
-                printer.print_string("none")
-        if self.args is not None and self.args.data:
-            printer.print_string(" ")
-            printer.print_attr_dict(self.args.data)
-        if self.attributes:
-            printer.print_string(" attributes ")
-            printer.print_attr_dict(self.attributes)
-        _print_types(printer, self)
-
+    # ATEN_FORMAT, shared: an `assembly_format` per generated class would cost ~0.2 s of start-up.
     @classmethod
     def parse(cls, parser: Parser) -> AtenOp:
-        groups: list[list[object]] = []
-        for i, arg in enumerate(cls.SCHEMA.tensor_args):
-            if i:
-                parser.parse_punctuation(",")
-            if arg.tensor_kind == "list":
-                groups.append(
-                    parser.parse_comma_separated_list(
-                        parser.Delimiter.SQUARE, parser.parse_unresolved_operand
-                    )
-                )
-            elif arg.tensor_kind == "optional" and parser.parse_optional_keyword("none"):
-                groups.append([])
-            else:
-                groups.append([parser.parse_unresolved_operand()])
-        args = parser.parse_optional_attr_dict()
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        flat = [o for g in groups for o in g]
-        values, result_types = _parse_types(parser, flat)
-        it = iter(values)
-        tensors = [[next(it) for _ in g] for g in groups]
-        op = cls(
-            [t if a.tensor_kind == "list" else (t[0] if t else None) for a, t in zip(cls.SCHEMA.tensor_args, tensors)],
-            args,
-            result_types,
-        )
-        if attrs is not None:
-            op.attributes |= attrs.data
-        return op
+        return _aten_format().parse(parser, cls)
+
+    def print(self, printer: Printer) -> None:
+        _aten_format().print(printer, self)
 
 
 # Packets whose result shape is the broadcast of their tensor operands' shapes.
@@ -417,6 +432,11 @@ class ExternCallBase(IRDLOperation):
     outputs = var_result_def()
     args = prop_def(ArrayAttr)
     kwargs = opt_prop_def(DictionaryAttr)
+    assembly_format = (
+        "$overload ` ` `(` $tensors `)` custom<CallArgs>($args, $kwargs) attr-dict-with-keyword"
+        " `:` custom<FunctionTypeOf>(ref($tensors), type($tensors), type($outputs))"
+    )
+    custom_directives = (CallArgs, FunctionTypeOf)
 
     def __init__(
         self,
@@ -439,40 +459,6 @@ class ExternCallBase(IRDLOperation):
             raise VerifyException(
                 f"{self.name}: arguments mark {n} tensors but the op has {len(self.tensors)} operands"
             )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_string_literal(self.overload.data)
-        printer.print_string(" (")
-        printer.print_list(self.tensors, printer.print_ssa_value)
-        printer.print_string(") ")
-        props: dict[str, Attribute] = {"args": self.args}
-        if self.kwargs is not None:
-            props["kwargs"] = self.kwargs
-        printer.print_attr_dict(props)
-        if self.attributes:
-            printer.print_string(" attributes ")
-            printer.print_attr_dict(self.attributes)
-        _print_types(printer, self)
-
-    @classmethod
-    def parse(cls, parser: Parser):
-        overload = parser.parse_str_literal()
-        operands = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
-        pos = parser.pos
-        props = parser.parse_optional_attr_dict()
-        if "args" not in props or not isinstance(props["args"], ArrayAttr):
-            parser.raise_error(f"{cls.name} needs {{args = [...]}}", pos, parser.pos)
-        unknown = set(props) - {"args", "kwargs"}
-        if unknown:
-            parser.raise_error(f"{cls.name}: unknown property {sorted(unknown)[0]!r}", pos, parser.pos)
-        attrs = parser.parse_optional_attr_dict_with_keyword()
-        values, result_types = _parse_types(parser, operands)
-        kwargs = props.get("kwargs")
-        op = cls(overload, values, props["args"].data, kwargs.data if isinstance(kwargs, DictionaryAttr) else None, result_types)
-        if attrs is not None:
-            op.attributes |= attrs.data
-        return op
 
 
 def count_tensor_marks(a: Attribute) -> int:

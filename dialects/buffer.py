@@ -38,7 +38,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 import sympy
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, NoneType, StringAttr, SymbolRefAttr, UnitAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    NoneType,
+    StringAttr,
+    SymbolNameConstraint,
+    SymbolRefAttr,
+    UnitAttr,
+)
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, Region
 from xdsl.irdl import (
     IRDLOperation,
@@ -49,30 +57,23 @@ from xdsl.irdl import (
     region_def,
     traits_def,
 )
+from xdsl.irdl.declarative_assembly_format import (
+    AttributeVariable,
+    ParsingState,
+    PrintingState,
+    irdl_custom_directive,
+)
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from mlc.dialects.buffer_body import LoadOp, ReduceOp, StoreOp  # noqa: F401 (re-exported: buffer.LoadOp, ...)
+from mlc.dialects.buffer_checks import storage_extent, verify_body_in_bounds
 from mlc.dialects.buffer_layout import LayoutAttr, exprs_attr
-from mlc.dialects.loops import (
-    blame,
-    finish_parse,
-    index_names,
-    parse_origins,
-    print_body,
-    print_origins,
-    reduction_index_names,
-)
-from mlc.dialects.sym import (
-    ExprAttr,
-    expr_str,
-    exprs_of,
-    parse_expr,
-    parse_expr_list,
-    print_expr_list,
-)
+from mlc.dialects.loops import blame, index_names, origins_props, reduction_index_names
+from mlc.dialects.sym import ExprAttr, expr_str, exprs_of, parse_expr, symbol
+from mlc.dialects.syntax import AttrList, ExprList, ExternArgs, Origins, PropertyDirective, SymbolRef, SymbolRefs
 
 # ---------------------------------------------------------------------------------------------
 # Attributes
@@ -184,8 +185,9 @@ class GraphOp(IRDLOperation):
     """The realized program: nodes in execution order, ending with buffer.output."""
 
     name = "buffer.graph"
-    sym_name = prop_def(StringAttr)
+    sym_name = prop_def(SymbolNameConstraint())
     body = region_def("single_block")
+    assembly_format = "$sym_name $body attr-dict-with-keyword"
 
     def __init__(self, name: str, body: Region):
         super().__init__(properties={"sym_name": StringAttr(name)}, regions=[body])
@@ -210,32 +212,47 @@ class GraphOp(IRDLOperation):
                         raise blame(op, f"buffer.output: unknown buffer '{ref}'")
             else:
                 raise blame(op, f"buffer.graph may only hold buffer nodes, found {op.name}")
-        from mlc.dialects.buffer_checks import verify_accesses_in_bounds  # it reads the node classes
-        verify_accesses_in_bounds(self)
+        self._verify_accesses_in_bounds()
         if not isinstance(self.body.block.last_op, OutputOp):
             raise VerifyException("buffer.graph must end with buffer.output")
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        print_body(printer, self)
+    def _verify_accesses_in_bounds(self) -> None:
+        """Unmasked loads and stores stay inside the storage of the inputs and computed
+        buffers whose sizes are static (`buffer_checks`)."""
+        extents = {
+            n.buffer.data: e
+            for n in self.body.walk()
+            if isinstance(n, (InputOp, ComputedOp)) and (e := storage_extent(n.layout)) is not None
+        }
+        for node in self.body.walk():
+            if isinstance(node, BodyNode):
+                verify_body_in_bounds(node.body, node.index_extents(), extents)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> GraphOp:
-        op = cls(parser.parse_symbol_name().data, parser.parse_region())
-        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
-            op.attributes |= attrs.data
-        return op
+
+@irdl_custom_directive
+class Layout(PropertyDirective):
+    """A buffer's `#buffer.layout<[8, 64], [64, 1], f32>` (an error at anything else)."""
+
+    attr: AttributeVariable
+
+    def print_value(self, printer: Printer, value: Attribute) -> None:
+        printer.print_attribute(value)
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        layout = parser.parse_attribute()
+        if not isinstance(layout, LayoutAttr):
+            parser.raise_error(f"expected a #buffer.layout, got {layout}")
+        self.attr.set(state, layout)
 
 
-@irdl_op_definition
-class InputOp(BufferNode):
-    """A graph input (Inductor's InputBuffer), in argument order."""
+class NamedLayoutOp(IRDLOperation):
+    """`"arg0_1" #buffer.layout<[8, 64], [64, 1], f32>`: a buffer's name and layout, no more.
+    Shared by `buffer.input` and the wrapper's `triton.input` and `triton.alloc`."""
 
-    name = "buffer.input"
     buffer = prop_def(StringAttr)
     layout = prop_def(LayoutAttr)
-    assembly_format = "$buffer qualified($layout) attr-dict"
+    assembly_format = "$buffer custom<Layout>($layout) attr-dict"
+    custom_directives = (Layout,)
 
     def __init__(self, name: str, layout: LayoutAttr):
         super().__init__(properties={"buffer": StringAttr(name), "layout": layout})
@@ -243,11 +260,21 @@ class InputOp(BufferNode):
     def defined_names(self) -> list[str]:
         return [self.buffer.data]
 
+    def layout_of(self, name: str) -> LayoutAttr | None:
+        return self.layout
+
+
+@irdl_op_definition
+class InputOp(NamedLayoutOp, BufferNode):
+    """A graph input (Inductor's InputBuffer), in argument order."""
+
+    name = "buffer.input"
+
 
 @irdl_op_definition
 class SizeInputOp(BufferNode):
     """A graph input that is an integer, the size it names (Dynamo's SymInt input), in argument
-    order: `buffer.size_input "arg0_1" #sym.expr<s0>`. It holds no storage: kernels and the
+    order: `buffer.size_input "arg0_1" <s0>`. It holds no storage: kernels and the
     wrapper read `s0` wherever a size or an index uses it."""
 
     name = "buffer.size_input"
@@ -287,6 +314,7 @@ class BodyNode(BufferNode):
     ranges = prop_def(ArrayAttr)
     origins = opt_prop_def(ArrayAttr)
     body = region_def("single_block")
+    custom_directives = (ExprList, Origins, Layout, SymbolRef)
 
     @property
     def range_exprs(self) -> list[sympy.Expr]:
@@ -309,6 +337,11 @@ class BodyNode(BufferNode):
             reduction_index_names(len(self.reduction_range_exprs))
         )
 
+    def index_extents(self) -> dict[sympy.Symbol, sympy.Expr]:
+        """Each index variable (i0, ..., r0_0, ...) and the number of values it takes."""
+        names = index_names(len(self.ranges)) + reduction_index_names(len(self.reduction_range_exprs))
+        return {symbol(n): e for n, e in zip(names, [*self.range_exprs, *self.reduction_range_exprs])}
+
     def defined_names(self) -> list[str]:
         return [self.buffer.data]
 
@@ -322,12 +355,6 @@ class BodyNode(BufferNode):
         assert isinstance(last, StoreOp)
         return last
 
-    def _print_name_and_layout(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_string_literal(self.buffer.data)
-        printer.print_string(" ")
-        printer.print_attribute(self.layout)
-
     def _verify_body(self) -> None:
         if self.body.block.args:
             raise VerifyException(f"{self.name}: the body takes no block arguments")
@@ -336,10 +363,6 @@ class BodyNode(BufferNode):
             raise VerifyException(f"{self.name} '{self.buffer.data}': body must end with buffer.store")
         if last.buffer_name != self.buffer.data:
             raise VerifyException(f"{self.name} '{self.buffer.data}': body stores to '{last.buffer_name}'")
-
-
-def _origins_attr(origins: Sequence[str]) -> dict[str, Attribute]:
-    return {"origins": ArrayAttr([StringAttr(o) for o in sorted(set(origins))])} if origins else {}
 
 
 @irdl_op_definition
@@ -352,6 +375,10 @@ class ComputedOp(BodyNode):
 
     name = "buffer.computed"
     reduction_ranges = opt_prop_def(ArrayAttr)
+    assembly_format = (
+        "$buffer custom<Layout>($layout) `ranges` custom<ExprList>($ranges)"
+        " (`reduce` custom<ExprList>($reduction_ranges)^)? custom<Origins>($origins) $body attr-dict-with-keyword"
+    )
 
     def __init__(
         self,
@@ -362,15 +389,10 @@ class ComputedOp(BodyNode):
         reduction_ranges: Sequence[sympy.Expr | int] = (),
         origins: Sequence[str] = (),
     ):
-        props: dict[str, Attribute] = {
-            "buffer": StringAttr(name),
-            "layout": layout,
-            "ranges": exprs_attr(ranges),
-            **_origins_attr(origins),
-        }
+        props: dict[str, Attribute] = {"buffer": StringAttr(name), "layout": layout, "ranges": exprs_attr(ranges)}
         if reduction_ranges:
             props["reduction_ranges"] = exprs_attr(reduction_ranges)
-        super().__init__(properties=props, regions=[body])
+        super().__init__(properties=props | origins_props(origins), regions=[body])
 
     @property
     def reduction_range_exprs(self) -> list[sympy.Expr]:
@@ -398,34 +420,6 @@ class ComputedOp(BodyNode):
         if stores.indirect or stores.mode is not None:
             raise VerifyException(f"buffer.computed '{self.buffer.data}': stores at loaded positions are a buffer.scatter's")
 
-    def print(self, printer: Printer) -> None:
-        self._print_name_and_layout(printer)
-        printer.print_string(" ranges ")
-        print_expr_list(printer, self.range_exprs)
-        if self.reduction_ranges is not None:
-            printer.print_string(" reduce ")
-            print_expr_list(printer, self.reduction_range_exprs)
-        print_origins(printer, self.origins)
-        print_body(printer, self)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ComputedOp:
-        name = parser.parse_str_literal()
-        layout = _parse_layout(parser)
-        parser.parse_keyword("ranges")
-        ranges = parse_expr_list(parser)
-        reduction_ranges = parse_expr_list(parser) if parser.parse_optional_keyword("reduce") else []
-        origins = parse_origins(parser)
-        op = cls(name, layout, ranges, parser.parse_region(), reduction_ranges)
-        return finish_parse(parser, op, origins)
-
-
-def _parse_layout(parser: Parser) -> LayoutAttr:
-    layout = parser.parse_attribute()
-    if not isinstance(layout, LayoutAttr):
-        parser.raise_error(f"expected a #buffer.layout, got {layout}")
-    return layout
-
 
 @irdl_op_definition
 class ScatterOp(BodyNode):
@@ -445,6 +439,10 @@ class ScatterOp(BodyNode):
 
     name = "buffer.scatter"
     base = prop_def(SymbolRefAttr)
+    assembly_format = (
+        "$buffer custom<Layout>($layout) `=` custom<SymbolRef>($base) `ranges` custom<ExprList>($ranges) custom<Origins>($origins)"
+        " $body attr-dict-with-keyword"
+    )
 
     def __init__(
         self, name: str, layout: LayoutAttr, base: str, ranges: Sequence[sympy.Expr | int], body: Region,
@@ -452,7 +450,7 @@ class ScatterOp(BodyNode):
     ):
         props: dict[str, Attribute] = {
             "buffer": StringAttr(name), "layout": layout, "base": SymbolRefAttr(base), "ranges": exprs_attr(ranges),
-            **_origins_attr(origins),
+            **origins_props(origins),
         }
         super().__init__(properties=props, regions=[body])
 
@@ -469,24 +467,23 @@ class ScatterOp(BodyNode):
         if any(isinstance(op, ReduceOp) for op in self.body.walk()):
             raise VerifyException(f"buffer.scatter '{self.buffer.data}': a scatter does not reduce")
 
-    def print(self, printer: Printer) -> None:
-        self._print_name_and_layout(printer)
-        printer.print_string(f" = @{self.base_name} ranges ")
-        print_expr_list(printer, self.range_exprs)
-        print_origins(printer, self.origins)
-        print_body(printer, self)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> ScatterOp:
-        name = parser.parse_str_literal()
-        layout = _parse_layout(parser)
-        parser.parse_punctuation("=")
-        base = parser.parse_symbol_name().data
-        parser.parse_keyword("ranges")
-        ranges = parse_expr_list(parser)
-        origins = parse_origins(parser)
-        op = cls(name, layout, base, ranges, parser.parse_region())
-        return finish_parse(parser, op, origins)
+@irdl_custom_directive
+class BufferNames(PropertyDirective):
+    """`"buf2", none`: the buffer an extern call's result defines, `none` where it returns no
+    tensor."""
+
+    attr: AttributeVariable
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        printer.print_list(self.attr.get(op).data, printer.print_attribute)  # type: ignore[union-attr]
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        def name() -> Attribute:
+            return NoneType() if parser.parse_optional_keyword("none") else StringAttr(parser.parse_str_literal())
+
+        self.attr.set(state, ArrayAttr(parser.parse_comma_separated_list(parser.Delimiter.NONE, name)))
 
 
 class ExternCall(IRDLOperation):
@@ -507,6 +504,11 @@ class ExternCall(IRDLOperation):
     kwargs = opt_prop_def(DictionaryAttr)
     origins = opt_prop_def(ArrayAttr)
     fresh = opt_prop_def(UnitAttr)
+    assembly_format = (
+        "custom<BufferNames>($buffers) `=` $overload custom<ExternArgs>($args, $kwargs, $fresh, $origins)"
+        " (`:` custom<AttrList>($layouts)^)? attr-dict-with-keyword"
+    )
+    custom_directives = (BufferNames, ExternArgs, AttrList)
 
     def __init__(
         self,
@@ -518,18 +520,17 @@ class ExternCall(IRDLOperation):
         origins: Sequence[str] = (),
         fresh: bool = False,
     ):
-        props: dict[str, Attribute] = {
+        props: dict[str, Attribute] = {  # in the order of the syntax, as parsing sets them
             "buffers": ArrayAttr([NoneType() if n is None else StringAttr(n) for n in names]),
-            "layouts": ArrayAttr(list(layouts)),
             "overload": StringAttr(overload),
             "args": ArrayAttr(list(args)),
         }
         if kwargs:
             props["kwargs"] = DictionaryAttr(kwargs)
-        if origins:
-            props["origins"] = ArrayAttr([StringAttr(o) for o in sorted(set(origins))])
         if fresh:
             props["fresh"] = UnitAttr()
+        props |= origins_props(origins)
+        props["layouts"] = ArrayAttr(list(layouts))
         super().__init__(properties=props)
 
     def result_names(self) -> list[str | None]:
@@ -558,56 +559,6 @@ class ExternCall(IRDLOperation):
             if not isinstance(layout, LayoutAttr):
                 raise VerifyException(f"{self.name}: {layout} is not a #buffer.layout")
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list(self.buffers.data, printer.print_attribute)
-        printer.print_string(" = ")
-        printer.print_string_literal(self.overload.data)
-        props: dict[str, Attribute] = {"args": self.args}
-        if self.kwargs is not None:
-            props["kwargs"] = self.kwargs
-        if self.fresh is not None:
-            props["fresh"] = self.fresh
-        if self.origins is not None:
-            props["origins"] = self.origins
-        printer.print_string(" ")
-        printer.print_attr_dict(props)
-        if self.layouts.data:  # none when every result is `none` (a call run for its effect)
-            printer.print_string(" : ")
-            printer.print_list(self.layouts.data, printer.print_attribute)
-        if self.attributes:
-            printer.print_op_attributes(self.attributes, print_keyword=True)
-
-    @classmethod
-    def parse(cls, parser: Parser):  # type: ignore[no-untyped-def]
-        def name() -> str | None:
-            return None if parser.parse_optional_keyword("none") else parser.parse_str_literal()
-
-        names = [name()]
-        while parser.parse_optional_punctuation(","):
-            names.append(name())
-        parser.parse_punctuation("=")
-        overload = parser.parse_str_literal()
-        pos = parser.pos
-        props = parser.parse_optional_attr_dict()
-        if not isinstance(props.get("args"), ArrayAttr):
-            parser.raise_error(f"{cls.name} needs {{args = [...]}}", pos, parser.pos)
-        unknown = set(props) - {"args", "kwargs", "fresh", "origins"}
-        if unknown:
-            parser.raise_error(f"{cls.name}: unknown property {sorted(unknown)[0]!r}", pos, parser.pos)
-        layouts = []
-        if parser.parse_optional_punctuation(":"):
-            layouts = [parser.parse_attribute()]
-            while parser.parse_optional_punctuation(","):
-                layouts.append(parser.parse_attribute())
-        op = cls(names, layouts, overload, props["args"].data)  # type: ignore[arg-type]
-        for key in ("kwargs", "fresh", "origins"):
-            if key in props:
-                op.properties[key] = props[key]
-        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
-            op.attributes |= attrs.data
-        return op
-
 
 @irdl_op_definition
 class ExternOp(ExternCall, BufferNode):
@@ -623,7 +574,8 @@ class ViewBase(IRDLOperation):
     buffer = prop_def(StringAttr)
     source = prop_def(SymbolRefAttr)
     layout = prop_def(LayoutAttr)
-    assembly_format = "$buffer `=` $source qualified($layout) attr-dict"
+    assembly_format = "$buffer `=` custom<SymbolRef>($source) custom<Layout>($layout) attr-dict"
+    custom_directives = (Layout, SymbolRef)
 
     def __init__(self, name: str, source: str, layout: LayoutAttr):
         super().__init__(
@@ -654,6 +606,7 @@ class FusedOp(BufferNode):
     name = "buffer.fused"
     body = region_def("single_block")
     traits = traits_def(NoTerminator())
+    assembly_format = "$body attr-dict-with-keyword"
 
     def __init__(self, body: Region):
         super().__init__(regions=[body])
@@ -672,16 +625,6 @@ class FusedOp(BufferNode):
                     yield ref
             inside.update(m.defined_names())
 
-    def print(self, printer: Printer) -> None:
-        print_body(printer, self)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> FusedOp:
-        op = cls(parser.parse_region())
-        if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
-            op.attributes |= attrs.data
-        return op
-
 
 @irdl_op_definition
 class OutputOp(IRDLOperation):
@@ -690,6 +633,8 @@ class OutputOp(IRDLOperation):
     name = "buffer.output"
     outputs = prop_def(ArrayAttr)
     traits = traits_def(IsTerminator())
+    assembly_format = "custom<SymbolRefs>($outputs) attr-dict"
+    custom_directives = (SymbolRefs,)
 
     def __init__(self, names: Sequence[str]):
         super().__init__(properties={"outputs": ArrayAttr([SymbolRefAttr(n) for n in names])})
@@ -697,20 +642,6 @@ class OutputOp(IRDLOperation):
     @property
     def names(self) -> list[str]:
         return [r.root_reference.data for r in self.outputs.data]  # type: ignore[attr-defined]
-
-    def print(self, printer: Printer) -> None:
-        if self.outputs.data:
-            printer.print_string(" ")
-            printer.print_list(self.outputs.data, printer.print_attribute)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> OutputOp:
-        names: list[str] = []
-        if (first := parser.parse_optional_symbol_name()) is not None:
-            names.append(first.data)
-            while parser.parse_optional_punctuation(","):
-                names.append(parser.parse_symbol_name().data)
-        return cls(names)
 
 
 Buffer = Dialect(

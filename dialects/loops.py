@@ -29,8 +29,8 @@ memory (gather, embedding, `x[idx]`) names the position's value `ind0` and lists
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TypeVar
+from collections.abc import Sequence
+from typing import ClassVar
 
 import sympy
 from xdsl.dialects import arith
@@ -42,17 +42,17 @@ from xdsl.dialects.builtin import (
     IntegerType,
     StringAttr,
     TensorType,
-    i1,
     i64,
 )
 from xdsl.ir import Attribute, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
+    BaseAttr,
     IRDLOperation,
+    VarConstraint,
     irdl_op_definition,
     lazy_traits_def,
     operand_def,
-    opt_operand_def,
     opt_prop_def,
     prop_def,
     region_def,
@@ -61,29 +61,38 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
+from xdsl.irdl.declarative_assembly_format import (
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    TypeDirective,
+    irdl_custom_directive,
+)
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from mlc.dialects.access import (
+    ACCESS_DIRECTIVES,
+    AccessOp,
+    IndexExprOp,
+    IndirectIndexBase,
+    MaskOperand,
+    StoreModeMixin,
+    mode_props,
+)
 from mlc.dialects.aten import ExternCallBase
-from mlc.dialects.loops_reduce import ReduceBase, parse_type_list, print_type_list
+from mlc.dialects.loops_reduce import ReduceBase
 from mlc.dialects.sym import (
     ExprAttr,
     expr_str,
-    verify_in_bounds,
     exprs_of,
     indirect_names,
     is_size_symbol,
-    parse_expr,
-    parse_expr_list,
-    parse_indirect,
-    print_expr_list,
-    print_indirect,
+    verify_in_bounds,
 )
-
-OpT = TypeVar("OpT", bound=Operation)
-T = TypeVar("T")
+from mlc.dialects.syntax import Origins, parse_type_list, print_type_list
 
 # Marks an `arith.truncf` in a body as a rounding the program asked for (an explicit dtype
 # conversion, eager rounds there), unlike the truncf of a stored value, which --inline drops
@@ -110,36 +119,9 @@ def _exprs_attr(exprs: Sequence[sympy.Expr | int]) -> ArrayAttr:
     return ArrayAttr([ExprAttr(sympy.Integer(e) if isinstance(e, int) else e) for e in exprs])
 
 
-def print_origins(printer: Printer, origins: ArrayAttr | None) -> None:
-    """` origins ["add", "sum"]` when there are any (shared by loops and buffer nodes)."""
-    if origins is not None and origins.data:
-        printer.print_string(" origins [")
-        printer.print_list(origins.data, printer.print_attribute)
-        printer.print_string("]")
-
-
-def print_body(printer: Printer, op: Operation) -> None:
-    """` {body}` and ` attributes {...}`: how an op with a loops or buffer body ends."""
-    printer.print_string(" ")
-    printer.print_region(op.regions[0], print_entry_block_args=False)
-    if op.attributes:
-        printer.print_op_attributes(op.attributes, print_keyword=True)
-
-
-def finish_parse(parser: Parser, op: OpT, origins: ArrayAttr | None) -> OpT:
-    """The origins parsed before the body, and the attributes after it (see `print_body`)."""
-    if origins is not None:
-        op.properties["origins"] = origins
-    if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
-        op.attributes |= attrs.data
-    return op
-
-
-def parse_origins(parser: Parser) -> ArrayAttr | None:
-    if not parser.parse_optional_keyword("origins"):
-        return None
-    names = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_str_literal)
-    return ArrayAttr([StringAttr(n) for n in names])
+def origins_props(origins: Sequence[str]) -> dict[str, Attribute]:
+    """The `origins` property of a node made in Python: sorted, once each (none when empty)."""
+    return {"origins": ArrayAttr([StringAttr(o) for o in sorted(set(origins))])} if origins else {}
 
 
 def _verify_shape(op: Operation, ranges: Sequence[sympy.Expr], result: SSAValue) -> None:
@@ -159,12 +141,50 @@ def _verify_shape(op: Operation, ranges: Sequence[sympy.Expr], result: SSAValue)
             )
 
 
+@irdl_custom_directive
+class TensorTypes(CustomDirective):
+    """`tensor<8xf32>`, or `(tensor<8xf32>, tensor<8xi64>)`: a loops op's results, tensors."""
+
+    types: TypeDirective
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        print_type_list(printer, self.types.get(op))
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        start = parser.pos
+        types = parse_type_list(parser)
+        if bad := next((t for t in types if not isinstance(t, TensorType)), None):
+            parser.raise_error(f"a loops op's results are tensors, got {bad}", start, parser.pos)
+        self.types.set(state, types)
+
+
+@irdl_custom_directive
+class TensorOf(CustomDirective):
+    """`: tensor<8x64xf32>` after a load: the tensor read, whose element type is the result's."""
+
+    source: TypeDirective
+    result: TypeDirective
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        printer.print_attribute(self.source.get(op)[0])
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        typ = parser.parse_type()
+        if not isinstance(typ, TensorType):
+            parser.raise_error(f"loops.load reads a tensor, got {typ}")
+        self.source.set(state, (typ,))
+        self.result.set(state, (typ.element_type,))
+
+
 class LoopsBodyOp(IRDLOperation):
     """Shared parts of pointwise and reduction: ranges, origins, one body block."""
 
     ranges = prop_def(ArrayAttr)
     origins = opt_prop_def(ArrayAttr)
     body = region_def("single_block")
+    custom_directives = (Origins, TensorTypes, *ACCESS_DIRECTIVES)
 
     @property
     def range_exprs(self) -> list[sympy.Expr]:
@@ -198,6 +218,10 @@ class PointwiseOp(LoopsBodyOp):
 
     name = "loops.pointwise"
     result = result_def(TensorType)
+    assembly_format = (
+        "custom<ExprList>($ranges) custom<Origins>($origins) `->` custom<TensorTypes>(type($result))"
+        " $body attr-dict-with-keyword"
+    )
 
     def __init__(
         self,
@@ -206,9 +230,7 @@ class PointwiseOp(LoopsBodyOp):
         body: Region,
         origins: Sequence[str] = (),
     ):
-        props: dict[str, Attribute] = {"ranges": _exprs_attr(ranges)}
-        if origins:
-            props["origins"] = ArrayAttr([StringAttr(o) for o in sorted(set(origins))])
+        props: dict[str, Attribute] = {"ranges": _exprs_attr(ranges), **origins_props(origins)}
         super().__init__(result_types=[result_type], properties=props, regions=[body])
 
     def verify_(self) -> None:
@@ -220,24 +242,6 @@ class PointwiseOp(LoopsBodyOp):
             raise VerifyException(
                 f"loops.pointwise: yielded {value.type} but the result element type is {elem}"
             )
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        print_expr_list(printer, self.range_exprs)
-        print_origins(printer, self.origins)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
-        print_body(printer, self)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> PointwiseOp:
-        ranges = parse_expr_list(parser)
-        origins = parse_origins(parser)
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        body = parser.parse_region()
-        op = cls(ranges, result_type, body)  # type: ignore[arg-type]
-        return finish_parse(parser, op, origins)
 
 
 @irdl_op_definition
@@ -252,6 +256,10 @@ class ReductionOp(LoopsBodyOp):
     name = "loops.reduction"
     reduction_ranges = prop_def(ArrayAttr)
     outputs = var_result_def(TensorType)
+    assembly_format = (
+        "custom<ExprList>($ranges) `over` custom<ExprList>($reduction_ranges) custom<Origins>($origins)"
+        " `->` custom<TensorTypes>(type($outputs)) $body attr-dict-with-keyword"
+    )
 
     def __init__(
         self,
@@ -264,9 +272,8 @@ class ReductionOp(LoopsBodyOp):
         props: dict[str, Attribute] = {
             "ranges": _exprs_attr(ranges),
             "reduction_ranges": _exprs_attr(reduction_ranges),
+            **origins_props(origins),
         }
-        if origins:
-            props["origins"] = ArrayAttr([StringAttr(o) for o in sorted(set(origins))])
         super().__init__(result_types=[list(result_types)], properties=props, regions=[body])
 
     @property
@@ -297,31 +304,9 @@ class ReductionOp(LoopsBodyOp):
                 )
         _verify_epilogue(self)
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        print_expr_list(printer, self.range_exprs)
-        printer.print_string(" over ")
-        print_expr_list(printer, self.reduction_range_exprs)
-        print_origins(printer, self.origins)
-        printer.print_string(" -> ")
-        print_type_list(printer, [o.type for o in self.outputs])
-        print_body(printer, self)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ReductionOp:
-        ranges = parse_expr_list(parser)
-        parser.parse_keyword("over")
-        reduction_ranges = parse_expr_list(parser)
-        origins = parse_origins(parser)
-        parser.parse_punctuation("->")
-        types = parse_type_list(parser)
-        body = parser.parse_region()
-        op = cls(ranges, reduction_ranges, types, body)  # type: ignore[arg-type]
-        return finish_parse(parser, op, origins)
-
 
 @irdl_op_definition
-class ScatterOp(LoopsBodyOp):
+class ScatterOp(StoreModeMixin, LoopsBodyOp):
     """`base` with the body's values stored at the positions its terminator names (Inductor's
     Scatter): index_put, scatter, index_add, the backward of embedding.
 
@@ -337,9 +322,13 @@ class ScatterOp(LoopsBodyOp):
     always stored (`--realize` copies `base` into a buffer the scatter then writes)."""
 
     name = "loops.scatter"
-    base = operand_def(TensorType)
-    mode = opt_prop_def(StringAttr)
-    result = result_def(TensorType)
+    T: ClassVar = VarConstraint("T", BaseAttr(TensorType))
+    base = operand_def(T)
+    result = result_def(T)
+    assembly_format = (
+        "$base custom<ExprList>($ranges) custom<StoreMode>($mode) custom<Origins>($origins)"
+        " `->` custom<TensorTypes>(type($result)) $body attr-dict-with-keyword"
+    )
 
     def __init__(
         self,
@@ -349,16 +338,8 @@ class ScatterOp(LoopsBodyOp):
         mode: str | None = None,
         origins: Sequence[str] = (),
     ):
-        props: dict[str, Attribute] = {"ranges": _exprs_attr(ranges)}
-        if mode is not None:
-            props["mode"] = StringAttr(mode)
-        if origins:
-            props["origins"] = ArrayAttr([StringAttr(o) for o in sorted(set(origins))])
+        props: dict[str, Attribute] = {"ranges": _exprs_attr(ranges), **mode_props(mode), **origins_props(origins)}
         super().__init__(operands=[base], result_types=[base.type], properties=props, regions=[body])
-
-    @property
-    def store_mode(self) -> str | None:
-        return self.mode.data if self.mode is not None else None
 
     def store(self) -> ScatterStoreOp:
         last = self.body.block.last_op
@@ -371,79 +352,41 @@ class ScatterOp(LoopsBodyOp):
         last = self.body.block.last_op
         if not isinstance(last, ScatterStoreOp):
             raise VerifyException("loops.scatter: body must end with loops.scatter_store")
-        if self.base.type != self.result.type:
-            raise VerifyException(f"loops.scatter: the result {self.result.type} is not the base's {self.base.type}")
-        verify_store_mode(self, self.store_mode)
+        self.verify_store_mode()
         typ = self.result.type
         if len(last.indices) != len(typ.get_shape()):  # type: ignore[attr-defined]
             raise blame(last, f"loops.scatter_store: {len(last.indices)} indices for a rank-{len(typ.get_shape())} result")  # type: ignore[attr-defined]
         if last.value.type != typ.element_type:  # type: ignore[attr-defined]
             raise blame(last, f"loops.scatter_store: stores {last.value.type} into {typ}")
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.base)
-        printer.print_string(" ")
-        print_expr_list(printer, self.range_exprs)
-        if self.mode is not None:
-            printer.print_string(f" {self.mode.data}")
-        print_origins(printer, self.origins)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
-        print_body(printer, self)
 
-    @classmethod
-    def parse(cls, parser: Parser) -> ScatterOp:
-        base = parser.parse_unresolved_operand()
-        ranges = parse_expr_list(parser)
-        mode = parse_store_mode(parser)
-        origins = parse_origins(parser)
-        parser.parse_punctuation("->")
-        typ = parser.parse_type()
-        op = cls(parser.resolve_operand(base, typ), ranges, parser.parse_region(), mode)
-        return finish_parse(parser, op, origins)
+class IndicesAccessOp(AccessOp):
+    """A loops access: one logical index per dim of its tensor, `[i0, ind0]`."""
 
-
-@irdl_op_definition
-class ScatterStoreOp(IRDLOperation):
-    """Ends a loops.scatter body: where the value goes, `loops.scatter_store [ind0, i1] indirect(%k), %v : f32`."""
-
-    name = "loops.scatter_store"
-    value = operand_def()
-    indirect = var_operand_def(IndexType)
     indices = prop_def(ArrayAttr)
-    traits = lazy_traits_def(lambda: (IsTerminator(),))
-
-    def __init__(self, indices: Sequence[sympy.Expr | int], value: SSAValue, indirect: Sequence[SSAValue] = ()):
-        super().__init__(operands=[value, list(indirect)], properties={"indices": _exprs_attr(indices)})
 
     @property
     def index_exprs(self) -> list[sympy.Expr]:
         return exprs_of(self.indices.data)
+
+
+@irdl_op_definition
+class ScatterStoreOp(IndicesAccessOp):
+    """Ends a loops.scatter body: where the value goes, `loops.scatter_store [ind0, i1] indirect(%k), %v : f32`."""
+
+    name = "loops.scatter_store"
+    value = operand_def()
+    traits = lazy_traits_def(lambda: (IsTerminator(),))
+    assembly_format = "custom<ExprList>($indices) custom<Indirect>($indirect) `,` $value `:` type($value) attr-dict"
+
+    def __init__(self, indices: Sequence[sympy.Expr | int], value: SSAValue, indirect: Sequence[SSAValue] = ()):
+        super().__init__(operands=[value, list(indirect)], properties={"indices": _exprs_attr(indices)})
 
     def verify_(self) -> None:
         owner = self.parent_op()
         if not isinstance(owner, ScatterOp):
             raise VerifyException("loops.scatter_store must end a loops.scatter")
         verify_index_symbols(self, self.index_exprs, owner.index_symbols(), len(self.indirect))
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        print_expr_list(printer, self.index_exprs)
-        print_indirect(printer, self.indirect)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.value)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ScatterStoreOp:
-        indices = parse_expr_list(parser)
-        indirect = parse_indirect(parser)
-        parser.parse_punctuation(",")
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        return cls(indices, parser.resolve_operand(value, parser.parse_type()), indirect)
 
 
 def _verify_epilogue(op: ReductionOp) -> None:
@@ -455,7 +398,8 @@ def _verify_epilogue(op: ReductionOp) -> None:
         if isinstance(inner, ReduceOp):
             after_reduce = True  # its results are per-i: not varying
             continue
-        uses_r = any(s.name in reduction_vars for e in _index_exprs_of(inner) for s in e.free_symbols)
+        exprs = inner.index_exprs if isinstance(inner, (LoadOp, IndexOp)) else []
+        uses_r = any(s.name in reduction_vars for e in exprs for s in e.free_symbols)
         if not (uses_r or any(o in varying for o in inner.operands)):
             continue
         if after_reduce:
@@ -465,14 +409,6 @@ def _verify_epilogue(op: ReductionOp) -> None:
                 "with the reduction indices",
             )
         varying.update(inner.results)
-
-
-def _index_exprs_of(op: Operation) -> list[sympy.Expr]:
-    if isinstance(op, LoadOp):
-        return op.index_exprs
-    if isinstance(op, IndexOp):
-        return [op.expr.expr]
-    return []
 
 
 @irdl_op_definition
@@ -526,17 +462,19 @@ def masked_off_value(typ: Attribute) -> arith.ConstantOp:
 
 
 @irdl_op_definition
-class LoadOp(IRDLOperation):
+class LoadOp(MaskOperand, IndicesAccessOp):
     """Read one element of a tensor value at logical indices (one expression per dimension)."""
 
     name = "loops.load"
     source = operand_def(TensorType)
-    mask = opt_operand_def(i1)
-    indirect = var_operand_def(IndexType)
-    indices = prop_def(ArrayAttr)
     result = result_def()
     traits = traits_def(Pure())
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$source `` custom<ExprList>($indices) custom<Indirect>($indirect) custom<Mask>($mask)"
+        " `:` custom<TensorOf>(type($source), type($result)) attr-dict"
+    )
+    custom_directives = (TensorOf, *ACCESS_DIRECTIVES)
 
     def __init__(
         self,
@@ -550,10 +488,6 @@ class LoadOp(IRDLOperation):
             properties={"indices": _exprs_attr(indices)},
             result_types=[source.type.element_type],  # type: ignore[attr-defined]
         )
-
-    @property
-    def index_exprs(self) -> list[sympy.Expr]:
-        return exprs_of(self.indices.data)
 
     def verify_(self) -> None:
         typ = self.source.type
@@ -573,39 +507,13 @@ class LoadOp(IRDLOperation):
         if self.mask is None:  # a masked load (cat, padding) may index outside where masked off
             verify_in_bounds(self, self.index_exprs, list(typ.get_shape()), index_extents(owner))  # type: ignore[attr-defined]
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        print_expr_list(printer, self.index_exprs)
-        print_indirect(printer, self.indirect)
-        if self.mask is not None:
-            printer.print_string(" mask ")
-            printer.print_ssa_value(self.mask)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> LoadOp:
-        source = parser.parse_unresolved_operand()
-        indices = parse_expr_list(parser)
-        indirect = parse_indirect(parser)
-        mask = parser.parse_operand(i1) if parser.parse_optional_keyword("mask") else None
-        parser.parse_punctuation(":")
-        typ = parser.parse_type()
-        if not isinstance(typ, TensorType):
-            parser.raise_error(f"loops.load reads a tensor, got {typ}")
-        return cls(parser.resolve_operand(source, typ), indices, mask, indirect)
-
 
 @irdl_op_definition
-class IndexOp(IRDLOperation):
+class IndexOp(IndexExprOp):
     """An index expression as a value (Inductor's `ops.index_expr`), e.g. for arange; one
-    inlined at a loaded position names it as loads do (`loops.index ind0 : i64 indirect(%k)`)."""
+    inlined at a loaded position names it as loads do (`loops.index ind0 indirect(%k) : i64`)."""
 
     name = "loops.index"
-    expr = prop_def(ExprAttr)
-    indirect = var_operand_def(IndexType)
-    result = result_def(IntegerType)
     traits = traits_def(Pure())
 
     def __init__(self, expr: sympy.Expr | int, result_type: Attribute = i64, indirect: Sequence[SSAValue] = ()):
@@ -614,95 +522,25 @@ class IndexOp(IRDLOperation):
     def verify_(self) -> None:
         owner = enclosing_loops(self)
         allowed = owner.index_symbols() if owner is not None else _buffer_index_symbols(self)
-        verify_index_symbols(self, [self.expr.expr], allowed, len(self.indirect))
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {expr_str(self.expr.expr)}")
-        print_indirect(printer, self.indirect)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> IndexOp:
-        expr = parse_expr(parser)
-        indirect = parse_indirect(parser)
-        parser.parse_punctuation(":")
-        return cls(expr, parser.parse_type(), indirect)
+        verify_index_symbols(self, self.index_exprs, allowed, len(self.indirect))
 
 
 @irdl_op_definition
-class IndirectIndexOp(IRDLOperation):
+class IndirectIndexOp(IndirectIndexBase):
     """A loaded integer as a position in a dim of `size` (Inductor's `ops.indirect_indexing`):
     `%k = loops.indirect_index %t size 1000 : i64`. Negative values count from the end, as in
     `x[-1]`; `--convert-to-triton="check-indices=true"` asserts 0 <= %k < size on the device.
     The result is an `index` that loads and stores name as `ind<k>` (see `sym`)."""
 
     name = "loops.indirect_index"
-    value = operand_def(IntegerType)
-    size = prop_def(ExprAttr)
-    result = result_def(IndexType)
     traits = traits_def(Pure())
+    assembly_format = "$value `size` custom<Expr>($size) `:` custom<PositionType>(type($value)) attr-dict"
 
     def __init__(self, value: SSAValue, size: sympy.Expr | int):
         super().__init__(operands=[value], properties={"size": ExprAttr(size)}, result_types=[IndexType()])
 
     def verify_(self) -> None:
-        verify_indirect_size(self, self.size.expr)
-
-    def print(self, printer: Printer) -> None:
-        print_indirect_index(printer, self.value, self.size.expr)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> IndirectIndexOp:
-        value, size, _ = parse_indirect_index(parser)
-        return cls(value, size)
-
-
-def verify_indirect_size(op: Operation, size: sympy.Expr) -> None:
-    if size.is_Integer and int(size) <= 0:
-        raise VerifyException(f"{op.name}: size must be positive, got {int(size)}")
-
-
-def print_indirect_index(printer: Printer, value: SSAValue, size: sympy.Expr, extra: Callable[[], None] = lambda: None) -> None:
-    """` %t size 1000 : i64`, with what `extra` prints before the type (triton's masks)."""
-    printer.print_string(" ")
-    printer.print_ssa_value(value)
-    printer.print_string(f" size {expr_str(size)}")
-    extra()
-    printer.print_string(" : ")
-    printer.print_attribute(value.type)
-
-
-def parse_indirect_index(parser: Parser, extra: Callable[[], T] = lambda: None) -> tuple[SSAValue, sympy.Expr, T]:  # type: ignore[assignment,return-value]
-    """The syntax of `print_indirect_index`; `extra` parses what comes before the type."""
-    value = parser.parse_unresolved_operand()
-    parser.parse_keyword("size")
-    size = parse_expr(parser)
-    more = extra()
-    parser.parse_punctuation(":")
-    return parser.resolve_operand(value, parse_integer_type(parser)), size, more
-
-
-STORE_MODES = ("atomic_add",)
-
-
-def verify_store_mode(op: Operation, mode: str | None) -> None:
-    """Shared by loops.scatter, buffer.store and triton.store: a known mode (`atomic_add`)."""
-    if mode is not None and mode not in STORE_MODES:
-        raise VerifyException(f"{op.name}: unknown store mode '{mode}' (known: {', '.join(STORE_MODES)})")
-
-
-def parse_store_mode(parser: Parser) -> str | None:
-    return next((m for m in STORE_MODES if parser.parse_optional_keyword(m)), None)
-
-
-def parse_integer_type(parser: Parser) -> IntegerType:
-    """The type of a value an indirect index is made of (an error at the type otherwise)."""
-    start = parser.pos
-    typ = parser.parse_type()
-    if not isinstance(typ, IntegerType):
-        parser.raise_error(f"an indirect index is an integer, got {typ}", start, parser.pos)
-    return typ
+        self.verify_size()
 
 
 def _buffer_index_symbols(op: Operation) -> set[str]:

@@ -4,7 +4,7 @@ Part of the `loops` dialect (`loops.reduce` itself, which must sit directly in a
 `loops.reduction`, is defined in `mlc.dialects.loops`; `buffer.reduce` in
 `mlc.dialects.buffer_body`). Holds the reduction kinds (`REDUCTION_TYPES`), the check of a
 kind's results (`verify_reduce`: argmax/argmin give i64, any gives i1, welford three results)
-and the `t` or `(t0, t1, ...)` syntax of result types, which `loops.reduction` prints too.
+and its syntax.
 """
 
 from __future__ import annotations
@@ -14,31 +14,11 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import StringAttr, i1, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation, operand_def, prop_def, var_result_def
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from mlc.dialects.syntax import ReductionKind, TypeList
+
 REDUCTION_TYPES = ("sum", "prod", "max", "min", "argmax", "argmin", "any", "welford")
-
-
-def parse_type_list(parser: Parser) -> list[Attribute]:
-    """`t` or `(t0, t1, ...)`."""
-    if parser.parse_optional_punctuation("("):
-        types = [parser.parse_type()]
-        while parser.parse_optional_punctuation(","):
-            types.append(parser.parse_type())
-        parser.parse_punctuation(")")
-        return types
-    return [parser.parse_type()]
-
-
-def print_type_list(printer: Printer, types: Sequence[Attribute]) -> None:
-    if len(types) == 1:
-        printer.print_attribute(types[0])
-    else:
-        printer.print_string("(")
-        printer.print_list(types, printer.print_attribute)
-        printer.print_string(")")
 
 
 class ReduceBase(IRDLOperation):
@@ -51,6 +31,10 @@ class ReduceBase(IRDLOperation):
     reduction_type = prop_def(StringAttr)
     value = operand_def()
     outputs = var_result_def()
+    assembly_format = (
+        "custom<ReductionKind>($reduction_type) $value `:` type($value) `->` custom<TypeList>(type($outputs)) attr-dict"
+    )
+    custom_directives = (ReductionKind, TypeList)
 
     def __init__(self, kind: str, value: SSAValue, result_types: Sequence[Attribute]):
         super().__init__(
@@ -65,23 +49,6 @@ class ReduceBase(IRDLOperation):
 
     def verify_(self) -> None:
         verify_reduce(self)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.kind} ")
-        printer.print_ssa_value(self.value)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-        printer.print_string(" -> ")
-        print_type_list(printer, [r.type for r in self.results])
-
-    @classmethod
-    def parse(cls, parser: Parser):  # type: ignore[no-untyped-def]
-        kind = parser.parse_identifier("reduction type")
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(":")
-        value_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        return cls(kind, parser.resolve_operand(value, value_type), parse_type_list(parser))
 
 
 def verify_reduce(op: ReduceBase) -> None:

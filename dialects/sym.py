@@ -38,7 +38,7 @@ from functools import lru_cache
 import sympy
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
-from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IndexType, StringAttr, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, StringAttr, TensorType
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -431,22 +431,6 @@ def indirect_names(count: int) -> set[str]:
     return {f"ind{k}" for k in range(count)}
 
 
-def print_indirect(printer: Printer, values: Sequence[SSAValue]) -> None:
-    """` indirect(%a, %b)` after an access's brackets, when it has indirect indices."""
-    if values:
-        printer.print_string(" indirect(")
-        printer.print_list(values, printer.print_ssa_value)
-        printer.print_string(")")
-
-
-def parse_indirect(parser: AttrParser) -> list[SSAValue]:
-    if not parser.parse_optional_keyword("indirect"):  # type: ignore[attr-defined]
-        return []
-    return parser.parse_comma_separated_list(  # type: ignore[attr-defined]
-        parser.Delimiter.PAREN, lambda: parser.parse_operand(IndexType())  # type: ignore[attr-defined]
-    )
-
-
 def _indirect_number(s: sympy.Symbol) -> int | None:
     return int(s.name[3:]) if s.name.startswith("ind") and s.name[3:].isdigit() else None
 
@@ -465,20 +449,6 @@ def compact_indirect(exprs: Sequence[sympy.Expr], operands: Sequence[SSAValue]) 
                 kept.append(value)
             renames[s] = indirect_symbol(kept.index(value))
     return [e.xreplace(renames) for e in exprs], kept
-
-
-def print_access(printer: Printer, index: sympy.Expr, indirect: Sequence[SSAValue]) -> None:
-    """`[index] indirect(%a, ...)` (see `parse_access`)."""
-    printer.print_string(f"[{expr_str(index)}]")
-    print_indirect(printer, indirect)
-
-
-def parse_access(parser: AttrParser) -> tuple[sympy.Expr, list[SSAValue]]:
-    """`[index] indirect(%a, ...)?` after a load's or store's buffer or pointer."""
-    parser.parse_punctuation("[")  # type: ignore[attr-defined]
-    index = parse_expr(parser)
-    parser.parse_punctuation("]")  # type: ignore[attr-defined]
-    return index, parse_indirect(parser)
 
 
 def rename_indirect(expr: sympy.Expr, offset: int) -> sympy.Expr:

@@ -4,6 +4,8 @@ int -> `3 : i64`, float -> `0.5 : f64`, bool -> `true`, complex -> `#complex.num
 complex<f64>`, list of ints -> `array<i64: 1, 2>`,
 other lists -> `[...]`, str -> `"mean"`, None -> `#aten.none` (only inside lists and aten.call),
 dtype -> its builtin type (`f16`, `i1` for bool), a symbolic size -> `#sym.expr<2*s0>`.
+The two attributes of the `aten` dialect that stand for argument values live here too
+(`#aten.none`, and `#aten.tensor` marking a tensor operand's place).
 """
 
 from __future__ import annotations
@@ -31,15 +33,28 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.complex import ComplexNumberAttr
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, ParametrizedAttribute
+from xdsl.irdl import irdl_attr_definition
 
 from mlc.dialects.sym import ExprAttr
 
 
+@irdl_attr_definition
+class TensorArgAttr(ParametrizedAttribute):
+    """`#aten.tensor`: in an extern call's arguments, the place of the next tensor operand."""
+
+    name = "aten.tensor"
+
+
+@irdl_attr_definition
+class NoneArgAttr(ParametrizedAttribute):
+    """`#aten.none`: a Python None argument."""
+
+    name = "aten.none"
+
+
 def py_to_attr(value: Any) -> Attribute:
     """A Python argument value as an attribute (dtypes must already be builtin types)."""
-    from mlc.dialects.aten import NoneArgAttr
-
     if isinstance(value, Attribute):
         return value
     if value is None:
@@ -65,8 +80,6 @@ def py_to_attr(value: Any) -> Attribute:
 
 def attr_to_py(attr: Attribute) -> Any:
     """The inverse of py_to_attr; types stay attributes, symbol references stay references."""
-    from mlc.dialects.aten import NoneArgAttr
-
     if isinstance(attr, NoneArgAttr):
         return None
     if isinstance(attr, IntegerAttr):

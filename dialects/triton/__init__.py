@@ -78,14 +78,14 @@ kernel's numels; the wrapper ends with `triton.return`.
 Modules (each imports only those above it; import the dialect from this package):
 
     core.py        constants (kernel kinds, implicit indices, masks, reduce kinds), PtrType,
-                   ConfigAttr, shared print/parse helpers
-    kernel.py      KernelOp, KernelBodyOp, IndexOp, RLoopOp, YieldOp
-    body.py        LoadOp, StoreOp, ExprOp, IndirectIndexOp; mask helpers
+                   ConfigAttr, shared syntax (numels, `custom<Masks>`)
+    kernel.py      KernelOp, the bases of body ops (KernelBodyOp, MaskedBodyOp, PointerAccessOp),
+                   IndexOp, RLoopOp, YieldOp; the kernel's check of its accesses' static bounds
+    body.py        LoadOp, StoreOp, ExprOp, IndirectIndexOp (accesses: `mlc.dialects.access`)
     reductions.py  reduction_identity, ReduceOp, AccumulateOp
-    bounds.py      static bounds of loads and stores: the kernel's verifier (importing it when it
-                   runs) and the wrapper's check each access against its pointer's storage
     wrapper.py     WrapperOp and its body ops (InputOp, SizeInputOp, AllocOp, LaunchOp, ExternOp,
-                   ViewOp, ReuseOp, FreeOp, ReturnOp)
+                   ViewOp, ReuseOp, FreeOp, ReturnOp); each launch's buffers against the kernels'
+                   accesses
 """
 
 from __future__ import annotations
@@ -126,9 +126,9 @@ from mlc.dialects.triton.wrapper import (
 )
 
 __all__ = [
-    "ACCUMULATORS", "BLOCK_NAMES", "EVICTION_POLICIES", "IMPLICIT_INDICES", "KERNEL_KINDS", "MASK_NAMES",
+    "ACCUMULATORS", "BLOCK_NAMES", "EVICTION_POLICIES", "IMPLICIT_INDICES", "INDEX_BITS", "KERNEL_KINDS", "MASK_NAMES",
     "REDUCE_KINDS", "RESERVED", "TILED_INDICES", "TILED_MASKS",
-    "ExprAttr",  # re-exported from mlc.dialects.sym (passes/triton_reduction.py uses triton.ExprAttr)
+    "ExprAttr",  # re-exported from mlc.dialects.sym (passes/to_triton/reduction.py uses triton.ExprAttr)
     "PtrType", "ConfigAttr", "KernelOp", "KernelBodyOp", "IndexOp", "LoadOp", "StoreOp", "ExprOp", "IndirectIndexOp",
     "r0_blocks_up_to", "reduction_identity", "ReduceOp", "AccumulateOp", "RLoopOp", "YieldOp",
     "WrapperBodyOp", "GRAPH_INPUTS", "InputOp", "SizeInputOp", "AllocOp", "LaunchOp", "ExternOp", "ViewOp", "ReuseOp", "FreeOp",

@@ -1,5 +1,5 @@
-"""Per-lane kernel body ops: `triton.load`, `triton.store`, `triton.expr`, and the mask helpers
-they share with the reductions."""
+"""Per-lane kernel body ops: `triton.load`, `triton.store` (accesses through a kernel pointer),
+`triton.expr` (an index as a tile) and `triton.indirect_index` (a loaded position)."""
 
 from __future__ import annotations
 
@@ -8,109 +8,151 @@ from collections.abc import Sequence
 
 import sympy
 from xdsl.dialects.builtin import (
-    ArrayAttr,
+    AnyFloat,
     FloatAttr,
+    FloatData,
     IndexType,
-    UnitAttr,
+    IntAttr,
     IntegerAttr,
     IntegerType,
     StringAttr,
-    AnyFloat,
-    i1,
+    UnitAttr,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
+    IRDLOperation,
     irdl_op_definition,
     operand_def,
-    opt_operand_def,
     opt_prop_def,
-    prop_def,
     result_def,
     traits_def,
-    var_operand_def,
+)
+from xdsl.irdl.declarative_assembly_format import (
+    AttributeVariable,
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    TypeDirective,
+    irdl_custom_directive,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from mlc.dialects.loops import parse_indirect_index, parse_store_mode, print_indirect_index, verify_indirect_size, verify_store_mode
-from mlc.dialects.sym import ExprAttr, expr_str, parse_access, parse_expr, parse_indirect, print_access, print_indirect
-from mlc.dialects.triton.core import EVICTION_POLICIES, PtrType
-from mlc.dialects.triton.kernel import KernelBodyOp, KernelOp
+from mlc.dialects.access import IndexExprOp, IndirectIndexBase, StoreModeMixin, mode_props
+from mlc.dialects.sym import ExprAttr
+from mlc.dialects.syntax import PropertyDirective
+from mlc.dialects.triton.core import EVICTION_POLICIES, PtrType, mask_names_props
+from mlc.dialects.triton.kernel import KernelBodyOp, MaskedBodyOp, PointerAccessOp
 
-def _print_mask(printer: Printer, names: ArrayAttr | None, value: SSAValue | None) -> None:
-    parts = [n.data for n in names.data] if names is not None else []  # type: ignore[attr-defined]
-    if not parts and value is None:
-        return
-    printer.print_string(" mask " + ", ".join(parts))
-    if value is not None:
-        printer.print_string(", " if parts else "")
-        printer.print_ssa_value(value)
+# ---------------------------------------------------------------------------------------------
+# Syntax of loads: `other 0.0`, the eviction policy, and the pointee type
 
 
-def _parse_mask(parser: Parser) -> tuple[list[str], SSAValue | None]:
-    """`mask xmask`, `mask %m`, `mask xmask, %m`: all must hold (Python `xmask & tmp3`)."""
-    names: list[str] = []
-    value: SSAValue | None = None
-    if not parser.parse_optional_keyword("mask"):
-        return names, value
-    while True:
-        if (operand := parser.parse_optional_unresolved_operand()) is not None:
-            value = parser.resolve_operand(operand, i1)
-            break  # the SSA mask comes last
-        names.append(parser.parse_identifier("mask name"))
-        if not parser.parse_optional_punctuation(","):
-            break
-    return names, value
+@irdl_custom_directive
+class Other(PropertyDirective):
+    """` other 0.0` (also `inf`, `-inf`, `nan`): what masked-off lanes of a load read. Parsed
+    before the type that gives it its type: `LoadType` makes it a constant of that type."""
+
+    attr: AttributeVariable
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        if (value := self.attr.get(op)) is None:
+            return
+        state.print_whitespace(printer)
+        printer.print_string("other ")
+        if isinstance(value, IntegerAttr):
+            printer.print_string(str(value.value.data))
+        elif not isinstance(value, FloatAttr):
+            printer.print_attribute(value)
+        elif math.isfinite(number := value.value.data):
+            printer.print_float(number, value.type)  # type: ignore[arg-type]
+        else:  # Python's spellings, not MLIR's hex bit patterns
+            printer.print_string("nan" if math.isnan(number) else ("-inf" if number < 0 else "inf"))
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        if parser.parse_optional_keyword("other"):
+            negative = parser.parse_optional_punctuation("-") is not None
+            if parser.parse_optional_keyword("inf"):
+                value: int | float = math.inf
+            elif not negative and parser.parse_optional_keyword("nan"):
+                value = math.nan
+            else:
+                value = parser.parse_number()
+            value = -value if negative else value
+            self.attr.set(state, IntAttr(value) if isinstance(value, int) else FloatData(value))
+
+    def is_optional_like(self) -> bool:
+        return True
 
 
-def _verify_mask(op: KernelBodyOp, kernel: KernelOp, names: ArrayAttr | None) -> None:
-    valid = op.valid_masks(kernel)
-    where = " outside its triton.rloop" if kernel.kernel_kind == "reduction" and valid == ("xmask",) else ""
-    for n in names.data if names is not None else []:
-        if n.data not in valid:  # type: ignore[attr-defined]
-            raise VerifyException(
-                f"{op.name}: unknown mask '{n.data}' in a {kernel.kernel_kind} kernel{where} "  # type: ignore[attr-defined]
-                f"(known: {', '.join(valid)})"
-            )
+@irdl_custom_directive
+class Eviction(PropertyDirective):
+    """` evict_last`: the load's cache eviction policy."""
+
+    attr: AttributeVariable
+
+    def text(self, value: Attribute) -> str:
+        return value.data  # type: ignore[attr-defined]
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        if (policy := next((p for p in EVICTION_POLICIES if parser.parse_optional_keyword(p)), None)) is not None:
+            self.attr.set(state, StringAttr(policy))
+
+    def is_optional_like(self) -> bool:
+        return True
 
 
-def _verify_pointer(op: Operation, ptr: SSAValue, elem: Attribute, what: str) -> None:
-    if not isinstance(ptr.type, PtrType):
-        raise VerifyException(f"{op.name}: expected a !triton.ptr, got {ptr.type}")
-    if ptr.type.pointee != elem:
-        raise VerifyException(f"{op.name}: {what} {elem} does not match the pointer's {ptr.type.pointee}")
+@irdl_custom_directive
+class Pointee(CustomDirective):
+    """`: f32` after a store: the stored type, whose pointer the `ptr` operand is."""
+
+    ptr: TypeDirective
+    elem: TypeDirective
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        printer.print_attribute(self.elem.get(op)[0])
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        self._parse_elem(parser, state)
+
+    def _parse_elem(self, parser: Parser, state: ParsingState) -> Attribute:
+        elem = parser.parse_type()
+        self.elem.set(state, (elem,))
+        self.ptr.set(state, (PtrType(elem),))
+        return elem
 
 
-def _mask_names_attr(names: Sequence[str]) -> dict[str, Attribute]:
-    return {"mask_names": ArrayAttr([StringAttr(n) for n in names])} if names else {}
+@irdl_custom_directive
+class LoadType(Pointee):
+    """`: f32` after a load: the loaded type, of the pointer and of `other`."""
+
+    ptr: TypeDirective
+    elem: TypeDirective
+    other: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        elem = self._parse_elem(parser, state)
+        raw = state.properties.get(self.other.name)
+        if isinstance(raw, (IntAttr, FloatData)):
+            value = raw.data
+            if isinstance(elem, AnyFloat):
+                state.properties[self.other.name] = FloatAttr(float(value), elem)
+            elif isinstance(elem, IntegerType) and isinstance(value, int):
+                state.properties[self.other.name] = IntegerAttr(value, elem)
+            else:
+                parser.raise_error(f"'other' {value} is not a {elem} constant")
 
 
-def _parse_other(parser: Parser) -> int | float:
-    """A number, or `inf`, `-inf`, `nan`."""
-    negative = parser.parse_optional_punctuation("-") is not None
-    if parser.parse_optional_keyword("inf"):
-        return -math.inf if negative else math.inf
-    if not negative and parser.parse_optional_keyword("nan"):
-        return math.nan
-    value = parser.parse_number()
-    return -value if negative else value
-
-
-class MaskedBodyOp(KernelBodyOp):
-    """A body op with named masks (`mask xmask, r0_mask`): loads, stores, indirect indices."""
-
-    mask_names = opt_prop_def(ArrayAttr)
-
-    @property
-    def masks(self) -> list[str]:
-        return [n.data for n in self.mask_names.data] if self.mask_names is not None else []  # type: ignore[attr-defined]
+# ---------------------------------------------------------------------------------------------
+# Ops
 
 
 @irdl_op_definition
-class LoadOp(MaskedBodyOp):
+class LoadOp(PointerAccessOp):
     """`%v = triton.load %in_ptr0[x0 + 64*x1] mask xmask, %m other 0.0 evict_last : f32`.
 
     `tl.load(in_ptr0 + (x0 + 64*x1), xmask & tmp3, other=0.0, eviction_policy='evict_last')`:
@@ -119,14 +161,17 @@ class LoadOp(MaskedBodyOp):
 
     name = "triton.load"
     ptr = operand_def(PtrType)
-    mask = opt_operand_def(i1)
-    indirect = var_operand_def(IndexType)
-    index = prop_def(ExprAttr)
     other = opt_prop_def(Attribute)
     eviction_policy = opt_prop_def(StringAttr)
     result = result_def()
     traits = traits_def(Pure())
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$ptr `` custom<Index>($index) custom<Indirect>($indirect) custom<Masks>($mask_names, $mask)"
+        " custom<Other>($other) custom<Eviction>($eviction_policy)"
+        " `:` custom<LoadType>(type($ptr), type($result), ref($other)) attr-dict"
+    )
+    custom_directives = (Other, Eviction, LoadType, *MaskedBodyOp.custom_directives)
 
     def __init__(
         self,
@@ -138,7 +183,7 @@ class LoadOp(MaskedBodyOp):
         eviction_policy: str | None = None,
         indirect: Sequence[SSAValue] = (),
     ):
-        props: dict[str, Attribute] = {"index": ExprAttr(index), **_mask_names_attr(mask_names)}
+        props: dict[str, Attribute] = {"index": ExprAttr(index), **mask_names_props(mask_names)}
         if other is not None:
             props["other"] = other
         if eviction_policy is not None:
@@ -149,8 +194,8 @@ class LoadOp(MaskedBodyOp):
 
     def verify_(self) -> None:
         kernel = self._verify_symbols([self.index.expr])
-        _verify_pointer(self, self.ptr, self.result.type, "result type")
-        _verify_mask(self, kernel, self.mask_names)
+        self.verify_pointer(self.result.type, "result type")
+        self.verify_masks(kernel)
         if self.other is not None:
             if not self.masks and self.mask is None:
                 raise VerifyException("triton.load: 'other' needs a mask")
@@ -159,53 +204,9 @@ class LoadOp(MaskedBodyOp):
         if self.eviction_policy is not None and self.eviction_policy.data not in EVICTION_POLICIES:
             raise VerifyException(f"triton.load: unknown eviction policy '{self.eviction_policy.data}'")
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.ptr)
-        print_access(printer, self.index.expr, self.indirect)
-        _print_mask(printer, self.mask_names, self.mask)
-        if isinstance(self.other, IntegerAttr):
-            printer.print_string(f" other {self.other.value.data}")
-        elif isinstance(self.other, FloatAttr):
-            value = self.other.value.data
-            printer.print_string(" other ")
-            if math.isfinite(value):
-                printer.print_float(value, self.other.type)  # type: ignore[arg-type]
-            else:  # the Python spellings, not MLIR's hex bit patterns
-                printer.print_string("nan" if math.isnan(value) else ("-inf" if value < 0 else "inf"))
-        elif self.other is not None:
-            printer.print_string(" other ")
-            printer.print_attribute(self.other)
-        if self.eviction_policy is not None:
-            printer.print_string(f" {self.eviction_policy.data}")
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> LoadOp:
-        ptr = parser.parse_unresolved_operand()
-        index, indirect = parse_access(parser)
-        names, mask = _parse_mask(parser)
-        other: int | float | None = None
-        if parser.parse_optional_keyword("other"):
-            other = _parse_other(parser)
-        policy = next((p for p in EVICTION_POLICIES if parser.parse_optional_keyword(p)), None)
-        parser.parse_punctuation(":")
-        elem = parser.parse_type()
-        other_attr: Attribute | None = None
-        if other is not None:
-            if isinstance(elem, AnyFloat):
-                other_attr = FloatAttr(float(other), elem)
-            elif isinstance(elem, IntegerType) and isinstance(other, int):
-                other_attr = IntegerAttr(other, elem)
-            else:
-                parser.raise_error(f"'other' {other} is not a {elem} constant")
-        ptr_value = parser.resolve_operand(ptr, PtrType(elem))
-        return cls(ptr_value, index, names, mask, other_attr, policy, indirect)
-
 
 @irdl_op_definition
-class StoreOp(MaskedBodyOp):
+class StoreOp(StoreModeMixin, PointerAccessOp):
     """`triton.store %out_ptr0[x0 + 64*x1], %v mask xmask : f32` (`tl.store(out_ptr0 + (...), tmp5, xmask)`);
     `triton.store %out_ptr0[x0 + 768*ind0] indirect(%k), %v atomic_add mask xmask : f32` is
     `tl.atomic_add(out_ptr0 + (x0 + 768*tmp4), tmp5, xmask, sem='relaxed')`."""
@@ -213,11 +214,12 @@ class StoreOp(MaskedBodyOp):
     name = "triton.store"
     ptr = operand_def(PtrType)
     value = operand_def()
-    mask = opt_operand_def(i1)
-    indirect = var_operand_def(IndexType)
-    index = prop_def(ExprAttr)
-    mode = opt_prop_def(StringAttr)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$ptr `` custom<Index>($index) custom<Indirect>($indirect) `,` $value custom<StoreMode>($mode)"
+        " custom<Masks>($mask_names, $mask) `:` custom<Pointee>(type($ptr), type($value)) attr-dict"
+    )
+    custom_directives = (Pointee, *MaskedBodyOp.custom_directives)
 
     def __init__(
         self,
@@ -229,117 +231,55 @@ class StoreOp(MaskedBodyOp):
         indirect: Sequence[SSAValue] = (),
         mode: str | None = None,
     ):
-        props: dict[str, Attribute] = {"index": ExprAttr(index), **_mask_names_attr(mask_names)}
-        if mode is not None:
-            props["mode"] = StringAttr(mode)
+        props: dict[str, Attribute] = {"index": ExprAttr(index), **mode_props(mode), **mask_names_props(mask_names)}
         super().__init__(
             operands=[ptr, value, [mask] if mask is not None else [], list(indirect)], properties=props
         )
 
-    @property
-    def store_mode(self) -> str | None:
-        return self.mode.data if self.mode is not None else None
-
     def verify_(self) -> None:
         kernel = self._verify_symbols([self.index.expr])
-        _verify_pointer(self, self.ptr, self.value.type, "stored type")
-        _verify_mask(self, kernel, self.mask_names)
-        verify_store_mode(self, self.store_mode)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.ptr)
-        print_access(printer, self.index.expr, self.indirect)
-        printer.print_string(", ")
-        printer.print_ssa_value(self.value)
-        if self.mode is not None:
-            printer.print_string(f" {self.mode.data}")
-        _print_mask(printer, self.mask_names, self.mask)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> StoreOp:
-        ptr = parser.parse_unresolved_operand()
-        index, indirect = parse_access(parser)
-        parser.parse_punctuation(",")
-        value = parser.parse_unresolved_operand()
-        mode = parse_store_mode(parser)
-        names, mask = _parse_mask(parser)
-        parser.parse_punctuation(":")
-        elem = parser.parse_type()
-        return cls(
-            parser.resolve_operand(ptr, PtrType(elem)), index, parser.resolve_operand(value, elem), names, mask,
-            indirect, mode,
-        )
+        self.verify_pointer(self.value.type, "stored type")
+        self.verify_masks(kernel)
+        self.verify_store_mode()
 
 
 @irdl_op_definition
-class IndirectIndexOp(MaskedBodyOp):
+class IndirectIndexOp(IndirectIndexBase, MaskedBodyOp):
     """`%k = triton.indirect_index %t size 1000 mask xmask check : i64`: a loaded position, with
     negative values counted from the end (`tmp4 = tl.where(tmp3 < 0, tmp3 + 1000, tmp3)`); with
     `check`, `tl.device_assert(((0 <= tmp4) & (tmp4 < 1000)) | ~xmask, ...)` where the masks
     hold (a kernel compiled in Triton's debug mode; a no-op otherwise)."""
 
     name = "triton.indirect_index"
-    value = operand_def(IntegerType)
-    size = prop_def(ExprAttr)
     check = opt_prop_def(UnitAttr)
-    result = result_def(IndexType)
     traits = traits_def(Pure())
+    assembly_format = (
+        "$value `size` custom<Expr>($size) custom<MaskNames>($mask_names) (`check` $check^)?"
+        " `:` custom<PositionType>(type($value)) attr-dict"
+    )
+    custom_directives = MaskedBodyOp.custom_directives
 
     def __init__(self, value: SSAValue, size: sympy.Expr | int, mask_names: Sequence[str] = (), check: bool = False):
-        props: dict[str, Attribute] = {"size": ExprAttr(size), **_mask_names_attr(mask_names)}
+        props: dict[str, Attribute] = {"size": ExprAttr(size), **mask_names_props(mask_names)}
         if check:
             props["check"] = UnitAttr()
         super().__init__(operands=[value], properties=props, result_types=[IndexType()])
 
     def verify_(self) -> None:
         kernel = self._verify_symbols([self.size.expr])
-        _verify_mask(self, kernel, self.mask_names)
-        verify_indirect_size(self, self.size.expr)
-
-    def print(self, printer: Printer) -> None:
-        def masks_and_check() -> None:
-            _print_mask(printer, self.mask_names, None)
-            printer.print_string(" check" if self.check is not None else "")
-
-        print_indirect_index(printer, self.value, self.size.expr, masks_and_check)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> IndirectIndexOp:
-        def masks_and_check() -> tuple[list[str], bool]:
-            return _parse_mask(parser)[0], parser.parse_optional_keyword("check") is not None
-
-        value, size, (names, check) = parse_indirect_index(parser, masks_and_check)
-        return cls(value, size, names, check)
+        self.verify_masks(kernel)
+        self.verify_size()
 
 
 @irdl_op_definition
-class ExprOp(KernelBodyOp):
+class ExprOp(IndexExprOp, KernelBodyOp):
     """An index as a tile value: `%i = triton.expr x0 + 64*x1 : i64` (Inductor's `index_expr`)."""
 
     name = "triton.expr"
-    expr = prop_def(ExprAttr)
-    indirect = var_operand_def(IndexType)
-    result = result_def(IntegerType)
     traits = traits_def(Pure())
 
     def __init__(self, expr: sympy.Expr | int, result_type: Attribute, indirect: Sequence[SSAValue] = ()):
         super().__init__(operands=[list(indirect)], properties={"expr": ExprAttr(expr)}, result_types=[result_type])
 
     def verify_(self) -> None:
-        self._verify_symbols([self.expr.expr])
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {expr_str(self.expr.expr)}")
-        print_indirect(printer, self.indirect)
-        printer.print_string(" : ")
-        printer.print_attribute(self.result.type)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ExprOp:
-        expr = parse_expr(parser)
-        indirect = parse_indirect(parser)
-        parser.parse_punctuation(":")
-        return cls(expr, parser.parse_type(), indirect)
+        self._verify_symbols(self.index_exprs)

@@ -1,4 +1,6 @@
-"""Constants, types and attributes of the `triton` dialect, and the print/parse helpers its ops share."""
+"""Constants, types and attributes of the `triton` dialect, and the syntax its ops share: the
+numels of a kernel or launch (`ynumel 8 xnumel 64 r0_numel 9`) and masks (`mask xmask, %m`,
+`custom<Masks>` in an op's assembly format)."""
 
 from __future__ import annotations
 
@@ -10,11 +12,20 @@ from xdsl.dialects.builtin import (
     DictionaryAttr,
     IntAttr,
     IntegerType,
+    StringAttr,
     SymbolRefAttr,
     AnyFloat,
 )
-from xdsl.ir import Attribute, Operation, ParametrizedAttribute, TypeAttribute
-from xdsl.irdl import irdl_attr_definition
+from xdsl.ir import Attribute, Operation, ParametrizedAttribute, SSAValue, TypeAttribute
+from xdsl.irdl import IRDLOperation, irdl_attr_definition
+from xdsl.irdl.declarative_assembly_format import (
+    AttributeVariable,
+    CustomDirective,
+    OptionalOperandVariable,
+    ParsingState,
+    PrintingState,
+    irdl_custom_directive,
+)
 from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -47,20 +58,6 @@ def _blame(op: Operation, message: str) -> VerifyException:
     return error
 
 
-def _print_names(printer: Printer, names: Sequence[str]) -> None:
-    printer.print_string(", ".join(f"@{n}" for n in names))
-
-
-def _parse_ref_list(parser: Parser) -> list[str]:
-    """`@a, @b, ...` (possibly empty)."""
-    names: list[str] = []
-    if (first := parser.parse_optional_symbol_name()) is not None:
-        names.append(first.data)
-        while parser.parse_optional_punctuation(","):
-            names.append(parser.parse_symbol_name().data)
-    return names
-
-
 def _refs(names: Sequence[str]) -> ArrayAttr:
     return ArrayAttr([SymbolRefAttr(n) for n in names])
 
@@ -88,12 +85,66 @@ def _parse_numels(parser: Parser) -> tuple[ExprAttr, ExprAttr | None, ExprAttr |
     return xnumel, r0_numel, ynumel
 
 
-def _print_types(printer: Printer, types: Sequence[Attribute]) -> None:
-    printer.print_list(types, printer.print_attribute)
+def mask_names_props(names: Sequence[str]) -> dict[str, Attribute]:
+    """The `mask_names` property of a body op made in Python (none without masks)."""
+    return {"mask_names": ArrayAttr([StringAttr(n) for n in names])} if names else {}
 
 
-def _parse_types(parser: Parser) -> list[Attribute]:
-    return parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+def _parse_mask_names(
+    parser: Parser, state: ParsingState, names: AttributeVariable, value: OptionalOperandVariable | None
+) -> None:
+    """`mask xmask, r0_mask` and, where `value` is given, an SSA mask last: `mask xmask, %m`."""
+    found: list[str] = []
+    operand = None
+    if parser.parse_optional_keyword("mask"):
+        while True:
+            if value is not None and (operand := parser.parse_optional_unresolved_operand()) is not None:
+                break  # the SSA mask comes last
+            found.append(parser.parse_identifier(" (mask name)"))
+            if not parser.parse_optional_punctuation(","):
+                break
+    if found:
+        names.set(state, ArrayAttr([StringAttr(n) for n in found]))
+    if value is not None:
+        value.set(state, operand)
+
+
+def _print_masks(printer: Printer, state: PrintingState, names: Attribute | None, value: SSAValue | None) -> None:
+    parts = [n.data for n in names.data] if isinstance(names, ArrayAttr) else []  # type: ignore[attr-defined]
+    if not parts and value is None:
+        return
+    state.print_whitespace(printer)
+    printer.print_string("mask " + ", ".join(parts))
+    if value is not None:
+        printer.print_string(", " if parts else "")
+        printer.print_ssa_value(value)
+
+
+@irdl_custom_directive
+class Masks(CustomDirective):
+    """` mask xmask, r0_mask, %m`: named masks and an i1 value; all must hold (`xmask & tmp3`)."""
+
+    names: AttributeVariable
+    value: OptionalOperandVariable
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        _print_masks(printer, state, self.names.get(op), self.value.get(op))
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        _parse_mask_names(parser, state, self.names, self.value)
+
+
+@irdl_custom_directive
+class MaskNames(CustomDirective):
+    """` mask r0_mask, xmask`: named masks only (reductions, indirect indices)."""
+
+    names: AttributeVariable
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        _print_masks(printer, state, self.names.get(op), None)
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        _parse_mask_names(parser, state, self.names, None)
 
 
 # ---------------------------------------------------------------------------------------------

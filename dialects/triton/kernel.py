@@ -1,14 +1,28 @@
-"""`triton.kernel` and the base of its body ops, with the ops that structure a body: `triton.index`,
-and a looped reduction's `triton.rloop` / `triton.yield` (KernelOp, KernelBodyOp, IndexOp and
-RLoopOp refer to one another, so they live together)."""
+"""`triton.kernel` and the bases of its body ops, with the ops that structure a body
+(`triton.index`, a looped reduction's `triton.rloop` / `triton.yield`) and the kernel's check
+of its accesses' static bounds. KernelOp, KernelBodyOp, IndexOp and RLoopOp refer to one
+another, so they live together; the body ops of `body.py` and `reductions.py` build on
+`KernelBodyOp`, `MaskedBodyOp` and `PointerAccessOp`, which the bounds check reads.
+
+Static bounds: a kernel writes its indices over `triton.index` symbols; with their definitions
+substituted an index is an expression of the implicit indices, which a launch runs over
+[0, xnumel), [0, ynumel) and [0, r0_numel) (the named masks only cut off the lanes past those).
+Where the numels are static, `reached_span` (the buffer dialect's check, `buffer_checks.py`,
+uses it too) gives values the index certainly takes, so the kernel rejects an index certainly
+negative: each pointer is at the start of its storage (a view is read through its root, with
+the offset in the index). The wrapper checks each launch's buffers against the same spans
+(`wrapper.py`). Accesses with a mask value (`mask %m`: a cat's, a split reduction's bound) and
+at loaded positions (`ind0`) may go anywhere where masked off or as loaded, and are not checked.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import sympy
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -24,9 +38,10 @@ from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
-from mlc.dialects.sym import (
-    ExprAttr, expr_str, free_symbol_names, indirect_names, is_size_symbol, parse_expr, size_names_in,
-)
+from mlc.analysis.flat_index import reached_span
+from mlc.dialects.access import ACCESS_DIRECTIVES, FlatAccessOp, MaskOperand
+from mlc.dialects.sym import ExprAttr, expr_str, free_symbol_names, indirect_names, is_size_symbol, size_names_in, symbol
+from mlc.dialects.syntax import IndexSymbol, Operands, ReductionKind, TypesOf
 from mlc.dialects.triton.core import (
     _IDENT,
     IMPLICIT_INDICES,
@@ -36,12 +51,12 @@ from mlc.dialects.triton.core import (
     TILED_INDICES,
     TILED_MASKS,
     ConfigAttr,
+    MaskNames,
+    Masks,
     PtrType,
     _blame,
     _parse_numels,
-    _parse_types,
     _print_numels,
-    _print_types,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -171,10 +186,9 @@ class KernelOp(IRDLOperation):
             dialect = op.name.split(".")[0]
             if dialect == "triton" and not isinstance(op, KernelBodyOp) or dialect not in ("triton", "arith", "math"):
                 raise _blame(op, f"triton.kernel: {op.name} cannot appear in a kernel body")
-        from mlc.dialects.triton.bounds import verify_kernel_in_bounds  # it reads the body ops
-
         verify_kernel_in_bounds(self)
 
+    # Hand-written: the header declares the pointers that are the body's block arguments.
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_symbol_name(self.sym_name.data)
@@ -225,6 +239,8 @@ class KernelOp(IRDLOperation):
 
 class KernelBodyOp(IRDLOperation):
     """An op of a kernel body; its index expressions may use the kernel's index symbols."""
+
+    custom_directives = (IndexSymbol, ReductionKind, Operands, TypesOf, Masks, MaskNames, *ACCESS_DIRECTIVES)
 
     def kernel(self) -> KernelOp:
         parent = self.parent_op()
@@ -285,6 +301,41 @@ class KernelBodyOp(IRDLOperation):
         return kernel
 
 
+class MaskedBodyOp(KernelBodyOp):
+    """A body op with named masks (`mask xmask, r0_mask`): loads, stores, indirect indices,
+    reductions."""
+
+    mask_names = opt_prop_def(ArrayAttr)
+
+    @property
+    def masks(self) -> list[str]:
+        return [n.data for n in self.mask_names.data] if self.mask_names is not None else []  # type: ignore[attr-defined]
+
+    def verify_masks(self, kernel: KernelOp) -> None:
+        """Each named mask exists where this op is (a looped kernel's r0_mask only in its rloop)."""
+        valid = self.valid_masks(kernel)
+        where = " outside its triton.rloop" if kernel.kernel_kind == "reduction" and valid == ("xmask",) else ""
+        for name in self.masks:
+            if name not in valid:
+                raise VerifyException(
+                    f"{self.name}: unknown mask '{name}' in a {kernel.kernel_kind} kernel{where} "
+                    f"(known: {', '.join(valid)})"
+                )
+
+
+class PointerAccessOp(MaskOperand, FlatAccessOp, MaskedBodyOp):
+    """A load or store through a kernel pointer, `%in_ptr0[x0 + 64*x1]` (an access, see
+    `mlc.dialects.access`); each subclass declares its `ptr` operand first."""
+
+    def verify_pointer(self, elem: Attribute, what: str) -> None:
+        """The pointer points to `elem`s (the loaded or stored type, named by `what`)."""
+        ptr = self.ptr  # type: ignore[attr-defined]
+        if not isinstance(ptr.type, PtrType):
+            raise VerifyException(f"{self.name}: expected a !triton.ptr, got {ptr.type}")
+        if ptr.type.pointee != elem:
+            raise VerifyException(f"{self.name}: {what} {elem} does not match the pointer's {ptr.type.pointee}")
+
+
 @irdl_op_definition
 class IndexOp(KernelBodyOp):
     """Name an index symbol: `triton.index x0 = ModularIndexing(xindex, 1, 64)` (`x0 = xindex % 64`)."""
@@ -292,6 +343,7 @@ class IndexOp(KernelBodyOp):
     name = "triton.index"
     var = prop_def(StringAttr)
     expr = prop_def(ExprAttr)
+    assembly_format = "custom<IndexSymbol>($var) `=` custom<Expr>($expr) attr-dict"
 
     def __init__(self, var: str, expr: sympy.Expr | int):
         super().__init__(properties={"var": StringAttr(var), "expr": ExprAttr(expr)})
@@ -311,15 +363,6 @@ class IndexOp(KernelBodyOp):
                     raise VerifyException(f"triton.index: '{var}' is defined twice")
                 previous = previous.prev_op
             op = op.parent_op()
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.var.data} = {expr_str(self.expr.expr)}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> IndexOp:
-        var = parser.parse_identifier("index symbol")
-        parser.parse_punctuation("=")
-        return cls(var, parse_expr(parser))
 
 
 def _enclosing_rloop(value: SSAValue) -> Operation | None:
@@ -382,6 +425,7 @@ class RLoopOp(KernelBodyOp):
                     raise _blame(op, "triton.rloop: uses a value of another reduction loop (values along r0 "
                                  "do not outlive their loop: recompute it here)")
 
+    # Hand-written: `iter_args(%a = %init : t)` binds the body's block arguments to the inits.
     def print(self, printer: Printer) -> None:
         block = self.body.block
         if block.args:
@@ -425,6 +469,7 @@ class YieldOp(KernelBodyOp):
     name = "triton.yield"
     values = var_operand_def()
     traits = traits_def(IsTerminator())
+    assembly_format = "($values^ `:` custom<TypesOf>(ref($values), type($values)))? attr-dict"
 
     def __init__(self, values: Sequence[SSAValue]):
         super().__init__(operands=[list(values)])
@@ -433,23 +478,59 @@ class YieldOp(KernelBodyOp):
         if not isinstance(self.parent_op(), RLoopOp):
             raise VerifyException("triton.yield must end a triton.rloop")
 
-    def print(self, printer: Printer) -> None:
-        if self.values:
-            printer.print_string(" ")
-            printer.print_list(self.values, printer.print_ssa_value)
-            printer.print_string(" : ")
-            _print_types(printer, [v.type for v in self.values])
 
-    @classmethod
-    def parse(cls, parser: Parser) -> YieldOp:
-        values = []
-        if (first := parser.parse_optional_unresolved_operand()) is not None:
-            values = [first]
-            while parser.parse_optional_punctuation(","):
-                values.append(parser.parse_unresolved_operand())
-            parser.parse_punctuation(":")
-            types = _parse_types(parser)
-            if len(types) != len(values):
-                parser.raise_error(f"expected {len(values)} types, got {len(types)}")
-            return cls([parser.resolve_operand(v, t) for v, t in zip(values, types)])
-        return cls([])
+# ---------------------------------------------------------------------------------------------
+# Static bounds of the kernel's accesses (see the module docstring)
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Access:
+    """A load or store with no mask value, and values its index certainly takes."""
+
+    op: PointerAccessOp
+    span: Span
+
+    @property
+    def pointer(self) -> BlockArgument:
+        ptr = self.op.ptr  # type: ignore[attr-defined]
+        assert isinstance(ptr, BlockArgument)  # a kernel's pointers are its arguments
+        return ptr
+
+    def describe(self) -> str:
+        """`stores %out_ptr0[r0_0 + 64*x0] at 0 to 1023`."""
+        verb = "loads" if self.op.results else "stores"
+        return f"{verb} %{self.pointer.name_hint}[{expr_str(self.op.index.expr)}] at {self.span[0]} to {self.span[1]}"
+
+
+def kernel_accesses(kernel: KernelOp) -> list[Access]:
+    """The kernel's checkable accesses: static spans over its numels."""
+    numels = {"xindex": kernel.xnumel, "yindex": kernel.ynumel, "r0_index": kernel.r0_numel}
+    ranges = {symbol(name): numel.expr for name, numel in numels.items() if numel is not None}
+    accesses: list[Access] = []
+    _collect_accesses(kernel.body.block, {}, ranges, accesses)
+    return accesses
+
+
+def _collect_accesses(
+    block: Block, definitions: Mapping[sympy.Symbol, sympy.Expr], ranges: Mapping[sympy.Symbol, sympy.Expr],
+    accesses: list[Access],
+) -> None:
+    definitions = dict(definitions)  # a loop's index symbols end with it
+    for op in block.ops:
+        if isinstance(op, IndexOp):
+            definitions[symbol(op.var.data)] = op.expr.expr.xreplace(definitions)
+        elif isinstance(op, RLoopOp):
+            _collect_accesses(op.body.block, definitions, ranges, accesses)
+        elif isinstance(op, PointerAccessOp) and op.mask is None and isinstance(op.ptr, BlockArgument):  # type: ignore[attr-defined]
+            span = reached_span(op.index.expr.xreplace(definitions), ranges)
+            if span is not None:
+                accesses.append(Access(op, span))
+
+
+def verify_kernel_in_bounds(kernel: KernelOp) -> None:
+    """No access certainly indexes before the start of its pointer's storage."""
+    for access in kernel_accesses(kernel):
+        if access.span[0] < 0:
+            raise _blame(access.op, f"{access.op.name}: {access.describe()}, before the start of its storage")

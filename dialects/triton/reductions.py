@@ -7,7 +7,6 @@ import math
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
-    ArrayAttr,
     IntegerType,
     StringAttr,
     Signedness,
@@ -16,22 +15,30 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
+    IRDLOperation,
     irdl_op_definition,
     operand_def,
-    opt_prop_def,
     prop_def,
     traits_def,
     var_operand_def,
     var_result_def,
+)
+from xdsl.irdl.declarative_assembly_format import (
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    TypeDirective,
+    VariadicOperandVariable,
+    irdl_custom_directive,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from mlc.dialects.triton.body import _mask_names_attr, _print_mask, _verify_mask
-from mlc.dialects.triton.core import ACCUMULATORS, REDUCE_KINDS, _parse_types, _print_types
-from mlc.dialects.triton.kernel import KernelBodyOp
+from mlc.dialects.syntax import parse_types_of
+from mlc.dialects.triton.core import ACCUMULATORS, REDUCE_KINDS, mask_names_props
+from mlc.dialects.triton.kernel import MaskedBodyOp
 
 # ---------------------------------------------------------------------------------------------
 # Reductions
@@ -57,15 +64,6 @@ def reduction_identity(kind: str, typ: Attribute) -> int | float:
     return -(1 << (width - 1)) if low else (1 << (width - 1)) - 1
 
 
-def _parse_mask_names(parser: Parser) -> list[str]:
-    names: list[str] = []
-    if parser.parse_optional_keyword("mask"):
-        names.append(parser.parse_identifier("mask name"))
-        while parser.parse_optional_punctuation(","):
-            names.append(parser.parse_identifier("mask name"))
-    return names
-
-
 def _verify_kind_types(op: Operation, kind: str, value: Attribute, results: Sequence[Attribute], accumulators: bool) -> None:
     """Result (or accumulator) types a reduction of `kind` over `value` elements has."""
     if kind not in REDUCE_KINDS:
@@ -89,8 +87,27 @@ def _verify_kind_types(op: Operation, kind: str, value: Attribute, results: Sequ
         )
 
 
+@irdl_custom_directive
+class AccumulatorTypes(CustomDirective):
+    """`f32, i64` after `->` in triton.accumulate: the accumulators' types, which the results
+    (the new accumulators) have too."""
+
+    accumulators: VariadicOperandVariable
+    types: TypeDirective
+    results: TypeDirective
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        printer.print_list(self.types.get(op), printer.print_attribute)
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        types = parse_types_of(parser, state, self.accumulators, "accumulator")
+        self.types.set(state, types)
+        self.results.set(state, types)
+
+
 @irdl_op_definition
-class ReduceOp(KernelBodyOp):
+class ReduceOp(MaskedBodyOp):
     """Reduce along R0: `%r = triton.reduce sum %v mask r0_mask, xmask : f32 -> f32`.
 
     `tl.sum(tl.where(r0_mask & xmask, v, 0.0), 1)[:, None]`: lanes where a mask is false take
@@ -108,23 +125,23 @@ class ReduceOp(KernelBodyOp):
     name = "triton.reduce"
     kind = prop_def(StringAttr)
     values = var_operand_def()
-    mask_names = opt_prop_def(ArrayAttr)
     outputs = var_result_def()
+    assembly_format = (
+        "custom<ReductionKind>($kind) custom<Operands>($values) custom<MaskNames>($mask_names)"
+        " `:` custom<TypesOf>(ref($values), type($values))"
+        " `->` type($outputs) attr-dict"
+    )
 
     def __init__(self, kind: str, values: Sequence[SSAValue], result_types: Sequence[Attribute], mask_names: Sequence[str] = ()):
         super().__init__(
             operands=[list(values)],
-            properties={"kind": StringAttr(kind), **_mask_names_attr(mask_names)},
+            properties={"kind": StringAttr(kind), **mask_names_props(mask_names)},
             result_types=[list(result_types)],
         )
 
     @property
     def reduction_kind(self) -> str:
         return self.kind.data
-
-    @property
-    def masks(self) -> list[str]:
-        return [n.data for n in self.mask_names.data] if self.mask_names is not None else []  # type: ignore[attr-defined]
 
     @property
     def explicit_index(self) -> bool:
@@ -154,34 +171,11 @@ class ReduceOp(KernelBodyOp):
                 "triton.reduce: online_softmax combines a looped kernel's (max, sum) accumulators, of one type, unmasked"
             )
         _verify_kind_types(self, kind, types[0], [r.type for r in self.results], accumulators=False)
-        _verify_mask(self, kernel, self.mask_names)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.reduction_kind} ")
-        printer.print_list(self.values, printer.print_ssa_value)
-        _print_mask(printer, self.mask_names, None)
-        printer.print_string(" : ")
-        _print_types(printer, [v.type for v in self.values])
-        printer.print_string(" -> ")
-        _print_types(printer, [r.type for r in self.results])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ReduceOp:
-        kind = parser.parse_identifier("reduction kind")
-        values = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
-        masks = _parse_mask_names(parser)
-        parser.parse_punctuation(":")
-        pos = parser.pos
-        types = _parse_types(parser)
-        if len(types) != len(values):
-            parser.raise_error(f"expected {len(values)} operand types, got {len(types)}", pos, parser.pos)
-        parser.parse_punctuation("->")
-        results = _parse_types(parser)
-        return cls(kind, [parser.resolve_operand(v, t) for v, t in zip(values, types)], results, masks)
+        self.verify_masks(kernel)
 
 
 @irdl_op_definition
-class AccumulateOp(KernelBodyOp):
+class AccumulateOp(MaskedBodyOp):
     """One step of a looped reduction, inside `triton.rloop`:
     `%n = triton.accumulate sum %v into %acc mask r0_mask, xmask : f32 -> f32`.
 
@@ -196,24 +190,24 @@ class AccumulateOp(KernelBodyOp):
     kind = prop_def(StringAttr)
     value = operand_def()
     accumulators = var_operand_def()
-    mask_names = opt_prop_def(ArrayAttr)
     outputs = var_result_def()
     traits = traits_def(Pure())
+    assembly_format = (
+        "custom<ReductionKind>($kind) $value `into` custom<Operands>($accumulators) custom<MaskNames>($mask_names) `:` type($value)"
+        " `->` custom<AccumulatorTypes>(ref($accumulators), type($accumulators), type($outputs)) attr-dict"
+    )
+    custom_directives = (AccumulatorTypes, *MaskedBodyOp.custom_directives)
 
     def __init__(self, kind: str, value: SSAValue, accumulators: Sequence[SSAValue], mask_names: Sequence[str] = ()):
         super().__init__(
             operands=[value, list(accumulators)],
-            properties={"kind": StringAttr(kind), **_mask_names_attr(mask_names)},
+            properties={"kind": StringAttr(kind), **mask_names_props(mask_names)},
             result_types=[[a.type for a in accumulators]],
         )
 
     @property
     def reduction_kind(self) -> str:
         return self.kind.data
-
-    @property
-    def masks(self) -> list[str]:
-        return [n.data for n in self.mask_names.data] if self.mask_names is not None else []  # type: ignore[attr-defined]
 
     def verify_(self) -> None:
         kernel = self.kernel()
@@ -223,32 +217,4 @@ class AccumulateOp(KernelBodyOp):
         _verify_kind_types(self, self.reduction_kind, self.value.type, accs, accumulators=True)
         if [r.type for r in self.results] != accs:
             raise VerifyException("triton.accumulate: results are the new accumulators, of their types")
-        _verify_mask(self, kernel, self.mask_names)
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.reduction_kind} ")
-        printer.print_ssa_value(self.value)
-        printer.print_string(" into ")
-        printer.print_list(self.accumulators, printer.print_ssa_value)
-        _print_mask(printer, self.mask_names, None)
-        printer.print_string(" : ")
-        printer.print_attribute(self.value.type)
-        printer.print_string(" -> ")
-        _print_types(printer, [a.type for a in self.accumulators])
-
-    @classmethod
-    def parse(cls, parser: Parser) -> AccumulateOp:
-        kind = parser.parse_identifier("reduction kind")
-        value = parser.parse_unresolved_operand()
-        parser.parse_keyword("into")
-        accs = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
-        masks = _parse_mask_names(parser)
-        parser.parse_punctuation(":")
-        value_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        pos = parser.pos
-        types = _parse_types(parser)
-        if len(types) != len(accs):
-            parser.raise_error(f"expected {len(accs)} accumulator types, got {len(types)}", pos, parser.pos)
-        accumulators = [parser.resolve_operand(a, t) for a, t in zip(accs, types)]
-        return cls(kind, parser.resolve_operand(value, value_type), accumulators, masks)
+        self.verify_masks(kernel)

@@ -1,13 +1,14 @@
 """The host wrapper `triton.wrapper` (Inductor's `call(args)`) and its body ops: input, alloc,
-launch, extern, view, free, return."""
+launch, extern, view, free, return; with the check that a launch gives each kernel pointer a
+buffer its accesses stay inside (the kernels' static spans, `kernel.py: kernel_accesses`)."""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import sympy
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr, SymbolRefAttr, i64
+from xdsl.dialects.builtin import I64, ArrayAttr, IntegerAttr, StringAttr, SymbolNameConstraint, SymbolRefAttr, i64
 from xdsl.ir import Attribute, Region
 from xdsl.irdl import (
     IRDLOperation,
@@ -17,26 +18,16 @@ from xdsl.irdl import (
     region_def,
     traits_def,
 )
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 from xdsl.traits import IsolatedFromAbove, IsTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
-from mlc.dialects.buffer import ExternCall, ViewBase
+from mlc.dialects.buffer import ExternCall, NamedLayoutOp, ViewBase
+from mlc.dialects.buffer_checks import storage_extent
 from mlc.dialects.buffer_layout import LayoutAttr
-from mlc.dialects.sym import ExprAttr, parse_expr, size_names_in
-from mlc.dialects.triton.bounds import kernel_accesses, verify_launch_in_bounds
-from mlc.dialects.triton.core import (
-    PtrType,
-    _blame,
-    _parse_numels,
-    _parse_ref_list,
-    _print_names,
-    _print_numels,
-    _ref_names,
-    _refs,
-)
-from mlc.dialects.triton.kernel import KernelOp, r0_blocks_up_to
+from mlc.dialects.sym import ExprAttr, size_names_in
+from mlc.dialects.syntax import Expr, SymbolRef, SymbolRefs
+from mlc.dialects.triton.core import PtrType, _blame, _ref_names, _refs
+from mlc.dialects.triton.kernel import Access, KernelOp, kernel_accesses, r0_blocks_up_to
 
 # ---------------------------------------------------------------------------------------------
 # The host wrapper
@@ -44,6 +35,8 @@ from mlc.dialects.triton.kernel import KernelOp, r0_blocks_up_to
 
 class WrapperBodyOp(IRDLOperation):
     """An op of `triton.wrapper`'s body: defines, references and frees named buffers."""
+
+    custom_directives = (Expr, SymbolRef, SymbolRefs)
 
     def defined_names(self) -> list[str]:
         return []
@@ -55,23 +48,8 @@ class WrapperBodyOp(IRDLOperation):
         return None
 
 
-class _NamedLayoutOp(WrapperBodyOp):
-    buffer = prop_def(StringAttr)
-    layout = prop_def(LayoutAttr)
-    assembly_format = "$buffer qualified($layout) attr-dict"
-
-    def __init__(self, name: str, layout: LayoutAttr):
-        super().__init__(properties={"buffer": StringAttr(name), "layout": layout})
-
-    def defined_names(self) -> list[str]:
-        return [self.buffer.data]
-
-    def layout_of(self, name: str) -> LayoutAttr | None:
-        return self.layout
-
-
 @irdl_op_definition
-class InputOp(_NamedLayoutOp):
+class InputOp(NamedLayoutOp, WrapperBodyOp):
     """A graph input, in argument order: `triton.input "arg0_1" #buffer.layout<...>` (the
     emitter unpacks `args` in this order and may `assert_size_stride` it)."""
 
@@ -86,6 +64,7 @@ class SizeInputOp(WrapperBodyOp):
     name = "triton.size_input"
     buffer = prop_def(StringAttr)
     size = prop_def(ExprAttr)
+    assembly_format = "$buffer custom<Expr>($size) attr-dict"
 
     def __init__(self, name: str, size: sympy.Expr):
         super().__init__(properties={"buffer": StringAttr(name), "size": ExprAttr(size)})
@@ -93,21 +72,13 @@ class SizeInputOp(WrapperBodyOp):
     def defined_names(self) -> list[str]:
         return [self.buffer.data]
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f' "{self.buffer.data}" {self.size.text.data}')
-
-    @classmethod
-    def parse(cls, parser: Parser) -> SizeInputOp:
-        name = parser.parse_str_literal()
-        return cls(name, parse_expr(parser))
-
 
 GRAPH_INPUTS = (InputOp, SizeInputOp)
 """The wrapper ops that are `call`'s arguments, in argument order."""
 
 
 @irdl_op_definition
-class AllocOp(_NamedLayoutOp):
+class AllocOp(NamedLayoutOp, WrapperBodyOp):
     """`triton.alloc "buf0" #buffer.layout<[8, 64], [64, 1], f32>`: `buf0 = empty_strided(...)`."""
 
     name = "triton.alloc"
@@ -129,17 +100,22 @@ class LaunchOp(WrapperBodyOp):
     r0_numel = opt_prop_def(ExprAttr)
     ynumel = opt_prop_def(ExprAttr)
     looped = opt_prop_def(SymbolRefAttr)
-    persistent_max = opt_prop_def(IntegerAttr)
+    persistent_max = opt_prop_def(IntegerAttr[I64])
+    assembly_format = (
+        "custom<SymbolRef>($kernel) `(` custom<SymbolRefs>($args) `)` (`ynumel` custom<Expr>($ynumel)^)? `xnumel` custom<Expr>($xnumel)"
+        " (`r0_numel` custom<Expr>($r0_numel)^)? (`else` custom<SymbolRef>($looped)^ `when` `r0_numel` ` ` `>` $persistent_max)? attr-dict"
+    )
 
     def __init__(
         self, kernel: str, args: Sequence[str], xnumel: sympy.Expr | int, r0_numel: sympy.Expr | int | None = None,
         ynumel: sympy.Expr | int | None = None, looped: tuple[str, int] | None = None,
     ):
-        props: dict[str, Attribute] = {"kernel": SymbolRefAttr(kernel), "args": _refs(args), "xnumel": ExprAttr(xnumel)}
-        if r0_numel is not None:
-            props["r0_numel"] = ExprAttr(r0_numel)
+        props: dict[str, Attribute] = {"kernel": SymbolRefAttr(kernel), "args": _refs(args)}
         if ynumel is not None:
             props["ynumel"] = ExprAttr(ynumel)
+        props["xnumel"] = ExprAttr(xnumel)
+        if r0_numel is not None:
+            props["r0_numel"] = ExprAttr(r0_numel)
         if looped is not None:
             props["looped"] = SymbolRefAttr(looped[0])
             props["persistent_max"] = IntegerAttr(looped[1], i64)
@@ -224,31 +200,6 @@ class LaunchOp(WrapperBodyOp):
                 f"{', '.join(map(str, missing))}"
             )
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" @{self.kernel_name}(")
-        _print_names(printer, self.arg_names)
-        printer.print_string(")")
-        _print_numels(printer, self.xnumel, self.r0_numel, self.ynumel)
-        if self.looped is not None and self.persistent_max is not None:
-            printer.print_string(f" else @{self.looped_kernel_name} when r0_numel > {self.persistent_max.value.data}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> LaunchOp:
-        kernel = parser.parse_symbol_name().data
-        parser.parse_punctuation("(")
-        args = _parse_ref_list(parser)
-        parser.parse_punctuation(")")
-        xnumel, r0_numel, ynumel = _parse_numels(parser)
-        looped = None
-        if parser.parse_optional_keyword("else"):
-            name = parser.parse_symbol_name().data
-            parser.parse_keyword("when")
-            parser.parse_keyword("r0_numel")
-            parser.parse_punctuation(">")
-            looped = (name, parser.parse_integer(allow_boolean=False, allow_negative=False))
-        r0 = None if r0_numel is None else r0_numel.expr
-        return cls(kernel, args, xnumel.expr, r0, None if ynumel is None else ynumel.expr, looped)
-
 
 @irdl_op_definition
 class ExternOp(ExternCall, WrapperBodyOp):
@@ -285,6 +236,7 @@ class FreeOp(WrapperBodyOp):
 
     name = "triton.free"
     names = prop_def(ArrayAttr)
+    assembly_format = "custom<SymbolRefs>($names) attr-dict"
 
     def __init__(self, names: Sequence[str]):
         super().__init__(properties={"names": _refs(names)})
@@ -300,14 +252,6 @@ class FreeOp(WrapperBodyOp):
         if not self.names.data:
             raise VerifyException("triton.free: nothing to free")
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        _print_names(printer, self.freed)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> FreeOp:
-        return cls(_parse_ref_list(parser))
-
 
 @irdl_op_definition
 class ReturnOp(WrapperBodyOp):
@@ -316,6 +260,7 @@ class ReturnOp(WrapperBodyOp):
     name = "triton.return"
     outputs = prop_def(ArrayAttr)
     traits = traits_def(IsTerminator())
+    assembly_format = "custom<SymbolRefs>($outputs) attr-dict"
 
     def __init__(self, names: Sequence[str]):
         super().__init__(properties={"outputs": _refs(names)})
@@ -326,15 +271,6 @@ class ReturnOp(WrapperBodyOp):
 
     def referenced_names(self) -> list[str]:
         return self.output_names
-
-    def print(self, printer: Printer) -> None:
-        if self.outputs.data:
-            printer.print_string(" ")
-            _print_names(printer, self.output_names)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> ReturnOp:
-        return cls(_parse_ref_list(parser))
 
 
 def _verify_pointees(op: LaunchOp, live: dict[str, LayoutAttr | None]) -> None:
@@ -358,9 +294,10 @@ class WrapperOp(IRDLOperation):
     in program order, ending with `triton.return`."""
 
     name = "triton.wrapper"
-    sym_name = prop_def(StringAttr)
+    sym_name = prop_def(SymbolNameConstraint())
     body = region_def("single_block")
     traits = traits_def(IsolatedFromAbove(), SymbolOpInterface())
+    assembly_format = "$sym_name $body attr-dict-with-keyword"
 
     def __init__(self, name: str, body: Region):
         super().__init__(properties={"sym_name": StringAttr(name)}, regions=[body])
@@ -417,17 +354,6 @@ class WrapperOp(IRDLOperation):
                 live[name] = op.layout_of(name)  # type: ignore[assignment]
         _verify_sizes_bound(self)
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_symbol_name(self.sym_name.data)
-        printer.print_string(" ")
-        printer.print_region(self.body, print_entry_block_args=False)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> WrapperOp:
-        name = parser.parse_symbol_name().data
-        return cls(name, parser.parse_region())
-
 
 def _verify_reuse(op: ReuseOp, live: dict[str, LayoutAttr | None], owned: set[str]) -> None:
     source = op.source.root_reference.data
@@ -457,3 +383,23 @@ def _verify_sizes_bound(wrapper: WrapperOp) -> None:
             raise _blame(op, f"{op.name}: size {', '.join(unbound)} is not given by any input of the wrapper")
 
 
+def verify_launch_in_bounds(
+    launch: LaunchOp, layouts: Mapping[str, LayoutAttr | None],
+    accesses_of: Callable[[KernelOp], list[Access]] = kernel_accesses,
+) -> None:
+    """Each kernel the launch may run keeps the accesses of every pointer inside the storage of
+    the buffer the launch gives it, where that storage is static (`accesses_of`: the wrapper's
+    memo of `kernel_accesses`): an allocation smaller than what the kernel stores is an error."""
+    buffers = launch.arg_names
+    for name in launch.kernel_names:
+        kernel = launch.lookup_kernel(name)
+        if kernel is None:
+            continue
+        for access in accesses_of(kernel):
+            buffer = buffers[access.pointer.index] if access.pointer.index < len(buffers) else None
+            layout = layouts.get(buffer) if buffer is not None else None
+            size = storage_extent(layout) if layout is not None else None
+            if size is not None and access.span[1] >= size:
+                raise _blame(
+                    launch, f"triton.launch: @{name} {access.describe()}, past the {size} elements of '{buffer}'"
+                )

@@ -194,3 +194,16 @@ buffer.graph @unknown_store_mode {
   }
   buffer.output @buf1
 }
+
+// -----
+
+// A node's layout is a #buffer.layout; the error points at it, not past the body.
+buffer.graph @layout_not_a_layout {
+  buffer.input "x" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{expected a #buffer.layout, got #sym.expr<8>}}
+  buffer.computed "buf0" #sym.expr<8> ranges [8] {
+    %0 = buffer.load @x[i0] : f32
+    buffer.store @buf0[i0], %0 : f32
+  }
+  buffer.output @buf0
+}

@@ -229,3 +229,39 @@ func.func @scatter_without_store(%z: tensor<8xf32>) {
   }
   func.return
 }
+
+// -----
+
+// A `mask` names its i1 value.
+func.func @mask_without_value(%x: tensor<8xf32>) {
+  %0 = loops.pointwise [8] -> tensor<8xf32> {
+    // expected-error@+1 {{Expected an operand.}}
+    %a = loops.load %x[i0] mask : tensor<8xf32>
+    loops.yield %a : f32
+  }
+  func.return
+}
+
+// -----
+
+// A loops op computes tensors; the error points at the type.
+func.func @pointwise_of_a_scalar(%x: tensor<8xf32>) {
+  // expected-error@+1 {{a loops op's results are tensors, got f32}}
+  %0 = loops.pointwise [8] -> f32 {
+    %a = loops.load %x[i0] : tensor<8xf32>
+    loops.yield %a : f32
+  }
+  func.return
+}
+
+// -----
+
+// An index expression's value is an integer, not an `index`.
+func.func @index_value_of_type_index() {
+  %0 = loops.pointwise [8] -> tensor<8xi64> {
+    // expected-error@+1 {{an index expression's value is an integer, got index}}
+    %i = loops.index i0 : index
+    loops.yield %i : i64
+  }
+  func.return
+}

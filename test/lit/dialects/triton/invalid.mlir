@@ -586,3 +586,14 @@ triton.wrapper @call {
   // expected-error@+1 {{buffer 'buf0' is already freed}}
   triton.return @buf0, @buf1
 }
+
+// -----
+
+// triton.yield gives one type per value.
+triton.kernel @yield_types reduction(%in_ptr0: !triton.ptr<f32>) xnumel 4 r0_numel 8 {
+  %z = arith.constant 0.0 : f32
+  %a = triton.rloop iter_args(%acc = %z : f32) {
+    // expected-error@+1 {{expected 1 operand types, got 2}}
+    triton.yield %acc : f32, f32
+  }
+}
