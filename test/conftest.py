@@ -1,7 +1,7 @@
 """Every test session starts from an empty mlc cache: `MLC_CACHE_DIR` is a fresh temporary
-folder unless the caller set one. A compile cache kept from an earlier run would serve graphs
-without running the pipeline, and a test that watches the pipeline would pass without checking
-anything.
+folder unless the caller set one, shared by the run's pytest-xdist workers. A compile cache kept
+from an earlier run would serve graphs without running the pipeline, and a test that watches the
+pipeline would pass without checking anything.
 
 `break_store_pass` registers `test-break-store`, a pass that leaves IR that does not verify (every
 computed buffer renamed away from its store), for the tests of how drivers name a failing pass."""
@@ -13,7 +13,19 @@ import tempfile
 
 import pytest
 
-os.environ.setdefault("MLC_CACHE_DIR", tempfile.mkdtemp(prefix="mlc-test-cache-"))
+
+def _session_cache_dir() -> str:
+    """A fresh folder for this run; under pytest-xdist (`make test`) one folder for all the
+    workers of the run, named by the run's id, so a graph one worker compiled serves the others."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")  # the same in every worker of one run
+    if run is None:
+        return tempfile.mkdtemp(prefix="mlc-test-cache-")
+    path = os.path.join(tempfile.gettempdir(), f"mlc-test-cache-{run}")
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+os.environ.setdefault("MLC_CACHE_DIR", _session_cache_dir())
 
 
 @pytest.fixture
