@@ -28,7 +28,7 @@ demo: $(STAMP)
 # interpreter on CPU; the workers share one compile cache), the 25 slowest tests listed at the end.
 test: $(TEST_STAMP)
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/lit -sv test/lit
-	PATH=$(CURDIR)/$(BIN):$$PATH TRITON_INTERPRET=1 $(BIN)/pytest -n auto --durations=25
+	PATH=$(CURDIR)/$(BIN):$$PATH TRITON_INTERPRET=1 $(BIN)/pytest -n auto --dist worksteal --durations=25
 
 lit: $(STAMP)
 	PATH=$(CURDIR)/$(BIN):$$PATH $(BIN)/lit -sv test/lit
