@@ -49,7 +49,7 @@ as in `Loops._index`. The seed-000 gelu body is 9 ops (1 load, 3 constants, 5 ma
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import sympy
 from xdsl.dialects import func
@@ -59,7 +59,6 @@ from mlc.dialects.loops import ExternOp, LoadOp, LoopsBodyOp, PointwiseOp, Reduc
 from mlc.analysis.flat_index import affine_strides, simplify_index
 from mlc.dialects.buffer_layout import contiguous_strides
 from mlc.dialects.sym import symbol
-from mlc.passes.pipeline import option
 
 # Inductor's recursion guard in run_node: a pointwise this large is stored whatever its uses.
 MAX_INLINE_OPCOUNT = 100
@@ -84,9 +83,13 @@ class ThresholdOptions:
     """The thresholds as pass options: `--inline` and `--realize` inherit the same names and
     defaults, so one pipeline sets both alike (`inline{reads-threshold=1},realize{...}`)."""
 
-    reads_threshold: int = option(4, "a producer read by several consumers is stored when it reads more buffers than this")
-    acc_reads_threshold: int = option(8, "a producer is stored, even with one consumer, when it reads more buffers than this")
-    opcount_threshold: int = option(30, "a producer with more ops than this is stored when it is reused, not recomputed")
+    # Pass options (`mlc-opt --help` prints each field's "help", as passes/pipeline.py's `option` writes it).
+    reads_threshold: int = field(default=4, metadata={
+        "help": "a producer read by several consumers is stored when it reads more buffers than this"})
+    acc_reads_threshold: int = field(default=8, metadata={
+        "help": "a producer is stored, even with one consumer, when it reads more buffers than this"})
+    opcount_threshold: int = field(default=30, metadata={
+        "help": "a producer with more ops than this is stored when it is reused, not recomputed"})
 
     def __post_init__(self) -> None:
         self.options  # validates the thresholds (ValueError)
