@@ -65,8 +65,8 @@ class Index(PropertyDirective):
 
     attr: AttributeVariable
 
-    def text(self, value: Attribute) -> str:
-        return f"[{expr_str(value.expr)}]"  # type: ignore[attr-defined]
+    def print_value(self, printer: Printer, value: Attribute) -> None:
+        printer.print_string(f"[{expr_str(value.expr)}]")  # type: ignore[attr-defined]
 
     def parse(self, parser: Parser, state: ParsingState) -> None:
         parser.parse_punctuation("[")
@@ -126,8 +126,8 @@ class StoreMode(PropertyDirective):
 
     attr: AttributeVariable
 
-    def text(self, value: Attribute) -> str:
-        return value.data  # type: ignore[attr-defined]
+    def print_value(self, printer: Printer, value: Attribute) -> None:
+        printer.print_string(value.data)  # type: ignore[attr-defined]
 
     def parse(self, parser: Parser, state: ParsingState) -> None:
         if (mode := next((m for m in STORE_MODES if parser.parse_optional_keyword(m)), None)) is not None:
@@ -178,14 +178,11 @@ ACCESS_DIRECTIVES = (Expr, ExprList, Index, Indirect, Mask, StoreMode, PositionT
 
 
 class AccessOp(IRDLOperation):
-    """A load or store at index expressions; `ind<k>` in them is the k-th `indirect` operand."""
+    """A load or store at index expressions; `ind<k>` in them is the k-th `indirect` operand.
+    Each access gives its expressions as `index_exprs` (one flat index, or one per dim)."""
 
     indirect = var_operand_def(IndexType)
     custom_directives = (*ACCESS_DIRECTIVES, SymbolRef)
-
-    @property
-    def index_exprs(self) -> list[sympy.Expr]:
-        raise NotImplementedError  # each access says where its expressions are
 
 
 class FlatAccessOp(AccessOp):

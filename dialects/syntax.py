@@ -52,16 +52,14 @@ from mlc.dialects.sym import ExprAttr, expr_str, parse_expr
 
 
 class PropertyDirective(CustomDirective):
-    """A directive of one property `attr` (declared by each subclass): printed as `text`
-    returns (or as an attribute), nothing when an optional property is absent."""
+    """A directive of one property `attr` (declared by each subclass): printed by
+    `print_value` (as an attribute unless a subclass prints it otherwise), nothing when an
+    optional property is absent."""
 
     attr: AttributeVariable
 
-    def text(self, value: Attribute) -> str:
-        raise NotImplementedError
-
     def print_value(self, printer: Printer, value: Attribute) -> None:
-        printer.print_string(self.text(value))
+        printer.print_attribute(value)
 
     def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
         if (value := self.attr.get(op)) is not None:
@@ -74,9 +72,6 @@ class PropertyDirective(CustomDirective):
     def is_anchorable(self) -> bool:
         return self.attr.is_optional
 
-    def set_empty(self, state: ParsingState) -> None:
-        pass  # an absent optional property stays unset
-
 
 @irdl_custom_directive
 class Expr(PropertyDirective):
@@ -84,8 +79,8 @@ class Expr(PropertyDirective):
 
     attr: AttributeVariable
 
-    def text(self, value: Attribute) -> str:
-        return expr_str(value.expr)  # type: ignore[attr-defined]
+    def print_value(self, printer: Printer, value: Attribute) -> None:
+        printer.print_string(expr_str(value.expr))  # type: ignore[attr-defined]
 
     def parse(self, parser: Parser, state: ParsingState) -> None:
         self.attr.set(state, ExprAttr(parse_expr(parser)))
@@ -102,8 +97,8 @@ class ExprList(PropertyDirective):
 
     attr: AttributeVariable
 
-    def text(self, value: Attribute) -> str:
-        return exprs_text(value)
+    def print_value(self, printer: Printer, value: Attribute) -> None:
+        printer.print_string(exprs_text(value))
 
     def parse(self, parser: Parser, state: ParsingState) -> None:
         exprs = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: parse_expr(parser))
@@ -138,8 +133,8 @@ class Identifier(PropertyDirective):
 
     WHAT = ""
 
-    def text(self, value: Attribute) -> str:
-        return value.data  # type: ignore[attr-defined]
+    def print_value(self, printer: Printer, value: Attribute) -> None:
+        printer.print_string(value.data)  # type: ignore[attr-defined]
 
     def parse(self, parser: Parser, state: ParsingState) -> None:
         self.attr.set(state, StringAttr(parser.parse_identifier(f" ({self.WHAT})")))

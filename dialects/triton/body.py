@@ -94,8 +94,8 @@ class Eviction(PropertyDirective):
 
     attr: AttributeVariable
 
-    def text(self, value: Attribute) -> str:
-        return value.data  # type: ignore[attr-defined]
+    def print_value(self, printer: Printer, value: Attribute) -> None:
+        printer.print_string(value.data)  # type: ignore[attr-defined]
 
     def parse(self, parser: Parser, state: ParsingState) -> None:
         if (policy := next((p for p in EVICTION_POLICIES if parser.parse_optional_keyword(p)), None)) is not None:

@@ -8,7 +8,7 @@ composed here (sigmoid = 1 / (1 + exp(-x))), so no new scalar ops are needed.
 from __future__ import annotations
 
 from xdsl.dialects import arith, math
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 
 from mlc.passes.lowering.dtypes import is_float, is_unsigned
 from mlc.passes.lowering.value import Value
@@ -48,16 +48,7 @@ UNARY_FLOAT: dict[str, type[Operation]] = {
 
 
 class ScalarMath:
-    """Mixed into `Body`: needs `emit`, `constant` and `cast` from it."""
-
-    def emit(self, op: Operation) -> SSAValue:
-        raise NotImplementedError
-
-    def constant(self, value: bool | int | float, dtype: str) -> Value:
-        raise NotImplementedError
-
-    def cast(self, v: Value, dtype: str) -> Value:
-        raise NotImplementedError
+    """Mixed into `Body` (passes/lowering/body.py), whose `emit`, `constant` and `cast` it calls."""
 
     def _v(self, op: Operation, dtype: str) -> Value:
         return Value(self.emit(op), dtype)
