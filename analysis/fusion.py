@@ -46,7 +46,7 @@ from mlc.analysis import kernel_shape as ks
 from mlc.analysis.dependencies import dep_buffer, read_writes
 from mlc.analysis.launch import hinted
 from mlc.dialects import buffer
-from mlc.dialects.buffer_layout import LayoutAttr
+from mlc.dialects.buffer_layout import LayoutAttr, element_bytes
 from mlc.dialects.sym import expr_str
 
 MAX_FUSION_SIZE = 64  # config.max_fusion_size
@@ -296,8 +296,7 @@ def _bytes(dep: buffer.MemoryDepAttr, layouts: dict[str, LayoutAttr]) -> int:
     Inductor scores with size hints), so that 32*s0*s1 elements outweigh s0*s1."""
     numel = hinted(sympy.Mul(*(s for _, s in dep.ranges)))
     layout = layouts.get(dep.buffer.data)
-    width = max(1, getattr(layout.dtype, "bitwidth", 32) // 8) if layout is not None else 4
-    return numel * width
+    return numel * (element_bytes(layout.dtype) if layout is not None else 4)
 
 
 def shared_bytes(a: Unit, b: Unit, layouts: dict[str, LayoutAttr]) -> int:

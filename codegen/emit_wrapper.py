@@ -20,7 +20,7 @@ from xdsl.dialects.complex import ComplexNumberAttr
 from xdsl.ir import Attribute, Operation
 
 from mlc.dialects import triton as tt
-from mlc.dialects.buffer_layout import LayoutAttr
+from mlc.dialects.buffer_layout import LayoutAttr, element_bytes
 from mlc.dialects.sym import ExprAttr
 from mlc.dialects.values import DTYPE_NAMES
 from mlc.codegen.emit_common import (
@@ -265,8 +265,7 @@ def _compile_spec(arg: str | sympy.Expr, layouts: dict[str, LayoutAttr]) -> str 
         return _host(arg)
     layout = layouts[arg]
     offset = layout.offset.expr
-    width = max(1, getattr(layout.dtype, "bitwidth", 8) // 8)
-    if not offset.is_Integer or int(offset) * width % 16:
+    if not offset.is_Integer or int(offset) * element_bytes(layout.dtype) % 16:
         return None
     return torch_dtype(layout.dtype)
 

@@ -88,6 +88,12 @@ def is_padded(size: Sequence[int], stride: Sequence[int], dense: Sequence[int]) 
     return bool(dims) and stride[dims[0]] == 1
 
 
+
+def element_bytes(dtype: Attribute) -> int:
+    """Bytes one element of `dtype` takes in memory (an i1 takes one, as torch's bool)."""
+    return max(1, getattr(dtype, "bitwidth", 8) // 8)
+
+
 @irdl_attr_definition
 class LayoutAttr(ParametrizedAttribute):
     """`#buffer.layout<[8, 64], [64, 1], f32>` or `..., f32, offset 4>`: size, stride, dtype, offset."""

@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 import torch.fx
 
-from mlc.frontend import compiled_graph, fx_graph, traced_numbers
+from mlc.frontend import compiled_graph, fx_graph, joint_graph, traced_numbers
 from mlc.frontend.compiled_graph import CompiledGraph
 from mlc.frontend.errors import MlcCompileError, MlcPassError
 from mlc.frontend.settings import Settings, compile_settings
@@ -130,7 +130,6 @@ def mlc_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], *, mode
 
 def _aot_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], settings: Settings) -> Callable[..., Any]:
     """AOTAutograd with mlc compiling forward and backward graphs."""
-    from functorch.compile import make_boxed_func, min_cut_rematerialization_partition
     from torch._dynamo.backends.common import aot_autograd
 
     from mlc.frontend.decompositions import decomposition_table
@@ -147,7 +146,7 @@ def _aot_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], settin
     def compiler(kind: str) -> Callable[[torch.fx.GraphModule, Sequence[Any]], Callable[..., Any]]:
         def compile_boxed(graph: torch.fx.GraphModule, inputs: Sequence[Any]) -> Callable[..., Any]:
             # AOTAutograd calls compiled graphs with one list of arguments (the boxed convention).
-            return make_boxed_func(_compile_or_fallback(graph, inputs, kind, settings))
+            return compiled_graph.boxed(_compile_or_fallback(graph, inputs, kind, settings))
 
         return compile_boxed
 
@@ -156,11 +155,7 @@ def _aot_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], settin
         bw_compiler=compiler("backward"),
         inference_compiler=compiler("inference"),
         decompositions=decomposition_table(),
-        # Inductor's partitioner: the forward saves few, small tensors and the backward
-        # recomputes the cheap pointwise ops from them (fused into its kernels), where the
-        # default partitioner saves every intermediate the backward reads (a float32
-        # log-softmax over the vocabulary, written and read back once per step).
-        partition_fn=functools.partial(min_cut_rematerialization_partition, compiler="inductor"),
+        partition_fn=joint_graph.partition,
     )
     with gc_paused():  # AOTAutograd's tracing too, not only mlc's compile (passes/pipeline.py)
         return backend(gm, example_inputs)

@@ -80,27 +80,53 @@ class CompiledGraph:
         self._call = first
 
     def __call__(self, *args: Any) -> Any:
-        inputs = list(args)
+        return self.call_boxed(list(args))
+
+    def call_boxed(self, args: list[Any]) -> Any:
+        """Run the graph on `args`, a list of its inputs that the call empties (AOTAutograd's boxed
+        convention, `boxed`): the emitted `call` drops each input after its last read, so an
+        input nobody else holds, a saved activation in a backward, is freed there rather than
+        at the end of the backward."""
+        sizes = {k: size(args) for k, size in self._sizes.items()}  # read off the inputs before they go
         for i in self._tokens:
-            inputs[i] = torch.empty(0, device=device())
+            args[i] = torch.empty(0, device=device())
         for i in self._host_scalars:  # 0-d CPU tensors next to CUDA ones, as eager allows
-            inputs[i] = inputs[i].to(device())
+            args[i] = args[i].to(device())
         if self._relayouts:
             from mlc.codegen.triton_helpers import ensure_layout
 
             for i, layout in self._relayouts.items():
                 # A symbolic layout is the row-major one of whatever sizes come.
-                inputs[i] = inputs[i].contiguous() if layout is None else ensure_layout(inputs[i], *layout)
-        results = list(self._call([*inputs, *self._constants]))
+                args[i] = args[i].contiguous() if layout is None else ensure_layout(args[i], *layout)
+        args.extend(self._constants)
+        results = list(self._call(args))
+        args.clear()  # a call replayed from a CUDA graph does not empty it
         for i, (size, stride) in self._output_relayouts.items():
             results[i] = torch.empty_strided(size, stride, dtype=results[i].dtype, device=results[i].device).copy_(results[i])
-        flat = [None if i is None else self._sizes[k](inputs) if k in self._sizes else results[i]
-                for k, i in enumerate(self._output_spec)]
+        flat = [None if i is None else sizes[k] if k in sizes else results[i] for k, i in enumerate(self._output_spec)]
         outputs = tuple(flat) if self._flat_output else rebuild(self._output_structure, iter(flat))
         return outputs if self._host_epilogue is None else self._host_epilogue(*outputs)
 
     def __repr__(self) -> str:
         return f"<mlc CompiledGraph {self.graph_id}>"
+
+
+def boxed(compiled: Callable[..., Any]) -> Callable[[list[Any]], Any]:
+    """`compiled` called as AOTAutograd calls a compiler's result when it is marked `_boxed_call`:
+    with one list of the inputs, which the callee may empty. A compiled graph empties it
+    (`CompiledGraph.call_boxed`), so that the list is never the last holder of a dead input; a
+    graph run eagerly (the fallback) is called with the list unpacked."""
+    call_boxed = getattr(compiled, "call_boxed", None)
+    if call_boxed is None:
+        from functorch.compile import make_boxed_func
+
+        return make_boxed_func(compiled)
+
+    def call(args: list[Any]) -> Any:
+        return call_boxed(args)
+
+    call._boxed_call = True  # type: ignore[attr-defined]
+    return call
 
 
 def _size_evaluator(expr: Any, sources: dict[Any, tuple[int, int | None]]) -> Callable[[Sequence[Any]], int]:

@@ -39,10 +39,17 @@ class PassedThrough:
         self.returned = returned  # output position -> input position
 
     def __call__(self, *args: Any) -> Any:
-        outputs = self.compiled(*[a for k, a in enumerate(args) if k not in self.dropped])
+        return self.call_boxed(list(args))
+
+    def call_boxed(self, args: list[Any]) -> Any:
+        """As `CompiledGraph.call_boxed`: `args` is emptied."""
+        kept = [a for k, a in enumerate(args) if k not in self.dropped]
+        returned = {pos: args[k] for pos, k in self.returned.items()}
+        args.clear()
+        outputs = self.compiled.call_boxed(kept)
         flat = list(outputs)
-        for pos, k in self.returned.items():
-            flat[pos] = args[k]
+        for pos, value in returned.items():
+            flat[pos] = value
         return type(outputs)(flat) if isinstance(outputs, tuple) else flat
 
     def __getattr__(self, name: str) -> Any:  # graph_id, source, ... of the compiled graph

@@ -20,7 +20,7 @@ After:
 `buf2 = buf0; del buf0  # reuse` in the emitted `call` (`reinterpret_tensor` where the layouts
 differ): one allocation fewer per call, and the caching allocator's pool stays small.
 
-* A storage is dead once every name that holds it is freed: the allocation, its views, and the
+* A storage is dead once every name that holds it is freed (`analysis/memory.py`): the allocation, its views, and the
   results of extern calls that took any of them, unless the call is `fresh` (its schema says it
   returns new tensors; another may return an argument or a view of one).
 * Only the wrapper's own allocations give storage. Inputs and extern results were allocated by
@@ -45,41 +45,18 @@ from xdsl.ir import Attribute, Block
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
+from mlc.analysis.memory import dropped_names, storage_holders
 from mlc.dialects import triton as tt
 from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.passes.stages import check_stage
 
-_OWNS_STORAGE = (tt.AllocOp, tt.ReuseOp)
-
-
-def storage_holders(body: list[tt.WrapperBodyOp]) -> dict[str, set[str]]:
-    """For each storage the wrapper allocates (by the name that allocates it), every name that
-    holds it: itself, its views, and extern results made from any of them."""
-    holds: dict[str, set[str]] = {}  # name -> storages it holds
-    holders: dict[str, set[str]] = defaultdict(set)
-    for op in body:
-        if isinstance(op, _OWNS_STORAGE):
-            held = {op.buffer.data}
-        elif isinstance(op, tt.ViewOp):
-            held = set(holds.get(op.source.root_reference.data, ()))
-        elif isinstance(op, tt.ExternOp):
-            held = set() if op.fresh else set().union(*(holds.get(name, set()) for name in op.referenced_names()))
-        else:
-            continue
-        for name in op.defined_names():
-            holds[name] = held
-            for storage in held:
-                holders[storage].add(name)
-    return holders
-
-
 def plan_reuse(body: list[tt.WrapperBodyOp]) -> dict[str, str]:
     """{allocation: the dead buffer whose storage it takes}, walking the body in order."""
-    freed_at = {name: pos for pos, op in enumerate(body) if isinstance(op, tt.FreeOp) for name in op.freed}
-    layouts = {op.buffer.data: op.layout for op in body if isinstance(op, _OWNS_STORAGE)}
+    freed_at = {name: pos for pos, op in enumerate(body) for name in dropped_names(op)}
+    layouts = {op.buffer.data: op.layout for op in body if isinstance(op, tt.AllocOp)}
     dies_at: dict[int, list[str]] = defaultdict(list)
     for storage, names in storage_holders(body).items():
-        if all(name in freed_at for name in names):
+        if storage in layouts and all(name in freed_at for name in names):
             dies_at[max(freed_at[name] for name in names)].append(storage)
     pool: dict[tuple[Attribute, sympy.Expr], list[str]] = defaultdict(list)
     reuse: dict[str, str] = {}

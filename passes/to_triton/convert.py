@@ -31,6 +31,7 @@ After:
       triton.input "arg1_1" #buffer.layout<[64], [1], f32>
       triton.alloc "buf0" #buffer.layout<[8, 64], [64, 1], f32>
       triton.launch @triton_poi_fused_add_0(@arg0_1, @arg1_1, @buf0) xnumel 512
+      triton.free @arg0_1, @arg1_1
       triton.return @buf0 }
 
 Rules (Inductor's, `reference/inductor-rules.md` section 6; those of a kernel's body are in
@@ -147,8 +148,8 @@ class ConvertToTritonPass(ModulePass):
         body: list[triton.WrapperBodyOp] = []
         for pos, node in enumerate(graph.body.block.ops):
             body.extend(conversion.node(pos, node))
-        inputs = {o.buffer.data for o in body if isinstance(o, triton.GRAPH_INPUTS)}
-        return list(conversion.kernels.values()), triton.WrapperOp("call", Region(Block(_with_frees(body, inputs))))
+        sizes = {o.buffer.data for o in body if isinstance(o, triton.SizeInputOp)}
+        return list(conversion.kernels.values()), triton.WrapperOp("call", Region(Block(_with_frees(body, sizes))))
 
 
 @dataclass
@@ -279,12 +280,15 @@ def _readers(graph: buffer.GraphOp) -> dict[str, set[int]]:
 
 
 def _with_frees(body: list[triton.WrapperBodyOp], keep: set[str]) -> list[triton.WrapperBodyOp]:
-    """Insert `triton.free` after each buffer's last use (never inputs or outputs)."""
+    """Insert `triton.free` after each buffer's last use, the inputs' too (a backward's saved
+    activations die there, once `call` has emptied its argument list); never an output or a
+    name in `keep`. An input nothing reads is freed after the last input (inputs come first)."""
     outputs = set(body[-1].referenced_names()) if isinstance(body[-1], triton.ReturnOp) else set()
-    last_use: dict[str, int] = {}
+    inputs = [op for op in body if isinstance(op, triton.GRAPH_INPUTS)]
+    last_use: dict[str, int] = {name: len(inputs) - 1 for op in inputs for name in op.defined_names()}
     for pos, op in enumerate(body):
         for name in [*op.defined_names(), *op.referenced_names()]:
-            last_use[name] = pos
+            last_use[name] = max(pos, last_use.get(name, pos))
     dying_at: dict[int, list[str]] = {}
     for name, last in last_use.items():
         if name not in keep and name not in outputs:

@@ -346,3 +346,26 @@ def test_a_failing_pass_leaves_a_reproducer(tmp_path, monkeypatch, make, dump):
     with redirect_stderr(err):
         assert mlc_opt([path, "-p", spec]) == 1
     assert re.match(rf"{re.escape(path)}:\d+:\d+: error: convert-to-triton expects buffer IR", err.getvalue())
+
+
+def test_a_compiled_graph_frees_the_inputs_it_is_handed(make) -> None:
+    """AOTAutograd hands a backward its saved tensors in one list (the boxed convention): the
+    compiled graph empties it and its `call` drops each input after its last read, so a saved
+    activation nobody else holds is freed during the backward, not after it."""
+    import weakref
+
+    from mlc.frontend.backend import compile_graph
+    from mlc.frontend.compiled_graph import boxed
+
+    x, w = make(16, 16), make(16, 16)
+    gm = make_fx(lambda x, w: (torch.relu(x @ w) * 2,))(x, w)
+    call = boxed(compile_graph(gm, [x, w]))
+    assert call._boxed_call
+    expected = torch.relu(x @ w) * 2
+    saved = x.clone()
+    alive = weakref.ref(saved)
+    args = [saved, w]
+    del saved
+    (out,) = call(args)
+    assert args == [] and alive() is None
+    torch.testing.assert_close(out, expected)

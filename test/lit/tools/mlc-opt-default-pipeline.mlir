@@ -14,6 +14,7 @@
 // CHECK:        math.exp
 // CHECK:      triton.wrapper @call {
 // CHECK:        triton.launch @triton_poi_fused_add_sigmoid_0(@x, @y, @buf0) xnumel 64
+// CHECK-NEXT:   triton.free @x, @y
 // CHECK-NEXT:   triton.return @buf0
 // UNKNOWN:    mlc-opt: error: unknown pass 'no-such-pipeline' (mlc-opt --help lists the passes and pipelines)
 // OPTIONS:    mlc-opt: error: pipeline 'default' takes no options (options go to its passes)

@@ -41,6 +41,7 @@ buffer.graph @forward {
 // CHECK-NEXT:     triton.input "arg3_1" #buffer.layout<[], [], f32>
 // CHECK-NEXT:     triton.alloc "buf0" #buffer.layout<[8, 64], [64, 1], f32>
 // CHECK-NEXT:     triton.launch @triton_poi_fused_add_mul_0(@arg0_1, @arg1_1, @arg2_1, @arg3_1, @buf0) xnumel 512
+// CHECK-NEXT:     triton.free @arg0_1, @arg1_1, @arg2_1, @arg3_1
 // CHECK-NEXT:     triton.return @buf0
 // CHECK-NEXT:   }
 // CHECK-NEXT: }

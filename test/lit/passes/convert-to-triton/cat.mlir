@@ -37,6 +37,7 @@ buffer.graph @forward {
 // CHECK-NEXT:     triton.input "arg1_1" #buffer.layout<[8, 64], [64, 1], f32>
 // CHECK-NEXT:     triton.alloc "buf0" #buffer.layout<[8, 128], [128, 1], f32>
 // CHECK-NEXT:     triton.launch @triton_poi_fused_cat_0(@arg0_1, @arg1_1, @buf0) xnumel 1024
+// CHECK-NEXT:     triton.free @arg0_1, @arg1_1
 // CHECK-NEXT:     triton.return @buf0
 // CHECK-NEXT:   }
 // CHECK-NEXT: }

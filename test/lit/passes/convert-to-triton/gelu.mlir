@@ -45,8 +45,9 @@ buffer.graph @forward {
 // CHECK-NEXT:     triton.input "primals_2" #buffer.layout<[64], [1], f32>
 // CHECK-NEXT:     triton.input "primals_3" #buffer.layout<[8, 32], [32, 1], f32>
 // CHECK-NEXT:     triton.view "view0" = @primals_1 #buffer.layout<[32, 64], [1, 32], f32>
+// CHECK-NEXT:     triton.free @primals_1
 // CHECK-NEXT:     triton.extern "buf4" = "addmm.default" {args = [@primals_2, @primals_3, @view0]} : #buffer.layout<[8, 64], [64, 1], f32>
-// CHECK-NEXT:     triton.free @view0
+// CHECK-NEXT:     triton.free @primals_2, @primals_3, @view0
 // CHECK-NEXT:     triton.alloc "buf5" #buffer.layout<[8, 64], [64, 1], f32>
 // CHECK-NEXT:     triton.launch @triton_poi_fused_gelu_0(@buf4, @buf5) xnumel 512
 // CHECK-NEXT:     triton.return @buf5, @buf4

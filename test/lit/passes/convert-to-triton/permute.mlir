@@ -43,8 +43,10 @@ buffer.graph @forward {
 // CHECK-NEXT:     triton.input "arg1_1" #buffer.layout<[4, 1, 16], [16, 16, 1], f32>
 // CHECK-NEXT:     triton.alloc "buf0" #buffer.layout<[8, 64], [64, 1], f32>
 // CHECK-NEXT:     triton.launch @triton_poi_fused_add_permute_0(@arg0_1, @buf0) xnumel 512
+// CHECK-NEXT:     triton.free @arg0_1
 // CHECK-NEXT:     triton.alloc "buf1" #buffer.layout<[16, 1, 4], [4, 4, 1], f32>
 // CHECK-NEXT:     triton.launch @triton_poi_fused_permute_relu_1(@arg1_1, @buf1) xnumel 64
+// CHECK-NEXT:     triton.free @arg1_1
 // CHECK-NEXT:     triton.return @buf0, @buf1
 // CHECK-NEXT:   }
 // CHECK-NEXT: }

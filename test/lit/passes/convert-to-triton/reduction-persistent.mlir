@@ -22,6 +22,7 @@
 // CHECK-NEXT:    triton.input "arg1_1" #buffer.layout<[3, 9], [9, 1], f32>
 // CHECK-NEXT:    triton.alloc "buf0" #buffer.layout<[3], [1], f32>
 // CHECK-NEXT:    triton.launch @triton_per_fused_add_sum_0(@arg0_1, @arg1_1, @buf0) xnumel 3 r0_numel 9
+// CHECK-NEXT:    triton.free @arg0_1, @arg1_1
 // CHECK-NEXT:    triton.return @buf0
 // CHECK-NEXT:  }
 buffer.graph @seed_001_sum {

@@ -46,11 +46,13 @@ buffer.graph @forward {
 // CHECK-NEXT:     triton.input "arg1_1" #buffer.layout<[4096], [1], f32>
 // CHECK-NEXT:     triton.alloc "buf0" #buffer.layout<[4096], [1], f32>
 // CHECK-NEXT:     triton.launch @triton_poi_fused_relu_0(@arg0_1, @buf0) xnumel 4096
+// CHECK-NEXT:     triton.free @arg0_1
 // CHECK-NEXT:     triton.alloc "buf1" #buffer.layout<[4096], [1], f32>
 // CHECK-NEXT:     triton.launch @triton_poi_fused_mul_1(@buf0, @arg1_1, @buf1) xnumel 4096
 // CHECK-NEXT:     triton.free @buf0
 // CHECK-NEXT:     triton.alloc "buf2" #buffer.layout<[4096], [1], f32>
 // CHECK-NEXT:     triton.launch @triton_poi_fused_relu_0(@arg1_1, @buf2) xnumel 4096
+// CHECK-NEXT:     triton.free @arg1_1
 // CHECK-NEXT:     triton.return @buf1, @buf2
 // CHECK-NEXT:   }
 // CHECK-NEXT: }

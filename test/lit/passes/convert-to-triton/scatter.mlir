@@ -13,7 +13,9 @@
 // CHECK:       triton.wrapper @call {
 // CHECK:         triton.alloc "buf0" #buffer.layout<[20, 8], [8, 1], f32>
 // CHECK-NEXT:    triton.launch @triton_poi_fused_index_put_0(@x, @buf0) xnumel 160
+// CHECK-NEXT:    triton.free @x
 // CHECK-NEXT:    triton.launch @triton_poi_fused_index_put_1(@i, @v, @buf0) xnumel 240
+// CHECK-NEXT:    triton.free @i, @v
 // CHECK-NEXT:    triton.view "buf1" = @buf0 #buffer.layout<[20, 8], [8, 1], f32>
 // CHECK-NEXT:    triton.alloc "buf2" #buffer.layout<[20, 8], [8, 1], f32>
 // CHECK-NEXT:    triton.launch @triton_poi_fused_sin_2(@buf0, @buf2) xnumel 160

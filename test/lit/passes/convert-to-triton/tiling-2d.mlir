@@ -59,6 +59,7 @@ buffer.graph @forward {
 // CHECK-NEXT:     triton.input "arg1_1" #buffer.layout<[64, 32], [32, 1], f32>
 // CHECK-NEXT:     triton.alloc "buf0" #buffer.layout<[64, 32], [32, 1], f32>
 // CHECK-NEXT:     triton.launch @triton_poi_fused_add_permute_0(@arg0_1, @arg1_1, @buf0) ynumel 64 xnumel 32
+// CHECK-NEXT:     triton.free @arg0_1, @arg1_1
 // CHECK-NEXT:     triton.return @buf0
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
@@ -71,6 +72,7 @@ buffer.graph @forward {
 // CHECK-NEXT:     triton.input "arg0_1" #buffer.layout<[40, 48, 36], [1728, 36, 1], f16>
 // CHECK-NEXT:     triton.alloc "buf0" #buffer.layout<[36, 40, 48], [1920, 48, 1], f16>
 // CHECK-NEXT:     triton.launch @triton_poi_fused_permute_0(@arg0_1, @buf0) ynumel 36 xnumel 1920
+// CHECK-NEXT:     triton.free @arg0_1
 // CHECK-NEXT:     triton.return @buf0
 // CHECK-NEXT:   }
 // CHECK-NEXT: }
@@ -87,6 +89,7 @@ buffer.graph @forward {
 // CHECK-NEXT:     triton.input "arg1_1" #buffer.layout<[32], [1], f32>
 // CHECK-NEXT:     triton.alloc "buf0" #buffer.layout<[64, 32], [32, 1], f32>
 // CHECK-NEXT:     triton.launch @triton_poi_fused_add_0(@arg0_1, @arg1_1, @buf0) xnumel 2048
+// CHECK-NEXT:     triton.free @arg0_1, @arg1_1
 // CHECK-NEXT:     triton.return @buf0
 // CHECK-NEXT:   }
 // CHECK-NEXT: }

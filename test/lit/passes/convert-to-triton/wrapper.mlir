@@ -54,12 +54,13 @@ buffer.graph @forward {
 // CHECK-NEXT:     triton.input "arg1_1" #buffer.layout<[8, 8], [8, 1], f32>
 // CHECK-NEXT:     triton.alloc "buf0" #buffer.layout<[8, 8], [8, 1], f32>
 // CHECK-NEXT:     triton.launch @triton_poi_fused_sin_0(@arg0_1, @buf0) xnumel 64
+// CHECK-NEXT:     triton.free @arg0_1
 // CHECK-NEXT:     triton.view "buf1" = @buf0 #buffer.layout<[8, 8], [1, 8], f32>
 // CHECK-NEXT:     triton.extern "buf2" = "mm.default" {args = [@buf1, @arg1_1]} : #buffer.layout<[8, 8], [8, 1], f32>
 // CHECK-NEXT:     triton.free @buf1
 // CHECK-NEXT:     triton.alloc "buf4" #buffer.layout<[8, 8], [8, 1], f32>
 // CHECK-NEXT:     triton.launch @triton_poi_fused_add_mul_1(@buf2, @buf0, @arg1_1, @buf4) xnumel 64
-// CHECK-NEXT:     triton.free @buf0
+// CHECK-NEXT:     triton.free @arg1_1, @buf0
 // CHECK-NEXT:     triton.view "buf5" = @buf4 #buffer.layout<[64], [1], f32>
 // CHECK-NEXT:     triton.free @buf4
 // CHECK-NEXT:     triton.return @buf5, @buf2

@@ -20,6 +20,7 @@
 // KERNEL-NEXT:   triton.input "y"
 // KERNEL-NEXT:   triton.alloc "buf1"
 // KERNEL-NEXT:   triton.launch @triton_per_fused_add_sigmoid_sum_0(@x, @y, @buf1) xnumel 3 r0_numel 9
+// KERNEL-NEXT:   triton.free @x, @y
 // KERNEL-NEXT:   triton.return @buf1
 func.func @seed_001(%x: tensor<3x9xf32> loc("x"), %y: tensor<3x9xf32> loc("y")) -> tensor<3xf32> {
   %0 = aten.add.Tensor %x, %y : (tensor<3x9xf32>, tensor<3x9xf32>) -> tensor<3x9xf32> loc("add")

@@ -17,6 +17,7 @@
 // WRAPPER-NEXT:   triton.extern "buf1" = "_c10d_functional::all_reduce.default" {args = [@buf0, "sum", "0"]}
 // WRAPPER-NEXT:   triton.free @buf0
 // WRAPPER-NEXT:   triton.extern "buf3" = "mm.default" {args = [@x, @w], fresh}
+// WRAPPER-NEXT:   triton.free @x, @w
 // WRAPPER-NEXT:   triton.extern "buf2" = "_c10d_functional::wait_tensor.default" {args = [@buf1]}
 // WRAPPER:        triton.launch @triton_poi_fused_add_1
 func.func @forward(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>) -> tensor<4x8xf32> {
