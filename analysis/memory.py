@@ -120,6 +120,25 @@ def peak_live_bytes(wrapper: tt.WrapperOp, inputs_owned: bool = False) -> int | 
     return None if timeline is None else max(timeline, default=0)
 
 
+def report(wrapper: tt.WrapperOp) -> str:
+    """The dump's memory.txt: the peak of live bytes, counted without and with the inputs (as a
+    backward's saved tensors are: freed by the call), where it falls, and what is live there."""
+    lines = []
+    for owned in (False, True):
+        timeline = live_bytes(wrapper, owned)
+        what = "inputs freed by the call counted" if owned else "the call's own allocations"
+        if timeline is None:
+            return "symbolic sizes: live bytes depend on them\n"
+        if not timeline:
+            continue
+        peak = max(timeline)
+        at = timeline.index(peak)
+        ops = [op for op in wrapper.body.block.ops if isinstance(op, tt.WrapperBodyOp)]
+        lines.append(f"peak live bytes, {what}: {peak} ({peak / 2**20:.2f} MiB) after op {at}: {ops[at].name} "
+                     f"{', '.join(ops[at].defined_names() or ops[at].referenced_names())}")
+    return "\n".join(lines) + "\n"
+
+
 def _storage_bytes(layout: LayoutAttr | None) -> int | None:
     if layout is None:
         return 0

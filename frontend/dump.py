@@ -14,6 +14,8 @@
     <dir>/graph_0_forward/overlap.txt             --overlap-comm's remarks (explain), for a graph with
                                                   collectives: how far each start and wait moved, what
                                                   stopped it, what runs while it is in flight
+    <dir>/graph_0_forward/memory.txt              the wrapper's peak of live bytes (its own allocations,
+                                                  and with the inputs it frees), and the op where it falls
     <dir>/graph_0_forward/module.py               the emitted Python (kernels + call)
     <dir>/graph_0_forward/reproducer.mlir         where a pass failed: its input IR (the error names it,
                                                   with the mlc-opt command that fails the same way)
@@ -80,6 +82,15 @@ class GraphDump:
             self.write_picture(module)
         if name == "overlap-comm" and self.remarks.get(name):  # a graph with collectives
             self.write("overlap.txt", "".join(f"{line}\n" for line in self.remarks[name]))
+        if name == "plan-buffers":  # the wrapper as it will run
+            self.write_memory(module)
+
+    def write_memory(self, module: ModuleOp) -> None:
+        """memory.txt: the wrapper's peak of live bytes (`mlc.analysis.memory.report`)."""
+        from mlc.analysis.memory import report
+        from mlc.dialects.triton import WrapperOp
+
+        self.write("memory.txt", "".join(report(op) for op in module.body.block.ops if isinstance(op, WrapperOp)))
 
     def write_picture(self, module: ModuleOp) -> None:
         """fusion.dot, the fused graph (`mlc.codegen.emit_dot`), and fusion.svg where Graphviz's
