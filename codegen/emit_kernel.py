@@ -253,7 +253,7 @@ class _KernelEmitter:
             # A whole, fresh tile: the interpreter's atomic_add misreads a [1] constant, and a
             # broadcast one too (its numpy view has zero strides); on the GPU the add folds away.
             call, suffix = "tl.atomic_add", ", sem='relaxed'"
-            value = f"{value} + tl.zeros({self.shape}, {tl_dtype(op.value.type)})"
+            value = f"{value} + tl.full({self.shape}, 0, {tl_dtype(op.value.type)})"
         self.lines.append(f"{call}({self.v(op.ptr)} + ({text}), {value}{', ' + mask if mask else ''}{suffix})")
 
     @staticmethod

@@ -124,3 +124,25 @@ def test_a_kernel_without_configs_is_an_error():
     )
     with pytest.raises(EmitError, match="kernel @k has no launch configs"):
         emit_python(module)
+
+
+def test_kernels_call_no_jit_function_of_triton_language() -> None:
+    """`tl.zeros`, `tl.sum`, ... are @triton.jit functions of triton.language: compiled for the GPU
+    where triton was imported before TRITON_INTERPRET was set (a model's code may import it
+    first), and then not callable from an interpreted kernel. The emitted kernels (here every
+    lit example of emit-python, a scatter's atomic add among them) call builtins only."""
+    import re
+
+    import triton.language as tl
+    from triton.runtime.interpreter import InterpretedFunction
+    from triton.runtime.jit import JITFunction
+
+    jitted = {name for name, value in vars(tl).items() if isinstance(value, (JITFunction, InterpretedFunction))}
+    assert {"zeros", "sum"} <= jitted
+    for path in sorted((HERE.parent / "lit" / "codegen" / "emit-python").glob("*.mlir")):
+        text = path.read_text()
+        if "triton.kernel" not in text or "expected-error" in text:
+            continue
+        source = emit_python(parse(text.split("// -----")[0], path.name))
+        called = set(re.findall(r"\btl\.(\w+)\(", source))
+        assert not called & jitted, f"{path.name} calls {sorted(called & jitted)}"

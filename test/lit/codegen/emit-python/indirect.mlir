@@ -40,5 +40,5 @@ triton.wrapper @call {
 // CHECK-NEXT: def triton_poi_fused_index_add_1(
 // CHECK:          tmp1 = tl.where(tmp0 < 0, tmp0 + 50, tmp0)
 // CHECK-NEXT:     tmp2 = tl.load(in_ptr1 + (xindex), xmask)
-// CHECK-NEXT:     tl.atomic_add(out_ptr0 + (x0 + 16*tmp1), tmp2 + tl.zeros([XBLOCK], tl.float32), xmask, sem='relaxed')
+// CHECK-NEXT:     tl.atomic_add(out_ptr0 + (x0 + 16*tmp1), tmp2 + tl.full([XBLOCK], 0, tl.float32), xmask, sem='relaxed')
 // CHECK:      launch(triton_poi_fused_embedding_0, triton_poi_fused_embedding_0_configs, 192, (ids, w, buf0, 192,), launches, debug=True)
