@@ -63,7 +63,7 @@ from typing import TYPE_CHECKING, Any
 import torch
 import torch.fx
 
-from mlc.frontend import compiled_graph, fx_graph, joint_graph, traced_numbers
+from mlc.frontend import channels_last, compiled_graph, fx_graph, joint_graph, traced_numbers
 from mlc.frontend.compiled_graph import CompiledGraph
 from mlc.frontend.errors import MlcCompileError, MlcPassError
 from mlc.frontend.settings import Settings, compile_settings
@@ -145,6 +145,8 @@ def _aot_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], settin
 
     def compiler(kind: str) -> Callable[[torch.fx.GraphModule, Sequence[Any]], Callable[..., Any]]:
         def compile_boxed(graph: torch.fx.GraphModule, inputs: Sequence[Any]) -> Callable[..., Any]:
+            if kind == "inference":  # a training graph's are chosen on the joint graph (`joint_graph.partition`)
+                channels_last.to_channels_last(graph, [n.meta.get("val") for n in graph.graph.find_nodes(op="placeholder")])
             # AOTAutograd calls compiled graphs with one list of arguments (the boxed convention).
             return compiled_graph.boxed(_compile_or_fallback(graph, inputs, kind, settings))
 

@@ -1,0 +1,74 @@
+"""Convolutions in channels-last (`mlc.frontend.channels_last`): who decides, and a training step
+that runs its convolutions so and still matches eager, gradients' strides included."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+from torch import nn
+
+from mlc.frontend import backend
+from mlc.frontend.channels_last import decide
+
+
+class ConvNet(nn.Module):
+    """A stem, a residual block of two 3x3 convolutions with batch norms, a pooled head."""
+
+    def __init__(self, channels: int = 96, groups: int = 1):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, channels, 3, padding=1, bias=False), nn.BatchNorm2d(channels), nn.ReLU())
+        self.block = nn.Sequential(nn.Conv2d(channels, channels, 3, padding=1, bias=False, groups=groups),
+                                   nn.BatchNorm2d(channels), nn.ReLU(),
+                                   nn.Conv2d(channels, channels, 3, padding=1, bias=False), nn.BatchNorm2d(channels))
+        self.head = nn.Linear(channels, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.stem(x)
+        x = torch.relu(x + self.block(x))
+        return self.head(x.mean((2, 3)))
+
+
+def graph_of(model: nn.Module, x: torch.Tensor) -> torch.fx.Graph:
+    return torch.fx.experimental.proxy_tensor.make_fx(model)(x).graph
+
+
+@pytest.mark.parametrize("channels, groups, expected", [
+    (96, 1, "3 convolutions in channels-last"),
+    (32, 1, "every convolution has 64 channels or fewer"),
+    (96, 2, "a grouped convolution with more than one input channel per group"),
+])
+def test_decide(channels: int, groups: int, expected: str) -> None:
+    decision = decide(graph_of(ConvNet(channels, groups).eval(), torch.randn(1, 3, 8, 8)))
+    assert decision.reason == expected
+    assert decision.channels_last == expected.endswith("channels-last")
+
+
+def test_a_training_step_runs_its_convolutions_in_channels_last(monkeypatch) -> None:
+    torch.manual_seed(0)
+    model = ConvNet().train()
+    x = torch.randn(2, 3, 8, 8)
+    graphs: list[tuple[str, torch.fx.GraphModule]] = []
+    compile_graph = backend.compile_graph
+
+    def recorded(gm, inputs, kind="forward", settings=None):
+        graphs.append((kind, gm))
+        return compile_graph(gm, inputs, kind, settings)
+
+    monkeypatch.setattr(backend, "compile_graph", recorded)
+    compiled = torch.compile(copy.deepcopy(model), backend=backend.mlc_backend, fullgraph=True)
+    compiled(x).sum().backward()
+    model(x).sum().backward()
+    for name, p in compiled._orig_mod.named_parameters():
+        expected = dict(model.named_parameters())[name].grad
+        torch.testing.assert_close(p.grad, expected, rtol=1e-4, atol=1e-5)
+        assert p.grad.stride() == expected.stride(), name
+    assert [kind for kind, _ in graphs] == ["forward", "backward"]
+    for kind, gm in graphs:
+        convs = [n for n in gm.graph.nodes if n.target in (torch.ops.aten.convolution.default,
+                                                          torch.ops.aten.convolution_backward.default)]
+        assert convs, kind
+        for conv in convs:
+            for arg in conv.args[:2]:
+                assert arg.meta["val"].is_contiguous(memory_format=torch.channels_last), (kind, conv, arg)
