@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""Transformer models through eager, Inductor and mlc: inference and a training step, one table.
+"""Models through eager, Inductor and mlc: inference and a training step, one table.
 
-    python bench/models.py                              # GPT-2 small, a Llama-style decoder, BERT-base
+    python bench/models.py                              # GPT-2 small, Llama-style, BERT-base, ResNet-50, MoE
     python bench/models.py --models gpt2 --modes training --json out.json --markdown out.md
     python bench/models.py --quick --skip inductor      # tiny configs (CPU: Triton's interpreter)
 
-The models are transformers' own (`GPT2LMHeadModel`, `LlamaForCausalLM`, `BertForMaskedLM`)
-built from configs with random weights (no download), in bfloat16 on CUDA, dropout off
-(`eval()` mode and dropout probabilities 0, so the three runs are deterministic), attention
-through `attn_implementation="sdpa"`. Each (model, mode) is one row:
+The models are transformers' own (`GPT2LMHeadModel`, `LlamaForCausalLM`, `BertForMaskedLM`,
+`ResNetForImageClassification`, and `MixtralForCausalLM` for a mixture of experts: 8 experts,
+top-2 routing) built from configs with random weights (no download), in bfloat16 on CUDA, dropout
+off (`eval()` mode and dropout probabilities 0, so the three runs are deterministic; ResNet's
+training steps run in `train()` mode, its batch norms on batch statistics), attention through
+`attn_implementation="sdpa"`. Each (model, mode) is one row:
 
 * inference: `model(input_ids)` under `torch.no_grad()`; its logits are checked.
 * training: `model(input_ids, labels=...)`, the model's own loss, `.backward()` (gradients set
@@ -84,6 +86,7 @@ class Workload:
     model: nn.Module
     inputs: dict[str, torch.Tensor]  # the training step's; inference drops "labels"
     shape: str
+    train_mode: bool = False  # training steps in `train()` mode (batch norm's batch statistics)
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,8 @@ SIZES = {  # (GPU, --quick)
     "gpt2": (Size(4, 512), Size(1, 8)),
     "llama": (Size(2, 1024), Size(1, 8)),
     "bert": (Size(4, 512), Size(2, 8)),
+    "resnet50": (Size(16, 224), Size(2, 32)),  # batch x image side
+    "moe": (Size(4, 512), Size(1, 8)),
 }
 
 
@@ -138,12 +143,42 @@ def bert_config(quick: bool) -> Any:
     return tf.BertConfig(**drop)
 
 
-def build(name: str, quick: bool, size: Size, device: torch.device, dtype: torch.dtype) -> Workload:
-    """The model `name` in eval mode on `device` in `dtype`, with random token inputs."""
+def resnet50_config(quick: bool) -> Any:
+    """ResNet-50 (25.6M: bottleneck stages of 3, 4, 6, 3 blocks, 1000 classes); quick: two stages."""
     tf = _transformers()
-    config = {"gpt2": gpt2_config, "llama": llama_config, "bert": bert_config}[name](quick)
+    if quick:
+        return tf.ResNetConfig(embedding_size=8, hidden_sizes=[96, 128], depths=[1, 1], layer_type="bottleneck",
+                               num_labels=10)
+    return tf.ResNetConfig(num_labels=1000)
+
+
+def moe_config(quick: bool) -> Any:
+    """A Mixtral-style mixture of experts: hidden 1024, 4 layers, 16 query heads sharing 4 key/value
+    heads, 8 SwiGLU experts of 2048 per layer, each token routed to 2, vocabulary 32000 (250M)."""
+    tf = _transformers()
+    if quick:
+        return tf.MixtralConfig(vocab_size=128, hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                num_attention_heads=4, num_key_value_heads=2, num_local_experts=4,
+                                num_experts_per_tok=2, max_position_embeddings=32, use_cache=False)
+    return tf.MixtralConfig(vocab_size=32000, hidden_size=1024, intermediate_size=2048, num_hidden_layers=4,
+                            num_attention_heads=16, num_key_value_heads=4, num_local_experts=8, num_experts_per_tok=2,
+                            max_position_embeddings=1024, use_cache=False)
+
+
+CONFIGS = {"gpt2": gpt2_config, "llama": llama_config, "bert": bert_config, "resnet50": resnet50_config,
+           "moe": moe_config}
+
+
+def build(name: str, quick: bool, size: Size, device: torch.device, dtype: torch.dtype) -> Workload:
+    """The model `name` on `device` in `dtype` with random inputs: token ids (images for resnet50),
+    in eval mode (a convnet's training steps run in train mode)."""
+    tf = _transformers()
+    config = CONFIGS[name](quick)
+    if name == "resnet50":
+        return _convnet(tf.ResNetForImageClassification(config), config, size, device, dtype)
     config._attn_implementation = "sdpa"
-    cls = {"gpt2": tf.GPT2LMHeadModel, "llama": tf.LlamaForCausalLM, "bert": tf.BertForMaskedLM}[name]
+    cls = {"gpt2": tf.GPT2LMHeadModel, "llama": tf.LlamaForCausalLM, "bert": tf.BertForMaskedLM,
+           "moe": tf.MixtralForCausalLM}[name]
     model = cls(config)
     if name == "gpt2":
         # transformers finds no loss for the class name and logs a warning inside forward (a graph
@@ -155,10 +190,22 @@ def build(name: str, quick: bool, size: Size, device: torch.device, dtype: torch
         labels = torch.where(torch.rand(ids.shape, device=device) < 0.15, ids, -100)
     else:  # causal LM: the model shifts the labels itself
         labels = ids
-    params = sum(p.numel() for p in model.parameters())
-    count = f"{params / 1e6:.0f}M" if params >= 1e6 else f"{params / 1e3:.0f}K"
-    shape = f"{count} params, batch {size.batch} x seq {size.seq}"
+    shape = f"{_params(model)} params, batch {size.batch} x seq {size.seq}"
     return Workload(model, {"input_ids": ids, "labels": labels}, shape)
+
+
+def _convnet(model: nn.Module, config: Any, size: Size, device: torch.device, dtype: torch.dtype) -> Workload:
+    """An image classifier on `size.batch` random images of `size.seq` pixels a side, with labels."""
+    model = model.to(device=device, dtype=dtype).eval()
+    images = torch.randn(size.batch, 3, size.seq, size.seq, device=device, dtype=dtype)
+    labels = torch.randint(0, config.num_labels, (size.batch,), device=device)
+    shape = f"{_params(model)} params, batch {size.batch} x 3 x {size.seq} x {size.seq}"
+    return Workload(model, {"pixel_values": images, "labels": labels}, shape, train_mode=True)
+
+
+def _params(model: nn.Module) -> str:
+    params = sum(p.numel() for p in model.parameters())
+    return f"{params / 1e6:.0f}M" if params >= 1e6 else f"{params / 1e3:.0f}K"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -255,6 +302,20 @@ def _sync() -> None:
         torch.cuda.synchronize()
 
 
+def peak_memory(call: Callable[[], Any]) -> float | None:
+    """MB the call holds at its peak above what was allocated before it (`max_memory_allocated`
+    during the call minus `memory_allocated` before): activations, temporaries, outputs and, in a
+    training step, the gradients (set to None before each step). None off the GPU."""
+    if not CUDA:
+        return None
+    _sync()
+    torch.cuda.reset_peak_memory_stats()
+    before = torch.cuda.memory_allocated()
+    call()
+    _sync()
+    return (torch.cuda.max_memory_allocated() - before) / 2**20
+
+
 # ---------------------------------------------------------------------------------------------
 # A row: one model in one mode, three backends
 
@@ -268,6 +329,8 @@ class Row:
     ms: dict[str, Timing] = field(default_factory=dict)  # backend -> wall-clock timing
     gpu_ms: dict[str, float] = field(default_factory=dict)  # backend -> kernels' GPU time per call
     kernel_ms: dict[str, dict[str, float]] = field(default_factory=dict)  # backend -> kernel name -> ms per call
+    peak_mb: dict[str, float] = field(default_factory=dict)  # backend -> MB held at the peak of a call (`peak_memory`)
+    graphs: dict[str, int] = field(default_factory=dict)  # inductor/mlc -> graphs Dynamo compiled (1: no break)
     compile_s: dict[str, float] = field(default_factory=dict)  # backend -> first call, s
     rel_errors: dict[str, dict[str, float]] = field(default_factory=dict)  # inductor/mlc -> tensor -> err
     mlc_over_inductor: float | None = None
@@ -293,12 +356,17 @@ def first_call(row: Row, backend: str, model: nn.Module, compile_fn: Callable[[n
     """Compile, run once (timed as compile seconds), compare with `expected`; fills `row`.
     Returns the step to time, and the first step's results where there is no reference yet
     (eager's become it)."""
+    from torch._dynamo.utils import counters
+
     compiled = compile_fn(model)
+    counters["stats"].clear()
     _sync()
     start = time.perf_counter()
     results = step(compiled, inputs, row.mode)
     _sync()
     row.compile_s[backend] = time.perf_counter() - start
+    if backend != "eager":
+        row.graphs[backend] = counters["stats"]["unique_graphs"]
     if expected is not None:
         row.rel_errors[backend] = rel_errors(results, expected)
         if backend == "mlc":
@@ -315,6 +383,9 @@ def time_row(row: Row, calls: dict[str, Callable[[], Any]], args: argparse.Names
     for backend, call in calls.items():
         for _ in range(args.warmup):
             call()
+        peak = peak_memory(call)
+        if peak is not None:
+            row.peak_mb[backend] = peak
         kernels = run.kernel_times(call)
         if kernels is not None:
             row.gpu_ms[backend] = sum(kernels.values())
@@ -336,6 +407,7 @@ def bench_row(workload: Workload, name: str, mode: str, args: argparse.Namespace
             row.errors[backend] = "skipped" if backend in args.skip else "no eager reference"
             continue
         model = workload.model if backend == "eager" else copy.deepcopy(workload.model)
+        model.train(mode == "training" and workload.train_mode)
         try:
             calls[backend], results = first_call(row, backend, model, compile_fn, workload.inputs, expected, args)
         except Exception as error:  # noqa: BLE001 (a cell, never a crash)
@@ -399,13 +471,16 @@ def _pair(a: float | None, b: float | None, fmt: str) -> str:
 
 def markdown(rows: Sequence[Row]) -> str:
     head = ["model", "mode", "shape", "eager ms", "inductor ms", "mlc ms", "mlc/inductor",
-            "GPU ms mlc / ind", "compile s mlc / ind", "rel err mlc / ind", "correct"]
+            "GPU ms mlc / ind", "peak MB eager / ind / mlc", "graphs mlc / ind", "compile s mlc / ind",
+            "rel err mlc / ind", "correct"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for r in rows:
         ratio = "-" if r.mlc_over_inductor is None else f"{r.mlc_over_inductor:.2f}"
         errs = _pair(worst(r.rel_errors.get("mlc"))[0], worst(r.rel_errors.get("inductor"))[0], ".1e")
         cells = [r.model, r.mode, r.shape, _ms(r, "eager"), _ms(r, "inductor"), _ms(r, "mlc"), ratio,
                  _pair(r.gpu_ms.get("mlc"), r.gpu_ms.get("inductor"), ".2f"),
+                 " / ".join("-" if b not in r.peak_mb else f"{r.peak_mb[b]:.0f}" for b in BACKENDS),
+                 _pair(r.graphs.get("mlc"), r.graphs.get("inductor"), "d"),
                  _pair(r.compile_s.get("mlc"), r.compile_s.get("inductor"), ".1f"), errs,
                  r.correct.replace("|", "\\|")]
         lines.append("| " + " | ".join(cells) + " |")
@@ -480,7 +555,10 @@ between the backends (a training loop's view: the host's launches overlap the GP
 median and min-max over rounds. *GPU ms*: the kernels' durations per call summed (torch.profiler;
 memory copies and sets are left out); where it is well below the wall time, the host's work per
 call bounds the call (a step of these models is a few hundred launches and extern calls;
-{replays}). *compile s* is the first call's
+{replays}). *peak MB*: what one call holds at its peak above what was allocated before it
+(`torch.cuda.max_memory_allocated` during the call minus `memory_allocated` before: activations,
+temporaries, outputs, and in training the gradients, set to None before each step). *graphs*:
+the graphs Dynamo compiled for the model (1: no graph break). *compile s* is the first call's
 wall time (Dynamo, AOTAutograd, the backend, one run); *rel err* is the worst tensor's relative
 error norm against eager (logits; in training also the loss and every gradient), judged as
 `bench/models.py`'s docstring says.
