@@ -145,7 +145,7 @@ def _aot_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], settin
 
     def compiler(kind: str) -> Callable[[torch.fx.GraphModule, Sequence[Any]], Callable[..., Any]]:
         def compile_boxed(graph: torch.fx.GraphModule, inputs: Sequence[Any]) -> Callable[..., Any]:
-            if kind == "inference":  # a training graph's are chosen on the joint graph (`joint_graph.partition`)
+            if kind == "inference" and settings.channels_last:  # a training graph's: `joint_graph.partition`
                 channels_last.to_channels_last(graph, [n.meta.get("val") for n in graph.graph.find_nodes(op="placeholder")])
             # AOTAutograd calls compiled graphs with one list of arguments (the boxed convention).
             return compiled_graph.boxed(_compile_or_fallback(graph, inputs, kind, settings))
@@ -157,7 +157,7 @@ def _aot_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], settin
         bw_compiler=compiler("backward"),
         inference_compiler=compiler("inference"),
         decompositions=decomposition_table(),
-        partition_fn=joint_graph.partition,
+        partition_fn=functools.partial(joint_graph.partition, channels_last=settings.channels_last),
     )
     with gc_paused():  # AOTAutograd's tracing too, not only mlc's compile (passes/pipeline.py)
         return backend(gm, example_inputs)

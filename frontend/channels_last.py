@@ -18,6 +18,14 @@ channels-last and only the graph's inputs (images, weights) are converted, once 
 The graph's outputs keep the strides they were traced with (a weight's gradient, a returned
 feature map): one whose layout changed is cloned back. `decide` says whether a graph is worth
 it, with Inductor's rules (`decide_layout_opt`) and the reason.
+
+Off unless asked (`MLC_CHANNELS_LAST=1`, `options={"channels_last": True}`): measured on the H200
+(ResNet-50, bf16, batch 16), it took the training step's GPU time from 5.11 to 6.05 ms (Inductor:
+4.0) and made inference copy 52 convolution outputs a call. cuDNN returned some convolutions'
+outputs in NCHW where the fake tensors said channels-last (the emitted `ensure_layout` copies
+them), and the training step gained 1.06 ms of `direct_copy` kernels inside aten's convolutions:
+the real tensors' formats are not yet what the propagated metadata promises (the 1x1 weights,
+whose NCHW strides are also channels-last ones, are the first suspect).
 """
 
 from __future__ import annotations

@@ -70,16 +70,18 @@ def remove_noop_ops(graph: torch.fx.Graph) -> int:
     return removed
 
 
-def partition(joint: torch.fx.GraphModule, joint_inputs: Sequence[Any], **kwargs: Any) -> tuple[torch.fx.GraphModule, torch.fx.GraphModule]:
+def partition(joint: torch.fx.GraphModule, joint_inputs: Sequence[Any], channels_last: bool = False,
+              **kwargs: Any) -> tuple[torch.fx.GraphModule, torch.fx.GraphModule]:
     """AOTAutograd's `partition_fn`: the joint graph's convolutions put in channels-last where
-    that pays (`mlc.frontend.channels_last`), its no-ops removed, then Inductor's min-cut
+    asked and Inductor's rules say so (`mlc.frontend.channels_last`), its no-ops removed, then Inductor's min-cut
     partitioner (the forward saves few, small tensors and the backward recomputes the cheap
     pointwise ops from them, fused into its kernels, where the default partitioner saves every
     intermediate the backward reads: a float32 log-softmax over the vocabulary, written and
     read back once per step)."""
     from functorch.compile import min_cut_rematerialization_partition
 
-    to_channels_last(joint, joint_inputs)
+    if channels_last:
+        to_channels_last(joint, joint_inputs)
     if remove_noop_ops(joint.graph):
         joint.recompile()
     return min_cut_rematerialization_partition(joint, joint_inputs, compiler="inductor", **kwargs)

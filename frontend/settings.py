@@ -43,6 +43,9 @@ class Settings:
     fallback: bool = False  # MLC_FALLBACK: a graph mlc cannot compile runs eagerly, with a warning
     dump_dir: str | None = None  # MLC_DUMP_DIR: every graph's IR after each pass (frontend/dump.py)
     debug: bool = False  # MLC_DEBUG: kernels assert loaded positions are in bounds; IR verified after each pass
+    # MLC_CHANNELS_LAST: convolutions in channels-last where Inductor's rules say so (frontend/channels_last.py);
+    # off by default: on the H200 it made ResNet-50's step slower (see the module)
+    channels_last: bool = False
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -51,7 +54,8 @@ class Settings:
                    pipeline=environ.get("MLC_PIPELINE") or None,
                    fallback=_flag(environ.get("MLC_FALLBACK")),
                    dump_dir=environ.get("MLC_DUMP_DIR") or None,
-                   debug=_flag(environ.get("MLC_DEBUG")))
+                   debug=_flag(environ.get("MLC_DEBUG")),
+                   channels_last=_flag(environ.get("MLC_CHANNELS_LAST")))
 
 
 MODES: dict[str, dict[str, Any]] = {
@@ -69,6 +73,7 @@ OPTION_TYPES: dict[str, tuple[type, ...]] = {
     "fallback": (bool,),
     "dump_dir": (str, os.PathLike, type(None)),
     "debug": (bool,),
+    "channels_last": (bool,),
 }
 
 

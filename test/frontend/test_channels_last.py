@@ -57,6 +57,7 @@ def test_a_training_step_runs_its_convolutions_in_channels_last(monkeypatch) -> 
         return compile_graph(gm, inputs, kind, settings)
 
     monkeypatch.setattr(backend, "compile_graph", recorded)
+    monkeypatch.setenv("MLC_CHANNELS_LAST", "1")  # off by default (see the module)
     compiled = torch.compile(copy.deepcopy(model), backend=backend.mlc_backend, fullgraph=True)
     compiled(x).sum().backward()
     model(x).sum().backward()
