@@ -557,7 +557,8 @@ memory copies and sets are left out); where it is well below the wall time, the 
 call bounds the call (a step of these models is a few hundred launches and extern calls;
 {replays}). *peak MB*: what one call holds at its peak above what was allocated before it
 (`torch.cuda.max_memory_allocated` during the call minus `memory_allocated` before: activations,
-temporaries, outputs, and in training the gradients, set to None before each step). *graphs*:
+temporaries, outputs, and in training the gradients, set to None before each step; a call replayed
+from a CUDA graph allocates nothing: its memory is the recording's pool, taken when it was recorded). *graphs*:
 the graphs Dynamo compiled for the model (1: no graph break). *compile s* is the first call's
 wall time (Dynamo, AOTAutograd, the backend, one run); *rel err* is the worst tensor's relative
 error norm against eager (logits; in training also the loss and every gradient), judged as
