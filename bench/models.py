@@ -7,31 +7,40 @@
 
 The models are transformers' own (`GPT2LMHeadModel`, `LlamaForCausalLM`, `BertForMaskedLM`,
 `ResNetForImageClassification`, and `MixtralForCausalLM` for a mixture of experts: 8 experts,
-top-2 routing) built from configs with random weights (no download), in bfloat16 on CUDA, dropout
-off (`eval()` mode and dropout probabilities 0, so the three runs are deterministic; ResNet's
+top-2 routing, the experts run as transformers' default `grouped_mm`, `--moe-experts` for the
+others) built from configs with random weights (no download), in bfloat16 on CUDA, dropout off
+(`eval()` mode and dropout probabilities 0, so the three runs are deterministic; ResNet's
 training steps run in `train()` mode, its batch norms on batch statistics), attention through
 `attn_implementation="sdpa"`. Each (model, mode) is one row:
 
-* inference: `model(input_ids)` under `torch.no_grad()`; its logits are checked.
-* training: `model(input_ids, labels=...)`, the model's own loss, `.backward()` (gradients set
+* inference: `model(**inputs)` (token ids, or ResNet's `pixel_values`) under `torch.no_grad()`;
+  its logits are checked.
+* training: `model(**inputs, labels=...)`, the model's own loss, `.backward()` (gradients set
   to None before each step; no optimizer: it would run eagerly in all three); the loss, the
   logits and every parameter's gradient are checked.
 
 Eager runs first and is the reference. Inductor is `torch.compile(m, fullgraph=True,
 dynamic=False)`, mlc the same with `backend=mlc_backend`, each on its own `copy.deepcopy` of
-the eager model. Correctness is a relative error norm per tensor, `|a - e| / |e|` (float32
+the eager model (`fullgraph=False` only for the MoE with `--moe-experts eager`, whose loop over
+the experts hit has data-dependent shapes; the graphs and graph breaks Dynamo made are counted
+per compiler). Correctness is a relative error norm per tensor, `|a - e| / |e|` (float32
 norms), against eager: bfloat16 keeps 8 significant bits and eager rounds every intermediate
 to them while a fused kernel keeps float32 inside, so two correct implementations differ by
 around 1e-3..1e-2 after a dozen layers, and a wrong index or gradient formula by O(1). A tensor
-passes within `--tol` (2e-2), or within twice Inductor's own distance from eager for that
-tensor when Inductor's is larger (a measured noise floor: layers compound the rounding, and
-some gradients are zero in exact arithmetic, BERT's attention key biases, so that both
-compiled runs differ from eager's rounding noise by a relative error of about 1). The
-times are wall-clock ms per call in rounds of back-to-back calls, the rounds alternating
-between the three (`time_interleaved`): median, and min-max over rounds as the spread; next
-to them each backend's GPU time per call (the kernels' durations, torch.profiler); compile
-seconds are the first call's wall time (Dynamo, AOTAutograd, the backend, and one run). A
-backend that fails is a cell saying so, never a crash.
+passes within `--tol` (2e-2), or within twice a noise floor's value for that tensor where that
+is larger: Inductor's own distance from eager, and eager's own distance from eager in float32
+(`float32_noise`: a copy of the model upcast; if mlc is at least as close to exact arithmetic as
+eager, it is within twice that of eager). Layers compound the rounding, and some gradients are
+(nearly) zero in exact arithmetic, BERT's attention key biases, the batch norms' biases of a
+training ResNet on a small batch, so that correct runs differ from eager's rounding noise by a
+relative error of 0.1..1. The times are wall-clock ms per call in rounds of back-to-back
+calls, the rounds alternating between the three (`time_interleaved`): median, and min-max over
+rounds as the spread; next to them each backend's GPU time per call (the kernels' durations,
+torch.profiler) and its peak memory per call (`peak_memory`: after the warm-up, one call's
+`torch.cuda.max_memory_allocated` minus the `memory_allocated` before it, so activations,
+temporaries, outputs and in training the gradients, counted alike in the three since each step
+sets the gradients to None first); compile seconds are the first call's wall time (Dynamo,
+AOTAutograd, the backend, and one run). A backend that fails is a cell saying so, never a crash.
 
 Loads mlc like bench/run.py (installed, or the checkout as the package `mlc`) and reuses its
 helpers; not part of the mlc package: see bench/README.md.
@@ -87,6 +96,7 @@ class Workload:
     inputs: dict[str, torch.Tensor]  # the training step's; inference drops "labels"
     shape: str
     train_mode: bool = False  # training steps in `train()` mode (batch norm's batch statistics)
+    fullgraph: bool = True  # False: Dynamo may break the graph (data-dependent control flow)
 
 
 @dataclass(frozen=True)
@@ -144,10 +154,11 @@ def bert_config(quick: bool) -> Any:
 
 
 def resnet50_config(quick: bool) -> Any:
-    """ResNet-50 (25.6M: bottleneck stages of 3, 4, 6, 3 blocks, 1000 classes); quick: two stages."""
+    """ResNet-50 (25.6M: bottleneck stages of 3, 4, 6, 3 blocks, 1000 classes); quick: two stages of
+    one bottleneck block, 8 and 16 channels (a call under Triton's interpreter takes a second or less)."""
     tf = _transformers()
     if quick:
-        return tf.ResNetConfig(embedding_size=8, hidden_sizes=[96, 128], depths=[1, 1], layer_type="bottleneck",
+        return tf.ResNetConfig(embedding_size=8, hidden_sizes=[8, 16], depths=[1, 1], layer_type="bottleneck",
                                num_labels=10)
     return tf.ResNetConfig(num_labels=1000)
 
@@ -169,14 +180,25 @@ CONFIGS = {"gpt2": gpt2_config, "llama": llama_config, "bert": bert_config, "res
            "moe": moe_config}
 
 
-def build(name: str, quick: bool, size: Size, device: torch.device, dtype: torch.dtype) -> Workload:
+EXPERTS = ("grouped_mm", "batched_mm", "eager")  # transformers' experts_implementation, its default first
+
+
+def build(name: str, quick: bool, size: Size, device: torch.device, dtype: torch.dtype,
+          experts: str = EXPERTS[0]) -> Workload:
     """The model `name` on `device` in `dtype` with random inputs: token ids (images for resnet50),
-    in eval mode (a convnet's training steps run in train mode)."""
+    in eval mode (a convnet's training steps run in train mode). `experts`: how the MoE's experts
+    run (transformers' `experts_implementation`): "grouped_mm" sorts the tokens by expert and
+    calls one grouped matmul (`torch._grouped_mm`) per projection, "batched_mm" gathers each
+    token's expert weights for a `bmm`, "eager" loops over the experts hit with `nonzero` and
+    `index_add_`, data-dependent shapes that break Dynamo's graph (so that one runs without
+    `fullgraph`)."""
     tf = _transformers()
     config = CONFIGS[name](quick)
     if name == "resnet50":
         return _convnet(tf.ResNetForImageClassification(config), config, size, device, dtype)
     config._attn_implementation = "sdpa"
+    if name == "moe":
+        config._experts_implementation = experts
     cls = {"gpt2": tf.GPT2LMHeadModel, "llama": tf.LlamaForCausalLM, "bert": tf.BertForMaskedLM,
            "moe": tf.MixtralForCausalLM}[name]
     model = cls(config)
@@ -191,7 +213,9 @@ def build(name: str, quick: bool, size: Size, device: torch.device, dtype: torch
     else:  # causal LM: the model shifts the labels itself
         labels = ids
     shape = f"{_params(model)} params, batch {size.batch} x seq {size.seq}"
-    return Workload(model, {"input_ids": ids, "labels": labels}, shape)
+    if name == "moe":
+        shape += f", experts {experts}"
+    return Workload(model, {"input_ids": ids, "labels": labels}, shape, fullgraph=name != "moe" or experts != "eager")
 
 
 def _convnet(model: nn.Module, config: Any, size: Size, device: torch.device, dtype: torch.dtype) -> Workload:
@@ -246,15 +270,32 @@ def _badness(value: float, limit: float) -> float:
     return math.inf if math.isnan(value) else value / limit
 
 
-def verdict(mlc: dict[str, float], inductor: dict[str, float] | None, tol: float) -> str:
-    """"yes", or "mismatch: <worst tensor> ..." (see the module docstring for the rule)."""
-    limits = {k: max(tol, 2 * inductor[k]) if inductor and math.isfinite(inductor.get(k, math.nan)) else tol
-              for k in mlc}
+def verdict(mlc: dict[str, float], inductor: dict[str, float] | None, tol: float,
+            noise: dict[str, float] | None = None) -> str:
+    """"yes", or "mismatch: <worst tensor> ..." (see the module docstring for the rule): each
+    tensor within `tol`, or within twice a noise floor's value for it where that is larger
+    (Inductor's distance from eager; `noise`: eager's own distance from eager in float32)."""
+    limits = {k: max([tol] + [2 * floor[k] for floor in (inductor, noise)
+                              if floor and math.isfinite(floor.get(k, math.nan))]) for k in mlc}
     bad = [k for k, v in mlc.items() if not v <= limits[k]]
     if not bad:
         return "yes"
     worst = max(bad, key=lambda k: _badness(mlc[k], limits[k]))
     return f"mismatch: {len(bad)}/{len(mlc)} tensors, worst {worst} rel err {mlc[worst]:.2e} (limit {limits[worst]:.1e})"
+
+
+def float32_noise(workload: Workload, mode: str, expected: dict[str, torch.Tensor]) -> dict[str, float]:
+    """Each checked tensor's distance of eager in the bench's dtype (`expected`) from eager in
+    float32 (a copy of the model and its floating-point inputs upcast, the same step): the dtype's
+    own rounding, a noise floor that needs no Inductor. {} where the dtype is float32."""
+    if next(workload.model.parameters()).dtype == torch.float32:
+        return {}
+    model = copy.deepcopy(workload.model).float()
+    model.train(mode == "training" and workload.train_mode)
+    inputs = {k: v.float() if v.is_floating_point() else v for k, v in workload.inputs.items()}
+    reference = step(model, inputs, mode)
+    del model
+    return rel_errors(expected, reference)
 
 
 def worst(errors: dict[str, float] | None) -> tuple[float | None, str]:
@@ -331,22 +372,25 @@ class Row:
     kernel_ms: dict[str, dict[str, float]] = field(default_factory=dict)  # backend -> kernel name -> ms per call
     peak_mb: dict[str, float] = field(default_factory=dict)  # backend -> MB held at the peak of a call (`peak_memory`)
     graphs: dict[str, int] = field(default_factory=dict)  # inductor/mlc -> graphs Dynamo compiled (1: no break)
+    breaks: dict[str, int] = field(default_factory=dict)  # inductor/mlc -> graph breaks (0 under fullgraph)
     compile_s: dict[str, float] = field(default_factory=dict)  # backend -> first call, s
     rel_errors: dict[str, dict[str, float]] = field(default_factory=dict)  # inductor/mlc -> tensor -> err
+    float32_noise: dict[str, float] = field(default_factory=dict)  # tensor -> eager's err against float32 eager
     mlc_over_inductor: float | None = None
     correct: str = ""  # mlc against eager: "yes", "mismatch: ...", "failed: ..."
     inductor_correct: str = ""
     errors: dict[str, str] = field(default_factory=dict)  # backend -> one-line reason
 
 
-def compilers(mlc_backend: Callable[..., Any], reduce_overhead: bool = False
+def compilers(mlc_backend: Callable[..., Any], reduce_overhead: bool = False, fullgraph: bool = True
               ) -> dict[str, Callable[[nn.Module], Callable[..., Any]]]:
-    """As `bench/run.py`'s: `reduce_overhead`, both compilers replay CUDA graphs."""
+    """As `bench/run.py`'s: `reduce_overhead`, both compilers replay CUDA graphs; `fullgraph`
+    False lets Dynamo break the graph (the model's `Workload.fullgraph`)."""
     mode = "reduce-overhead" if reduce_overhead else None
     return {
         "eager": lambda m: m,
-        "inductor": lambda m: torch.compile(m, fullgraph=True, dynamic=False, mode=mode),
-        "mlc": lambda m: torch.compile(m, backend=mlc_backend, fullgraph=True, dynamic=False),
+        "inductor": lambda m: torch.compile(m, fullgraph=fullgraph, dynamic=False, mode=mode),
+        "mlc": lambda m: torch.compile(m, backend=mlc_backend, fullgraph=fullgraph, dynamic=False),
     }
 
 
@@ -360,6 +404,7 @@ def first_call(row: Row, backend: str, model: nn.Module, compile_fn: Callable[[n
 
     compiled = compile_fn(model)
     counters["stats"].clear()
+    counters["graph_break"].clear()
     _sync()
     start = time.perf_counter()
     results = step(compiled, inputs, row.mode)
@@ -367,12 +412,13 @@ def first_call(row: Row, backend: str, model: nn.Module, compile_fn: Callable[[n
     row.compile_s[backend] = time.perf_counter() - start
     if backend != "eager":
         row.graphs[backend] = counters["stats"]["unique_graphs"]
+        row.breaks[backend] = sum(counters["graph_break"].values())
     if expected is not None:
         row.rel_errors[backend] = rel_errors(results, expected)
         if backend == "mlc":
-            row.correct = verdict(row.rel_errors["mlc"], row.rel_errors.get("inductor"), args.tol)
+            row.correct = verdict(row.rel_errors["mlc"], row.rel_errors.get("inductor"), args.tol, row.float32_noise)
         else:
-            row.inductor_correct = verdict(row.rel_errors[backend], None, args.tol)
+            row.inductor_correct = verdict(row.rel_errors[backend], None, args.tol, row.float32_noise)
         results = None  # free them before timing
     return (lambda: step(compiled, inputs, row.mode)), results
 
@@ -402,7 +448,7 @@ def bench_row(workload: Workload, name: str, mode: str, args: argparse.Namespace
     expected: dict[str, torch.Tensor] | None = None
     calls: dict[str, Callable[[], Any]] = {}
     torch._dynamo.reset()
-    for backend, compile_fn in compilers(mlc_backend, args.reduce_overhead).items():
+    for backend, compile_fn in compilers(mlc_backend, args.reduce_overhead, workload.fullgraph).items():
         if backend in args.skip or (backend != "eager" and expected is None):
             row.errors[backend] = "skipped" if backend in args.skip else "no eager reference"
             continue
@@ -415,8 +461,12 @@ def bench_row(workload: Workload, name: str, mode: str, args: argparse.Namespace
             if args.verbose:
                 traceback.print_exc()
             results = None
-        if backend == "eager":
+        if backend == "eager" and results is not None:
             expected = results
+            try:
+                row.float32_noise = float32_noise(workload, mode, expected)
+            except Exception as error:  # noqa: BLE001 (then Inductor's is the only noise floor)
+                row.errors["float32 eager"] = run.one_line(error)
     expected = None
     time_row(row, calls, args)
     calls.clear()
@@ -441,7 +491,7 @@ def bench_model(name: str, device: torch.device, args: argparse.Namespace,
     size = quick_size if args.quick else gpu_size
     size = Size(args.batch or size.batch, args.seq or size.seq)
     try:
-        workload = build(name, args.quick, size, device, DTYPES[args.dtype])
+        workload = build(name, args.quick, size, device, DTYPES[args.dtype], args.moe_experts)
     except Exception as error:  # noqa: BLE001
         reason = run.one_line(error)
         return [Row(model=name, mode=mode, dtype=args.dtype, correct=f"failed: {reason}", errors={"setup": reason})
@@ -469,18 +519,27 @@ def _pair(a: float | None, b: float | None, fmt: str) -> str:
     return " / ".join("-" if v is None else format(v, fmt) for v in (a, b))
 
 
+def _graphs(row: Row, backend: str) -> str:
+    """The graphs Dynamo compiled, and its graph breaks where there were any."""
+    if backend not in row.graphs:
+        return "-"
+    breaks = row.breaks.get(backend, 0)
+    return f"{row.graphs[backend]}" + (f" ({breaks} breaks)" if breaks else "")
+
+
 def markdown(rows: Sequence[Row]) -> str:
     head = ["model", "mode", "shape", "eager ms", "inductor ms", "mlc ms", "mlc/inductor",
             "GPU ms mlc / ind", "peak MB eager / ind / mlc", "graphs mlc / ind", "compile s mlc / ind",
-            "rel err mlc / ind", "correct"]
+            "rel err mlc / ind / f32", "correct"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for r in rows:
         ratio = "-" if r.mlc_over_inductor is None else f"{r.mlc_over_inductor:.2f}"
-        errs = _pair(worst(r.rel_errors.get("mlc"))[0], worst(r.rel_errors.get("inductor"))[0], ".1e")
+        errs = " / ".join("-" if e is None else f"{e:.1e}" for e in (
+            worst(r.rel_errors.get("mlc"))[0], worst(r.rel_errors.get("inductor"))[0], worst(r.float32_noise)[0]))
         cells = [r.model, r.mode, r.shape, _ms(r, "eager"), _ms(r, "inductor"), _ms(r, "mlc"), ratio,
                  _pair(r.gpu_ms.get("mlc"), r.gpu_ms.get("inductor"), ".2f"),
                  " / ".join("-" if b not in r.peak_mb else f"{r.peak_mb[b]:.0f}" for b in BACKENDS),
-                 _pair(r.graphs.get("mlc"), r.graphs.get("inductor"), "d"),
+                 f"{_graphs(r, 'mlc')} / {_graphs(r, 'inductor')}",
                  _pair(r.compile_s.get("mlc"), r.compile_s.get("inductor"), ".1f"), errs,
                  r.correct.replace("|", "\\|")]
         lines.append("| " + " | ".join(cells) + " |")
@@ -522,6 +581,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--reduce-overhead", action="store_true",
                         help="both compilers replay CUDA graphs: Inductor's mode=reduce-overhead, mlc's MLC_CUDAGRAPHS=1")
     parser.add_argument("--skip", default="", help="backends not to run: inductor,mlc")
+    parser.add_argument("--moe-experts", default=EXPERTS[0], choices=EXPERTS,
+                        help="how the moe row's experts run (transformers' experts_implementation; default "
+                             f"{EXPERTS[0]}); eager loops over the experts with nonzero, so without fullgraph")
     parser.add_argument("--top-kernels", type=int, default=0, metavar="N",
                         help="print each row's N longest kernels (GPU ms per call) per backend; "
                              "--json keeps all of them in any case")
@@ -558,11 +620,14 @@ call bounds the call (a step of these models is a few hundred launches and exter
 {replays}). *peak MB*: what one call holds at its peak above what was allocated before it
 (`torch.cuda.max_memory_allocated` during the call minus `memory_allocated` before: activations,
 temporaries, outputs, and in training the gradients, set to None before each step; a call replayed
-from a CUDA graph allocates nothing: its memory is the recording's pool, taken when it was recorded). *graphs*:
-the graphs Dynamo compiled for the model (1: no graph break). *compile s* is the first call's
-wall time (Dynamo, AOTAutograd, the backend, one run); *rel err* is the worst tensor's relative
-error norm against eager (logits; in training also the loss and every gradient), judged as
-`bench/models.py`'s docstring says.
+from a CUDA graph allocates nothing: its memory is the recording's pool, taken when it was recorded;
+`-` without CUDA). *graphs*: the graphs Dynamo compiled for the model (1: no graph break; with
+breaks, their count in parentheses: only a model compiled without fullgraph has any). *compile
+s* is the first call's wall time (Dynamo, AOTAutograd, the backend, one run); *rel err* is the
+worst tensor's relative error norm against eager (logits; in training also the loss and every
+gradient) of mlc and Inductor, and *f32* eager's own against eager in float32 (the dtype's
+rounding); *correct* judges mlc within `--tol` or twice Inductor's or eager's float32 distance
+for each tensor, as `bench/models.py`'s docstring says.
 
 {table}
 """
