@@ -78,8 +78,13 @@ def held_storages(body: Sequence[tt.WrapperBodyOp], inputs_owned: bool = False) 
 def storage_holders(body: Sequence[tt.WrapperBodyOp], inputs_owned: bool = False) -> dict[str, set[str]]:
     """For each storage (by the name that made it), every name that holds it: itself, its
     views and reuses, and extern results made from any of them."""
+    return _holders(held_storages(body, inputs_owned))
+
+
+def _holders(holds: dict[str, set[str]]) -> dict[str, set[str]]:
+    """`held_storages`' answer turned around: storage -> the names holding it."""
     holders: dict[str, set[str]] = defaultdict(set)
-    for name, storages in held_storages(body, inputs_owned).items():
+    for name, storages in holds.items():
         for storage in storages:
             holders[storage].add(name)
     return dict(holders)
@@ -92,7 +97,7 @@ def live_bytes(wrapper: tt.WrapperOp, inputs_owned: bool = False) -> list[int] |
     body = [op for op in wrapper.body.block.ops if isinstance(op, tt.WrapperBodyOp)]
     layouts = wrapper.layouts()
     holds = held_storages(body, inputs_owned)
-    holders = storage_holders(body, inputs_owned)
+    holders = _holders(holds)
     size = {storage: _storage_bytes(layouts.get(storage)) for storage in holders}
     if None in size.values():
         return None
@@ -122,7 +127,8 @@ def peak_live_bytes(wrapper: tt.WrapperOp, inputs_owned: bool = False) -> int | 
 
 def report(wrapper: tt.WrapperOp) -> str:
     """The dump's memory.txt: the peak of live bytes, counted without and with the inputs (as a
-    backward's saved tensors are: freed by the call), where it falls, and what is live there."""
+    backward's saved tensors are: freed by the call), and the op after which it falls."""
+    ops = [op for op in wrapper.body.block.ops if isinstance(op, tt.WrapperBodyOp)]
     lines = []
     for owned in (False, True):
         timeline = live_bytes(wrapper, owned)
@@ -133,7 +139,6 @@ def report(wrapper: tt.WrapperOp) -> str:
             continue
         peak = max(timeline)
         at = timeline.index(peak)
-        ops = [op for op in wrapper.body.block.ops if isinstance(op, tt.WrapperBodyOp)]
         lines.append(f"peak live bytes, {what}: {peak} ({peak / 2**20:.2f} MiB) after op {at}: {ops[at].name} "
                      f"{', '.join(ops[at].defined_names() or ops[at].referenced_names())}")
     return "\n".join(lines) + "\n"
