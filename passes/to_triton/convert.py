@@ -44,8 +44,8 @@ Rules (Inductor's, `reference/inductor-rules.md` section 6; those of a kernel's 
 - Index width: 64-bit index arithmetic where the kernel's elements or a buffer it touches reach
   2^31 (`launch.index_bits`), else 32.
 - Wrapper: inputs, then in graph order `triton.alloc` + `triton.launch` per kernel,
-  `triton.extern`, `triton.view`; `triton.free` after a buffer's last use (not inputs, not
-  outputs); `triton.return` the outputs. A group of zero-size results is allocated, with no
+  `triton.extern`, `triton.view`; `triton.free` after a buffer's last use, inputs' included
+  (not outputs, not sizes); `triton.return` the outputs. A group of zero-size results is allocated, with no
   kernel. A `buffer.scatter` is a pointwise kernel over its source's points that stores (or
   `tl.atomic_add`s) into its base's storage: nothing is allocated for it, kernels reading it
   read the base, and the wrapper names it (a `triton.view` of the base) only where an extern
