@@ -222,22 +222,26 @@ def _result_strides(node: torch.fx.Node, names: _SizeNames) -> list[list[int | s
     return [_dense_strides(v, names, node) for v in (value if isinstance(value, (tuple, list)) else [value])]
 
 
-# Fused attention calls return their results laid out as their operands are: cuDNN's output is
-# [B, H, S, D] stored as [B, S, H, D] when the query is. Their operands' traced strides are
-# recorded so that realize stores computed operands with them, and the results come back with
-# the traced `result_strides` (Inductor's `sdpa_constraint` for the same calls).
+# Calls whose results are laid out as their operands are. Fused attention: cuDNN's output is
+# [B, H, S, D] stored as [B, S, H, D] when the query is (Inductor's `sdpa_constraint`), and the
+# operand's last dim must be its fastest, else Inductor makes it contiguous. Convolutions: cuDNN
+# returns channels-last where its input is channels-last (`cudnn_conv_suggest_memory_format`),
+# and converts inside the call an input not in the format of the others. Their operands' traced
+# strides are recorded so that realize stores computed operands with them, and the results come
+# back with the traced `result_strides` instead of being copied into them.
 LAYOUT_FOLLOWS_OPERANDS = frozenset(
     f"_scaled_dot_product_{kind}{suffix}"
     for kind in ("flash_attention", "efficient_attention", "cudnn_attention", "flash_attention_for_cpu",
                  "fused_attention_overrideable")
     for suffix in ("", "_backward")
-)
+) | {"convolution", "convolution_backward"}
 
 
 def _operand_strides(node: torch.fx.Node, target: torch._ops.OpOverload,
                      names: _SizeNames) -> list[list[int | sympy.Expr]]:
     """For a call in `LAYOUT_FOLLOWS_OPERANDS`, the traced strides of each tensor operand in
-    operand order (`_dense_strides`: [] for row-major), else []."""
+    operand order (`_dense_strides`: [] for row-major, and for an attention operand whose last
+    dim is not its fastest), else []."""
     namespace, packet = target._schema.name.split("::")
     if namespace != "aten" or packet not in LAYOUT_FOLLOWS_OPERANDS:
         return []
@@ -248,7 +252,11 @@ def _operand_strides(node: torch.fx.Node, target: torch._ops.OpOverload,
         if tensor_arg_kind(arg.type) is not None:
             given = value if isinstance(value, (list, tuple)) else [value]
             operands.extend(v for v in given if isinstance(v, torch.fx.Node))
-    return [_dense_strides(v.meta.get("val"), names, node) for v in operands]
+    strides = [_dense_strides(v.meta.get("val"), names, node) for v in operands]
+    if packet.startswith("_scaled_dot_product"):
+        strides = [st if not st or v.meta["val"].shape[-1] == 1 or st[-1] == 1 else []
+                   for v, st in zip(operands, strides)]
+    return strides
 
 
 def _strides_array(strides: Sequence[Sequence[int | sympy.Expr]]) -> ArrayAttr:

@@ -98,19 +98,23 @@ def _output_strides(block: Block) -> dict[SSAValue, list[int | sympy.Expr]]:
 
 def _operand_strides(block: Block) -> dict[SSAValue, list[int | sympy.Expr]]:
     """The strides extern calls were traced reading their operands with, where the importer
-    recorded them (`operand_strides`: attention, whose results are laid out as its operands
-    are). A computed operand is stored with them, so that the call returns its results with
-    the traced `result_strides` the IR fixed for them rather than being copied into them
-    after the call (Inductor's `sdpa_constraint`); not where the last dim is not the fastest
-    (Inductor makes such operands contiguous). A value read by two calls keeps the first's."""
+    recorded them (`operand_strides`: attention and convolutions, whose results are laid out
+    as their operands are). A computed operand is stored with them, so that the call returns
+    its results with the traced `result_strides` the IR fixed for them rather than being
+    copied into them after the call (Inductor's `sdpa_constraint`, and its channels-last
+    convolution inputs). A value read by two calls keeps the first's."""
     out: dict[SSAValue, list[int | sympy.Expr]] = {}
     for op in block.ops:
         if isinstance(op, loops.ExternOp):
             for value, strides in _strides_attr(op, OPERAND_STRIDES, list(op.tensors)).items():
-                sizes = sizes_of(value.type)
-                if sizes[-1] == 1 or strides[-1] == 1:
-                    out.setdefault(value, strides)
+                out.setdefault(value, strides)
     return out
+
+
+def _same_strides(sizes: Sequence[int | sympy.Expr], a: Sequence[int | sympy.Expr],
+                  b: Sequence[int | sympy.Expr]) -> bool:
+    """Whether two strides of `sizes` address the same elements (a size-1 dim's stride is free)."""
+    return all(n == 1 or x == y or sympy.expand(x - y) == 0 for n, x, y in zip(sizes, a, b))
 
 
 def _strides_attr(op: Operation, key: str, values: Sequence[SSAValue],
@@ -324,6 +328,9 @@ class _Realizer:
         layout = LayoutAttr(op.range_exprs, strided[1], source.layout.dtype, strided[0])
         if returned and not (is_eager_alias(op) and self.keeps_promise(op.results[0], layout)):
             return False  # stored: a new tensor in eager (a clone), or copied into the promised strides
+        wanted = self.operand_strides.get(op.results[0])
+        if wanted is not None and not _same_strides(layout.sizes, layout.strides, wanted):
+            return False  # stored in the strides an extern reads it with (a channels-last clone of an input)
         self.storage[op.results[0]] = Storage(source.name, layout)
         if returned or any(isinstance(u, loops.ExternOp) for u in self.uses[op]):
             name = self.names[op.results[0]] = self.fresh("view")

@@ -8,20 +8,22 @@ import copy
 import pytest
 import torch
 from torch import nn
+from torch.utils._python_dispatch import TorchDispatchMode
 
-from mlc.frontend import backend
+from mlc.frontend import backend, compiled_graph
 from mlc.frontend.channels_last import decide
 
 
 class ConvNet(nn.Module):
-    """A stem, a residual block of two 3x3 convolutions with batch norms, a pooled head."""
+    """A stem, a residual block of a 3x3 and a 1x1 convolution (whose row-major weight is also
+    channels-last: cuDNN takes the format of its input) with batch norms, a pooled head."""
 
     def __init__(self, channels: int = 96, groups: int = 1):
         super().__init__()
         self.stem = nn.Sequential(nn.Conv2d(3, channels, 3, padding=1, bias=False), nn.BatchNorm2d(channels), nn.ReLU())
         self.block = nn.Sequential(nn.Conv2d(channels, channels, 3, padding=1, bias=False, groups=groups),
                                    nn.BatchNorm2d(channels), nn.ReLU(),
-                                   nn.Conv2d(channels, channels, 3, padding=1, bias=False), nn.BatchNorm2d(channels))
+                                   nn.Conv2d(channels, channels, 1, bias=False), nn.BatchNorm2d(channels))
         self.head = nn.Linear(channels, 10)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -45,7 +47,40 @@ def test_decide(channels: int, groups: int, expected: str) -> None:
     assert decision.channels_last == expected.endswith("channels-last")
 
 
+class ConvolutionOperands(TorchDispatchMode):
+    """Records each convolution's 4-D operands and results, as they come at run time, in the
+    compiled graphs' calls (`watch`: Dynamo compiles nothing under a dispatch mode)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[tuple[str, torch.Tensor]] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if func in (torch.ops.aten.convolution.default, torch.ops.aten.convolution_backward.default):
+            results = out if isinstance(out, tuple) else (out,)
+            self.seen += [(f"{func.__name__} {what}", t) for what, ts in (("operand", args), ("result", results))
+                          for t in ts if isinstance(t, torch.Tensor) and t.dim() == 4]
+        return out
+
+    def watch(self, monkeypatch) -> None:
+        call_boxed = compiled_graph.CompiledGraph.call_boxed
+
+        def watched(graph, args):
+            with self:
+                return call_boxed(graph, args)
+
+        monkeypatch.setattr(compiled_graph.CompiledGraph, "call_boxed", watched)
+
+    def not_channels_last(self) -> list[tuple[str, tuple[int, ...], tuple[int, ...]]]:
+        return [(what, tuple(t.shape), t.stride()) for what, t in self.seen
+                if not t.is_contiguous(memory_format=torch.channels_last)]
+
+
 def test_a_training_step_runs_its_convolutions_in_channels_last(monkeypatch) -> None:
+    """Every convolution reads channels-last operands, in the graphs and at run time: the
+    kernels feeding one (the output gradient of a batch norm's backward, too) store their
+    results in the strides it was traced with, so cuDNN converts nothing inside the call."""
     torch.manual_seed(0)
     model = ConvNet().train()
     x = torch.randn(2, 3, 8, 8)
@@ -59,7 +94,13 @@ def test_a_training_step_runs_its_convolutions_in_channels_last(monkeypatch) -> 
     monkeypatch.setattr(backend, "compile_graph", recorded)
     monkeypatch.setenv("MLC_CHANNELS_LAST", "1")  # off by default (see the module)
     compiled = torch.compile(copy.deepcopy(model), backend=backend.mlc_backend, fullgraph=True)
+    convs = ConvolutionOperands()
+    convs.watch(monkeypatch)
     compiled(x).sum().backward()
+    # forward: 3 x (input, weight, result); backward: 3 x (output gradient, input, weight) and
+    # 5 gradients (the stem's input gradient is not asked for)
+    assert len(convs.seen) == 3 * 3 + 3 * 3 + 5, convs.not_channels_last()
+    assert not convs.not_channels_last(), convs.not_channels_last()
     model(x).sum().backward()
     for name, p in compiled._orig_mod.named_parameters():
         expected = dict(model.named_parameters())[name].grad
@@ -73,3 +114,21 @@ def test_a_training_step_runs_its_convolutions_in_channels_last(monkeypatch) -> 
         for conv in convs:
             for arg in conv.args[:2]:
                 assert arg.meta["val"].is_contiguous(memory_format=torch.channels_last), (kind, conv, arg)
+
+
+def test_inference_runs_its_convolutions_in_channels_last(monkeypatch) -> None:
+    """Without a backward the activations between convolutions are not graph outputs, whose
+    promised strides would keep them channels-last: the operand strides do, and no convolution's
+    result comes back in another layout than the graph was traced with."""
+    torch.manual_seed(0)
+    model = ConvNet().eval()
+    x = torch.randn(2, 3, 8, 8)
+    monkeypatch.setenv("MLC_CHANNELS_LAST", "1")
+    compiled = torch.compile(copy.deepcopy(model), backend=backend.mlc_backend, fullgraph=True)
+    convs = ConvolutionOperands()
+    convs.watch(monkeypatch)
+    with torch.no_grad():
+        out = compiled(x)
+        torch.testing.assert_close(out, model(x), rtol=1e-4, atol=1e-5)
+    assert len(convs.seen) == 3 * 3, convs.not_channels_last()
+    assert not convs.not_channels_last(), convs.not_channels_last()

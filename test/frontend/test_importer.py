@@ -468,6 +468,23 @@ def test_traced_strides_of_attention_operands():
     assert strides == [[512, 16, 64, 1], [], []], strides
 
 
+def test_traced_strides_of_convolution_operands():
+    """A convolution returns channels-last where its input is (cuDNN), so it records its
+    operands' traced strides too: a channels-last input's, none for a row-major weight. An
+    attention operand whose last dim is not the fastest records none (Inductor makes it
+    contiguous)."""
+    import torch.nn.functional as F
+
+    def conv_and_attention(x, w, k):
+        return F.conv2d(x * 2, w), F.scaled_dot_product_attention(k, k.transpose(2, 3) * 2, k)
+
+    x = torch.randn(2, 3, 8, 8).to(memory_format=torch.channels_last)
+    ops = {op.name: [list(a.get_values()) for a in op.attributes["operand_strides"].data]
+           for op in imported(conv_and_attention, x, torch.randn(4, 3, 3, 3), torch.randn(2, 4, 8, 8)).module.walk()
+           if "operand_strides" in op.attributes}
+    assert ops == {"aten.convolution": [[192, 1, 24, 3], []]}, ops
+
+
 def test_traced_strides_over_symbolic_sizes():
     """Symbolic strides are recorded as expressions where they are proved dense and not
     row-major (`#sym.sizes`), without guarding on a size: a permuted channels-last clone of

@@ -207,10 +207,12 @@ func.func @traced_extern_layout(%q: tensor<2x4x8x16xf32>) -> (tensor<2x4x8x16xf3
 // (`operand_strides`): the rotary-embedded query of a [B, S, H*D] projection is [B, H, S, D]
 // stored [B, S, H, D], so cuDNN returns its output [B, S, H, D] too, as `result_strides` says.
 // Stored row-major, the call would return [B, H, S, D] and the wrapper would copy it. An empty
-// entry (the value) and a last dim that is not the fastest (the key) keep row-major.
+// entry (the value's) keeps row-major; the key is read twice and keeps its first entry, any
+// dense layout (which operands need theirs is the importer's choice: a channels-last
+// convolution input, not an attention operand whose last dim is not the fastest).
 // CHECK-LABEL: buffer.graph @attention_operand_strides
 // CHECK:         buffer.computed "buf0" #buffer.layout<[2, 4, 8, 16], [512, 16, 64, 1], f32>
-// CHECK:         buffer.computed "buf1" #buffer.layout<[2, 4, 8, 16], [512, 128, 16, 1], f32>
+// CHECK:         buffer.computed "buf1" #buffer.layout<[2, 4, 8, 16], [512, 128, 1, 8], f32>
 // CHECK:         buffer.extern "buf2", none = "_scaled_dot_product_flash_attention_for_cpu.default" {args = [@buf0, @buf1, @buf1]{{.*}} : #buffer.layout<[2, 4, 8, 16], [512, 16, 64, 1], f32>{{$}}
 func.func @attention_operand_strides(%x: tensor<2x8x64xf32>) -> tensor<2x4x8x16xf32> {
   %q = loops.pointwise [2, 4, 8, 16] origins ["mul"] -> tensor<2x4x8x16xf32> {
@@ -225,6 +227,25 @@ func.func @attention_operand_strides(%x: tensor<2x8x64xf32>) -> tensor<2x4x8x16x
   }
   %o, %l = loops.extern "_scaled_dot_product_flash_attention_for_cpu.default" (%q, %k, %k) {args = [#aten.tensor, #aten.tensor, #aten.tensor]} attributes {operand_strides = [array<i64: 512, 16, 64, 1>, array<i64: 512, 128, 1, 8>, array<i64>], result_strides = [array<i64: 512, 16, 64, 1>, array<i64>]} : (tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>) -> (tensor<2x4x8x16xf32>, tensor<2x4x8xf32>)
   func.return %o : tensor<2x4x8x16xf32>
+}
+
+// -----
+
+// A copy of an input into channels-last is a single load of it, a view where nothing asks for
+// a layout: here the convolution does (`operand_strides`), so the copy is stored in its strides
+// and cuDNN gets the channels-last input it was traced with. The 1x1 weight, row-major, is
+// passed as it is.
+// CHECK-LABEL: buffer.graph @convolution_operand_strides
+// CHECK:         buffer.input "x" #buffer.layout<[2, 3, 4, 4], [48, 16, 4, 1], f32>
+// CHECK:         buffer.computed "buf0" #buffer.layout<[2, 3, 4, 4], [48, 1, 12, 3], f32>
+// CHECK:         buffer.extern "buf1" = "convolution.default" {args = [@buf0, @w, #aten.none, {{.*}} : #buffer.layout<[2, 5, 4, 4], [80, 1, 20, 5], f32>{{$}}
+func.func @convolution_operand_strides(%x: tensor<2x3x4x4xf32>, %w: tensor<5x3x1x1xf32>) -> tensor<2x5x4x4xf32> {
+  %0 = loops.pointwise [2, 3, 4, 4] origins ["clone"] -> tensor<2x3x4x4xf32> {
+    %1 = loops.load %x[i0, i1, i2, i3] : tensor<2x3x4x4xf32>
+    loops.yield %1 : f32
+  }
+  %2 = loops.extern "convolution.default" (%0, %w) {args = [#aten.tensor, #aten.tensor, #aten.none, array<i64: 1, 1>, array<i64: 0, 0>, array<i64: 1, 1>, false, array<i64: 0, 0>, 1 : i64]} attributes {fresh, result_strides = [array<i64: 80, 1, 20, 5>], operand_strides = [array<i64: 48, 1, 12, 3>, array<i64>]} : (tensor<2x3x4x4xf32>, tensor<5x3x1x1xf32>) -> tensor<2x5x4x4xf32>
+  func.return {strides = [array<i64: 80, 1, 20, 5>]} %2 : tensor<2x5x4x4xf32>
 }
 
 // -----
