@@ -224,17 +224,19 @@ def _result_strides(node: torch.fx.Node, names: _SizeNames) -> list[list[int | s
 
 # Calls whose results are laid out as their operands are. Fused attention: cuDNN's output is
 # [B, H, S, D] stored as [B, S, H, D] when the query is (Inductor's `sdpa_constraint`), and the
-# operand's last dim must be its fastest, else Inductor makes it contiguous. Convolutions: cuDNN
-# returns channels-last where its input is channels-last (`cudnn_conv_suggest_memory_format`),
-# and converts inside the call an input not in the format of the others. Their operands' traced
-# strides are recorded so that realize stores computed operands with them, and the results come
-# back with the traced `result_strides` instead of being copied into them.
+# operand's last dim must be its fastest, else Inductor makes it contiguous. Convolutions and
+# pooling: cuDNN and aten return channels-last where the input is channels-last
+# (`suggest_memory_format`), and a convolution converts inside the call an input not in the
+# format of the others. Their operands' traced strides are recorded so that realize stores
+# computed operands with them, and the results come back with the traced `result_strides`
+# instead of being copied into them.
 LAYOUT_FOLLOWS_OPERANDS = frozenset(
     f"_scaled_dot_product_{kind}{suffix}"
     for kind in ("flash_attention", "efficient_attention", "cudnn_attention", "flash_attention_for_cpu",
                  "fused_attention_overrideable")
     for suffix in ("", "_backward")
-) | {"convolution", "convolution_backward"}
+) | {f"{op}{suffix}" for op in ("convolution", "max_pool2d_with_indices", "avg_pool2d", "_adaptive_avg_pool2d")
+     for suffix in ("", "_backward")}
 
 
 def _operand_strides(node: torch.fx.Node, target: torch._ops.OpOverload,

@@ -43,9 +43,9 @@ class Settings:
     fallback: bool = False  # MLC_FALLBACK: a graph mlc cannot compile runs eagerly, with a warning
     dump_dir: str | None = None  # MLC_DUMP_DIR: every graph's IR after each pass (frontend/dump.py)
     debug: bool = False  # MLC_DEBUG: kernels assert loaded positions are in bounds; IR verified after each pass
-    # MLC_CHANNELS_LAST: convolutions in channels-last where Inductor's rules say so (frontend/channels_last.py);
-    # off by default: on the H200 it made ResNet-50's step slower (see the module)
-    channels_last: bool = False
+    # MLC_CHANNELS_LAST=0 turns it off: convolutions in channels-last where Inductor's rules say so
+    # (frontend/channels_last.py), as Inductor's layout optimization does by default
+    channels_last: bool = True
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -55,7 +55,7 @@ class Settings:
                    fallback=_flag(environ.get("MLC_FALLBACK")),
                    dump_dir=environ.get("MLC_DUMP_DIR") or None,
                    debug=_flag(environ.get("MLC_DEBUG")),
-                   channels_last=_flag(environ.get("MLC_CHANNELS_LAST")))
+                   channels_last=environ.get("MLC_CHANNELS_LAST") != "0")
 
 
 MODES: dict[str, dict[str, Any]] = {

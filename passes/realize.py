@@ -32,8 +32,8 @@ from mlc.dialects.buffer_layout import (
     INPUT_STRIDES, OPERAND_STRIDES, OUTPUT_STRIDES, RESULT_STRIDES, LayoutAttr, contiguous_strides, is_dense,
     is_padded,
 )
-from mlc.dialects.sym import IntType, SizesAttr, sizes_of, symbol, unnamed_sizes
-from mlc.analysis.flat_index import affine_strides, simplify_index
+from mlc.dialects.sym import IntType, SizesAttr, is_size_symbol, sizes_of, symbol, unnamed_sizes
+from mlc.analysis.flat_index import affine_strides, loop_strides, order_by_strides, simplify_index
 from mlc.analysis.realization import (
     RealizeOptions,
     ThresholdOptions,
@@ -109,6 +109,24 @@ def _operand_strides(block: Block) -> dict[SSAValue, list[int | sympy.Expr]]:
             for value, strides in _strides_attr(op, OPERAND_STRIDES, list(op.tensors)).items():
                 out.setdefault(value, strides)
     return out
+
+
+def _read_as_laid_out(result: SSAValue) -> bool:
+    """Whether every reader of `result` takes it in whatever layout it is stored in: loads
+    whose index in each dim is affine in the reader's loops (a permute or a broadcast, not a
+    reshape: a view merging or splitting dims is a strided window only on row-major storage,
+    as Inductor freezes a flexible layout contiguous for it) and externs. Not a returned value
+    (the caller expects row-major where no strides are promised) or a scatter's input."""
+    for use in result.uses:
+        reader = use.operation
+        if isinstance(reader, (func.ReturnOp, loops.ScatterOp)):
+            return False
+        if isinstance(reader, loops.LoadOp):
+            loops_vars = sorted({v for e in reader.index_exprs for v in e.free_symbols if not is_size_symbol(v.name)},
+                                key=str)
+            if any(loop_strides(e, loops_vars) is None for e in reader.index_exprs):
+                return False
+    return True
 
 
 def _same_strides(sizes: Sequence[int | sympy.Expr], a: Sequence[int | sympy.Expr],
@@ -287,7 +305,8 @@ class _Realizer:
         for k, result in enumerate(op.results):
             if not result.uses:
                 continue  # an unread result: Inductor drops it as a dead buffer
-            name, layout = self.fresh("buf"), _layout(result.type, op, self.stored_strides(result))
+            strides = self.stored_strides(result) or self.read_order_strides(op, result)
+            name, layout = self.fresh("buf"), _layout(result.type, op, strides)
             self.storage[result], self.names[result] = Storage(name, layout), name
             reduce = op.reduction_range_exprs if isinstance(op, loops.ReductionOp) else []
             body = Region(self.body(op, self.storage[result], k))
@@ -346,6 +365,39 @@ class _Realizer:
         if promised is not None and is_dense(sizes_of(result.type), promised):
             return promised
         return self.operand_strides.get(result)
+
+    def read_order_strides(self, op: loops.LoopsBodyOp, result: SSAValue) -> list[int] | None:
+        """Dense strides in the order `op`'s loads walk memory, where that is not row-major
+        (Inductor's `get_fill_order` for a flexible layout): each load's flat index votes for
+        which loop is inner (`order_by_strides`, reduction loops at 0), so a batch norm over
+        channels-last convolution outputs is stored channels-last too and fuses with its
+        channels-last readers. None (row-major) where a reader needs row-major
+        (`_read_as_laid_out`), over symbolic sizes, where a load is not affine in the loops,
+        or where no load has integer strides."""
+        sizes = op.range_exprs
+        if not all(isinstance(n, int) or n.is_Integer for n in sizes) or not _read_as_laid_out(result):
+            return None
+        variables = _index_vars(len(sizes))
+        reduction = {r: 0 for r in _var_ranges(op) if r not in variables}
+        rows = []
+        for load in op.body.walk():
+            if not isinstance(load, loops.LoadOp) or load.indirect or load.source not in self.storage:
+                continue
+            flat = self.storage[load.source].layout.flat_index(load.index_exprs).subs(reduction)
+            strides = loop_strides(flat, variables)
+            if strides is None:
+                return None
+            if all(st.is_Integer for st in strides):
+                rows.append([int(st) for st in strides])
+        if not rows:
+            return None
+        order = order_by_strides(rows, sizes)
+        if [d for d in order if sizes[d] != 1] == [d for d in range(len(sizes)) if sizes[d] != 1]:
+            return None
+        out, step = [0] * len(sizes), 1
+        for d in reversed(order):
+            out[d], step = step, step * int(sizes[d])
+        return out
 
     def keeps_promise(self, result: SSAValue, view: LayoutAttr) -> bool:
         """Whether `view` may be returned as it is: anything but the promised strides (eager's,

@@ -92,7 +92,7 @@ def test_a_training_step_runs_its_convolutions_in_channels_last(monkeypatch) -> 
         return compile_graph(gm, inputs, kind, settings)
 
     monkeypatch.setattr(backend, "compile_graph", recorded)
-    monkeypatch.setenv("MLC_CHANNELS_LAST", "1")  # off by default (see the module)
+    monkeypatch.delenv("MLC_CHANNELS_LAST", raising=False)  # on by default
     compiled = torch.compile(copy.deepcopy(model), backend=backend.mlc_backend, fullgraph=True)
     convs = ConvolutionOperands()
     convs.watch(monkeypatch)
@@ -116,14 +116,20 @@ def test_a_training_step_runs_its_convolutions_in_channels_last(monkeypatch) -> 
                 assert arg.meta["val"].is_contiguous(memory_format=torch.channels_last), (kind, conv, arg)
 
 
-def test_inference_runs_its_convolutions_in_channels_last(monkeypatch) -> None:
+@pytest.mark.parametrize("setting", [None, "0"])
+def test_inference_runs_its_convolutions_in_channels_last(monkeypatch, setting) -> None:
     """Without a backward the activations between convolutions are not graph outputs, whose
     promised strides would keep them channels-last: the operand strides do, and no convolution's
-    result comes back in another layout than the graph was traced with."""
+    result comes back in another layout than the graph was traced with. `MLC_CHANNELS_LAST=0`
+    leaves the convolutions as traced (row-major)."""
+    torch._dynamo.reset()  # a new module may reuse a freed one's id, and Dynamo its compiled graph
     torch.manual_seed(0)
     model = ConvNet().eval()
     x = torch.randn(2, 3, 8, 8)
-    monkeypatch.setenv("MLC_CHANNELS_LAST", "1")
+    if setting is None:
+        monkeypatch.delenv("MLC_CHANNELS_LAST", raising=False)
+    else:
+        monkeypatch.setenv("MLC_CHANNELS_LAST", setting)
     compiled = torch.compile(copy.deepcopy(model), backend=backend.mlc_backend, fullgraph=True)
     convs = ConvolutionOperands()
     convs.watch(monkeypatch)
@@ -131,4 +137,7 @@ def test_inference_runs_its_convolutions_in_channels_last(monkeypatch) -> None:
         out = compiled(x)
         torch.testing.assert_close(out, model(x), rtol=1e-4, atol=1e-5)
     assert len(convs.seen) == 3 * 3, convs.not_channels_last()
-    assert not convs.not_channels_last(), convs.not_channels_last()
+    if setting is None:
+        assert not convs.not_channels_last(), convs.not_channels_last()
+    else:  # the 1x1 weight is both; the rest row-major
+        assert len(convs.not_channels_last()) == 3 * 3 - 1, convs.not_channels_last()
