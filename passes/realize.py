@@ -480,8 +480,10 @@ class RealizePass(ThresholdOptions, ModulePass):
     Inputs are named by their `loc`, name hint or position. Every loops op becomes a
     `buffer.computed "bufN"` (N in program order from 0, externs counted, never reused) with a
     contiguous layout (a returned one: the strides `func.return {strides = [...]}` promises
-    for it, eager's, where they are dense: a transposed or channels-last output; an attention
-    operand: the strides the call was traced reading it with, `operand_strides`), its location
+    for it, eager's, where they are dense: a transposed or channels-last output; an attention,
+    convolution or pooling operand: the strides the call was traced reading it with,
+    `operand_strides`; a value no reader constrains: the order its loads walk memory, Inductor's
+    `get_fill_order`, `read_order_strides`), its location
     and origins; loads read the producer at its layout's flat
     index, and the yielded value is stored at this buffer's. A reduction gets one computed per
     read result (max.dim's max and argmax, var_mean's mean and var), each with the part of the

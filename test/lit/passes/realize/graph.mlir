@@ -270,3 +270,46 @@ func.func @traced_symbolic_extern_layout(%s0: !sym.int<s0>, %s1: !sym.int<s1>, %
   }
   func.return %6 : tensor<?x?x?xf32, #sym.sizes<[s0, s2, s1*s3]>>
 }
+
+// -----
+
+// A value no reader needs in a given layout is stored in the order its loads walk memory
+// (Inductor's get_fill_order): a relu of a channels-last input is stored channels-last, and the
+// store walks memory as the load does. (The pooling here records no operand strides.)
+// CHECK-LABEL: buffer.graph @read_order
+// CHECK:         buffer.computed "buf0" #buffer.layout<[2, 3, 4, 4], [48, 1, 12, 3], f32>
+// CHECK:           buffer.store @buf0[i1 + 3*i3 + 12*i2 + 48*i0]
+func.func @read_order(%x: tensor<2x3x4x4xf32> {strides = array<i64: 48, 1, 12, 3>}) -> tensor<2x3x1x1xf32> {
+  %y = loops.pointwise [2, 3, 4, 4] origins ["relu"] -> tensor<2x3x4x4xf32> {
+    %0 = loops.load %x[i0, i1, i2, i3] : tensor<2x3x4x4xf32>
+    %1 = arith.constant 0.000000e+00 : f32
+    %2 = arith.maximumf %0, %1 : f32
+    loops.yield %2 : f32
+  }
+  %p = loops.extern "_adaptive_avg_pool2d.default" (%y) {args = [#aten.tensor, array<i64: 1, 1>]} : (tensor<2x3x4x4xf32>) -> tensor<2x3x1x1xf32>
+  func.return %p : tensor<2x3x1x1xf32>
+}
+
+// -----
+
+// A reader that reshapes it needs it row-major (a view merging dims is a window only on
+// row-major storage, as Inductor freezes a flexible layout contiguous for it): the relu is
+// stored row-major and the mm reads a view of it, no copy.
+// CHECK-LABEL: buffer.graph @reshaped_reader
+// CHECK:         buffer.computed "buf0" #buffer.layout<[2, 3, 4, 4], [48, 16, 4, 1], f32>
+// CHECK:         buffer.view "view0" = @buf0 #buffer.layout<[2, 48], [48, 1], f32>
+// CHECK-NEXT:    buffer.extern "buf1" = "mm.default" {args = [@view0, @w]
+func.func @reshaped_reader(%x: tensor<2x3x4x4xf32> {strides = array<i64: 48, 1, 12, 3>}, %w: tensor<48x5xf32>) -> tensor<2x5xf32> {
+  %y = loops.pointwise [2, 3, 4, 4] origins ["relu"] -> tensor<2x3x4x4xf32> {
+    %0 = loops.load %x[i0, i1, i2, i3] : tensor<2x3x4x4xf32>
+    %1 = arith.constant 0.000000e+00 : f32
+    %2 = arith.maximumf %0, %1 : f32
+    loops.yield %2 : f32
+  }
+  %v = loops.pointwise [2, 48] origins ["view"] -> tensor<2x48xf32> {
+    %0 = loops.load %y[i0, FloorDiv(i1, 16), ModularIndexing(i1, 4, 4), ModularIndexing(i1, 1, 4)] : tensor<2x3x4x4xf32>
+    loops.yield %0 : f32
+  }
+  %m = loops.extern "mm.default" (%v, %w) {args = [#aten.tensor, #aten.tensor]} : (tensor<2x48xf32>, tensor<48x5xf32>) -> tensor<2x5xf32>
+  func.return %m : tensor<2x5xf32>
+}
