@@ -1,7 +1,7 @@
 """What a `triton.wrapper` holds in memory as it runs: storages, their holders, live bytes.
 
     holders = storage_holders(body)      # storage -> every name that holds it
-    timeline = live_bytes(wrapper)       # bytes held after each op of the body
+    timeline = live_bytes(wrapper)       # bytes held after each op of the body (body_live_bytes: of ops)
     peak = peak_live_bytes(wrapper)      # the largest of them
 
 A *storage* is memory someone allocated: a `triton.alloc` (or a `triton.reuse`, which takes a
@@ -95,7 +95,12 @@ def live_bytes(wrapper: tt.WrapperOp, inputs_owned: bool = False) -> list[int] |
     symbolic); `inputs_owned` counts the inputs as the wrapper's from the start until their
     free."""
     body = [op for op in wrapper.body.block.ops if isinstance(op, tt.WrapperBodyOp)]
-    layouts = wrapper.layouts()
+    return body_live_bytes(body, wrapper.layouts(), inputs_owned)
+
+
+def body_live_bytes(body: Sequence[tt.WrapperBodyOp], layouts: dict[str, LayoutAttr],
+                    inputs_owned: bool = False) -> list[int] | None:
+    """`live_bytes` of a wrapper's body ops, given every name's layout."""
     holds = held_storages(body, inputs_owned)
     holders = _holders(holds)
     size = {storage: _storage_bytes(layouts.get(storage)) for storage in holders}

@@ -30,6 +30,9 @@ differ): one allocation fewer per call, and the caching allocator's pool stays s
   the `triton.reuse`, which frees it.
 * Launches and extern calls run in program order on the call's stream, so storage freed after
   its last use may be overwritten by anything that follows.
+* A storage is not held from its death to the allocation that would take it where that raises
+  the wrapper's peak of live bytes (`analysis/memory.py`); Inductor's pool holds it regardless.
+  A reuse saves an allocation, never memory: the caching allocator reuses a freed block anyway.
 """
 
 from __future__ import annotations
@@ -45,27 +48,51 @@ from xdsl.ir import Attribute, Block
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from mlc.analysis.memory import dropped_names, storage_holders
+from mlc.analysis.memory import body_live_bytes, dropped_names, storage_holders
 from mlc.dialects import triton as tt
-from mlc.dialects.buffer_layout import LayoutAttr
+from mlc.dialects.buffer_layout import LayoutAttr, element_bytes
 from mlc.passes.stages import check_stage
 
-def plan_reuse(body: list[tt.WrapperBodyOp]) -> dict[str, str]:
-    """{allocation: the dead buffer whose storage it takes}, walking the body in order."""
+def plan_reuse(body: list[tt.WrapperBodyOp], layouts: dict[str, LayoutAttr]) -> dict[str, str]:
+    """{allocation: the dead buffer whose storage it takes}, walking the body in order; a
+    storage is not held for a reuse across the peak of live bytes (`_raises_peak`)."""
     freed_at = {name: pos for pos, op in enumerate(body) for name in dropped_names(op)}
-    layouts = {op.buffer.data: op.layout for op in body if isinstance(op, tt.AllocOp)}
+    allocated = {op.buffer.data: op.layout for op in body if isinstance(op, tt.AllocOp)}
     dies_at: dict[int, list[str]] = defaultdict(list)
+    died_at: dict[str, int] = {}
     for storage, names in storage_holders(body).items():
-        if storage in layouts and all(name in freed_at for name in names):
-            dies_at[max(freed_at[name] for name in names)].append(storage)
+        if storage in allocated and all(name in freed_at for name in names):
+            died_at[storage] = max(freed_at[name] for name in names)
+            dies_at[died_at[storage]].append(storage)
+    timeline = body_live_bytes(body, layouts)
     pool: dict[tuple[Attribute, sympy.Expr], list[str]] = defaultdict(list)
     reuse: dict[str, str] = {}
     for pos, op in enumerate(body):
         if isinstance(op, tt.AllocOp) and (free := pool[_key(op.layout)]):
-            reuse[op.buffer.data] = free.pop()
+            source = free[-1]
+            if not _raises_peak(timeline, died_at[source], pos, allocated[source]):
+                reuse[op.buffer.data] = free.pop()
         for storage in sorted(dies_at.get(pos, ())):
-            pool[_key(layouts[storage])].append(storage)
+            pool[_key(allocated[storage])].append(storage)
     return reuse
+
+
+def _raises_peak(timeline: list[int] | None, died: int, taken: int, layout: LayoutAttr) -> bool:
+    """Whether holding a dead storage from its death (after op `died`) until an allocation
+    takes it (op `taken`) would raise the wrapper's peak of live bytes, and then holds it
+    in `timeline`. Inductor's pool holds it regardless, and the caching allocator would have
+    reused the freed block anyway: a reuse saves an allocation, never memory (the gradient of a
+    Llama's logits, 125 MiB, held through the whole backward for the embedding's gradient).
+    Over symbolic sizes (no timeline) every reuse is taken, as Inductor's."""
+    if timeline is None:
+        return False
+    size = int(sympy.expand(layout.storage_extent())) * element_bytes(layout.dtype)
+    held = range(died, taken)
+    if held and max(timeline[k] for k in held) + size > max(timeline):
+        return True
+    for k in held:
+        timeline[k] += size
+    return False
 
 
 def _key(layout: LayoutAttr) -> tuple[Attribute, sympy.Expr]:
@@ -96,4 +123,5 @@ class PlanBuffersPass(ModulePass):
         for wrapper in op.body.block.ops:
             if isinstance(wrapper, tt.WrapperOp):
                 block = wrapper.body.block
-                apply_reuse(block, plan_reuse([o for o in block.ops if isinstance(o, tt.WrapperBodyOp)]))
+                body = [o for o in block.ops if isinstance(o, tt.WrapperBodyOp)]
+                apply_reuse(block, plan_reuse(body, wrapper.layouts()))

@@ -86,7 +86,7 @@ def test_a_training_step_runs_its_convolutions_in_channels_last(monkeypatch) -> 
     results in the strides it was traced with, so cuDNN converts nothing inside the call."""
     torch.manual_seed(0)
     model = ConvNet().train().to(DEVICE)
-    x = torch.randn(2, 3, 8, 8, device=DEVICE)
+    x = torch.randn(3, 3, 7, 5, device=DEVICE)  # odd sizes: masked channels-last tiles
     graphs: list[tuple[str, torch.fx.GraphModule]] = []
     compile_graph = backend.compile_graph
 
@@ -128,7 +128,7 @@ def test_inference_runs_its_convolutions_in_channels_last(monkeypatch, setting) 
     torch._dynamo.reset()  # a new module may reuse a freed one's id, and Dynamo its compiled graph
     torch.manual_seed(0)
     model = ConvNet().eval().to(DEVICE)
-    x = torch.randn(2, 3, 8, 8, device=DEVICE)
+    x = torch.randn(3, 3, 7, 5, device=DEVICE)  # odd sizes: masked channels-last tiles
     if setting is None:
         monkeypatch.delenv("MLC_CHANNELS_LAST", raising=False)
     else:

@@ -112,3 +112,34 @@ triton.wrapper @call {
   triton.free @buf1
   triton.return @buf2
 }
+
+// -----
+
+// A dead storage is not held for a later allocation across the peak of live bytes: buf0 dies
+// before buf2, the largest, is allocated; had buf3 taken buf0's storage, both would be live at
+// buf2's peak (48 KiB, not 32). buf3 is allocated anew, buf0 freed where it dies; the caching
+// allocator reuses the freed block anyway.
+// CHECK-LABEL: triton.wrapper @call
+// CHECK:         triton.free @buf0
+// CHECK-NEXT:    triton.alloc "buf2" #buffer.layout<[64, 128], [128, 1], f32>
+// CHECK:         triton.alloc "buf3" #buffer.layout<[64, 64], [64, 1], f32>
+// CHECK-NOT:     triton.reuse
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 64 configs [#triton.config<XBLOCK = 64, num_warps = 1, num_stages = 1>] {
+  %0 = triton.load %in_ptr0[xindex] mask xmask : f32
+  triton.store %out_ptr0[xindex], %0 mask xmask : f32
+}
+triton.wrapper @call {
+  triton.input "x" #buffer.layout<[8, 8], [8, 1], f32>
+  triton.alloc "buf0" #buffer.layout<[64, 64], [64, 1], f32>
+  triton.launch @k(@x, @buf0) xnumel 64
+  triton.alloc "buf1" #buffer.layout<[8, 8], [8, 1], f32>
+  triton.launch @k(@buf0, @buf1) xnumel 64
+  triton.free @buf0
+  triton.alloc "buf2" #buffer.layout<[64, 128], [128, 1], f32>
+  triton.launch @k(@buf1, @buf2) xnumel 64
+  triton.free @buf1
+  triton.alloc "buf3" #buffer.layout<[64, 64], [64, 1], f32>
+  triton.launch @k(@buf2, @buf3) xnumel 64
+  triton.free @buf2
+  triton.return @buf3
+}
