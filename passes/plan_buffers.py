@@ -55,7 +55,7 @@ from mlc.passes.stages import check_stage
 
 def plan_reuse(body: list[tt.WrapperBodyOp], layouts: dict[str, LayoutAttr]) -> dict[str, str]:
     """{allocation: the dead buffer whose storage it takes}, walking the body in order; a
-    storage is not held for a reuse across the peak of live bytes (`_raises_peak`)."""
+    storage is not held for a reuse across the peak of live bytes (`_hold`)."""
     freed_at = {name: pos for pos, op in enumerate(body) for name in dropped_names(op)}
     allocated = {op.buffer.data: op.layout for op in body if isinstance(op, tt.AllocOp)}
     dies_at: dict[int, list[str]] = defaultdict(list)
@@ -69,30 +69,28 @@ def plan_reuse(body: list[tt.WrapperBodyOp], layouts: dict[str, LayoutAttr]) -> 
     reuse: dict[str, str] = {}
     for pos, op in enumerate(body):
         if isinstance(op, tt.AllocOp) and (free := pool[_key(op.layout)]):
-            source = free[-1]
-            if not _raises_peak(timeline, died_at[source], pos, allocated[source]):
+            if _hold(timeline, range(died_at[free[-1]], pos), allocated[free[-1]]):
                 reuse[op.buffer.data] = free.pop()
         for storage in sorted(dies_at.get(pos, ())):
             pool[_key(allocated[storage])].append(storage)
     return reuse
 
 
-def _raises_peak(timeline: list[int] | None, died: int, taken: int, layout: LayoutAttr) -> bool:
-    """Whether holding a dead storage from its death (after op `died`) until an allocation
-    takes it (op `taken`) would raise the wrapper's peak of live bytes, and then holds it
-    in `timeline`. Inductor's pool holds it regardless, and the caching allocator would have
-    reused the freed block anyway: a reuse saves an allocation, never memory (the gradient of a
-    Llama's logits, 125 MiB, held through the whole backward for the embedding's gradient).
-    Over symbolic sizes (no timeline) every reuse is taken, as Inductor's."""
+def _hold(timeline: list[int] | None, held: range, layout: LayoutAttr) -> bool:
+    """Count a dead storage of `layout` as live after each op in `held` (from its death until
+    the allocation that takes it) where that keeps `timeline` at or under its peak; whether it
+    did. Inductor's pool holds it regardless, but a reuse saves an allocation, never memory: the
+    caching allocator would have reused the freed block anyway (a Llama's logits' gradient,
+    125 MiB, was held through the whole backward for the embedding's gradient). Over symbolic
+    sizes (no timeline) every reuse is taken, as Inductor's."""
     if timeline is None:
-        return False
-    size = int(sympy.expand(layout.storage_extent())) * element_bytes(layout.dtype)
-    held = range(died, taken)
-    if held and max(timeline[k] for k in held) + size > max(timeline):
         return True
+    size = int(sympy.expand(layout.storage_extent())) * element_bytes(layout.dtype)
+    if held and max(timeline[k] for k in held) + size > max(timeline):
+        return False
     for k in held:
         timeline[k] += size
-    return False
+    return True
 
 
 def _key(layout: LayoutAttr) -> tuple[Attribute, sympy.Expr]:
