@@ -110,6 +110,11 @@ def test_a_training_step_runs_its_convolutions_in_channels_last(monkeypatch) -> 
         torch.testing.assert_close(p.grad, expected, **TOLERANCE)
         assert p.grad.stride() == expected.stride(), name
     assert [kind for kind, _ in graphs] == ["forward", "backward"]
+    # the backward copies the weights and the image into channels-last again; it saves no copy
+    inputs = {tuple(t.shape) for t in [x, *model.parameters()] if t.dim() == 4}
+    saved = [n.name for n in graphs[1][1].graph.find_nodes(op="placeholder")
+             if tuple(n.meta["val"].shape) in inputs and not n.name.startswith("primals")]
+    assert not saved, saved
     for kind, gm in graphs:
         convs = [n for n in gm.graph.nodes if n.target in (torch.ops.aten.convolution.default,
                                                           torch.ops.aten.convolution_backward.default)]
