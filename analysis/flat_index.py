@@ -75,6 +75,26 @@ def order_by_strides(strides: Sequence[Sequence[int]], sizes: Sequence[sympy.Exp
     return sorted(range(len(sizes)), key=functools.cmp_to_key(key))
 
 
+def access_order(exprs: Sequence[sympy.Expr], variables: Sequence[sympy.Symbol],
+                 sizes: Sequence[sympy.Expr]) -> list[int] | None:
+    """The loops' order (positions, outermost first) the index expressions `exprs` vote for
+    (`order_by_strides`, Inductor's `pick_loop_order`), where it is not the written one; else
+    None. An index not affine in the loops keeps the written order; one with symbolic strides
+    has no say. Size-1 loops go first (they move nothing)."""
+    rows = []
+    for expr in exprs:
+        strides = loop_strides(expr, variables)
+        if strides is None:
+            return None
+        if all(s.is_Integer for s in strides):
+            rows.append([int(s) for s in strides])
+    if not rows:
+        return None
+    order = order_by_strides(rows, sizes)
+    moving = [d for d in range(len(sizes)) if sizes[d] != 1]
+    return None if [d for d in order if sizes[d] != 1] == moving else order
+
+
 @functools.lru_cache(maxsize=8192)
 def nonnegative(expr: sympy.Expr) -> bool:
     """True when `expr`, made of integers and sizes, is >= 0 for every value of the sizes.

@@ -103,7 +103,7 @@ def body_live_bytes(body: Sequence[tt.WrapperBodyOp], layouts: dict[str, LayoutA
     """`live_bytes` of a wrapper's body ops, given every name's layout."""
     holds = held_storages(body, inputs_owned)
     holders = _holders(holds)
-    size = {storage: _storage_bytes(layouts.get(storage)) for storage in holders}
+    size = {storage: storage_bytes(layouts.get(storage)) for storage in holders}
     if None in size.values():
         return None
     live = 0
@@ -149,7 +149,8 @@ def report(wrapper: tt.WrapperOp) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _storage_bytes(layout: LayoutAttr | None) -> int | None:
+def storage_bytes(layout: LayoutAttr | None) -> int | None:
+    """The bytes a storage of `layout` takes (0 for none), None where its extent is symbolic."""
     if layout is None:
         return 0
     extent = layout.storage_extent()

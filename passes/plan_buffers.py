@@ -48,9 +48,9 @@ from xdsl.ir import Attribute, Block
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from mlc.analysis.memory import body_live_bytes, dropped_names, storage_holders
+from mlc.analysis.memory import body_live_bytes, dropped_names, storage_bytes, storage_holders
 from mlc.dialects import triton as tt
-from mlc.dialects.buffer_layout import LayoutAttr, element_bytes
+from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.passes.stages import check_stage
 
 def plan_reuse(body: list[tt.WrapperBodyOp], layouts: dict[str, LayoutAttr]) -> dict[str, str]:
@@ -65,28 +65,29 @@ def plan_reuse(body: list[tt.WrapperBodyOp], layouts: dict[str, LayoutAttr]) -> 
             died_at[storage] = max(freed_at[name] for name in names)
             dies_at[died_at[storage]].append(storage)
     timeline = body_live_bytes(body, layouts)
+    peak = max(timeline, default=0) if timeline is not None else None  # holds never raise it
     pool: dict[tuple[Attribute, sympy.Expr], list[str]] = defaultdict(list)
     reuse: dict[str, str] = {}
     for pos, op in enumerate(body):
         if isinstance(op, tt.AllocOp) and (free := pool[_key(op.layout)]):
-            if _hold(timeline, range(died_at[free[-1]], pos), allocated[free[-1]]):
+            if _hold(timeline, peak, range(died_at[free[-1]], pos), allocated[free[-1]]):
                 reuse[op.buffer.data] = free.pop()
         for storage in sorted(dies_at.get(pos, ())):
             pool[_key(allocated[storage])].append(storage)
     return reuse
 
 
-def _hold(timeline: list[int] | None, held: range, layout: LayoutAttr) -> bool:
+def _hold(timeline: list[int] | None, peak: int | None, held: range, layout: LayoutAttr) -> bool:
     """Count a dead storage of `layout` as live after each op in `held` (from its death until
-    the allocation that takes it) where that keeps `timeline` at or under its peak; whether it
+    the allocation that takes it) where that keeps `timeline` at or under its `peak`; whether it
     did. Inductor's pool holds it regardless, but a reuse saves an allocation, never memory: the
     caching allocator would have reused the freed block anyway (a Llama's logits' gradient,
     125 MiB, was held through the whole backward for the embedding's gradient). Over symbolic
     sizes (no timeline) every reuse is taken, as Inductor's."""
-    if timeline is None:
+    if timeline is None or peak is None:
         return True
-    size = int(sympy.expand(layout.storage_extent())) * element_bytes(layout.dtype)
-    if held and max(timeline[k] for k in held) + size > max(timeline):
+    size = storage_bytes(layout) or 0
+    if held and max(timeline[k] for k in held) + size > peak:
         return False
     for k in held:
         timeline[k] += size

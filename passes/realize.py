@@ -33,7 +33,7 @@ from mlc.dialects.buffer_layout import (
     is_padded,
 )
 from mlc.dialects.sym import IntType, SizesAttr, is_size_symbol, sizes_of, symbol, unnamed_sizes
-from mlc.analysis.flat_index import affine_strides, loop_strides, order_by_strides, simplify_index
+from mlc.analysis.flat_index import access_order, affine_strides, loop_strides, simplify_index
 from mlc.analysis.realization import (
     RealizeOptions,
     ThresholdOptions,
@@ -369,7 +369,7 @@ class _Realizer:
     def read_order_strides(self, op: loops.LoopsBodyOp, result: SSAValue) -> list[int] | None:
         """Dense strides in the order `op`'s loads walk memory, where that is not row-major
         (Inductor's `get_fill_order` for a flexible layout): each load's flat index votes for
-        which loop is inner (`order_by_strides`, reduction loops at 0), so a batch norm over
+        which loop is inner (`access_order`, reduction loops at 0), so a batch norm over
         channels-last convolution outputs is stored channels-last too and fuses with its
         channels-last readers. None (row-major) where a reader needs row-major
         (`_read_as_laid_out`), over symbolic sizes, where a load is not affine in the loops,
@@ -379,20 +379,11 @@ class _Realizer:
             return None
         variables = _index_vars(len(sizes))
         reduction = {r: 0 for r in _var_ranges(op) if r not in variables}
-        rows = []
-        for load in op.body.walk():
-            if not isinstance(load, loops.LoadOp) or load.indirect or load.source not in self.storage:
-                continue
-            flat = self.storage[load.source].layout.flat_index(load.index_exprs).subs(reduction)
-            strides = loop_strides(flat, variables)
-            if strides is None:
-                return None
-            if all(st.is_Integer for st in strides):
-                rows.append([int(st) for st in strides])
-        if not rows:
-            return None
-        order = order_by_strides(rows, sizes)
-        if [d for d in order if sizes[d] != 1] == [d for d in range(len(sizes)) if sizes[d] != 1]:
+        flat = [self.storage[load.source].layout.flat_index(load.index_exprs).subs(reduction)
+                for load in op.body.walk()
+                if isinstance(load, loops.LoadOp) and not load.indirect and load.source in self.storage]
+        order = access_order(flat, variables, sizes)
+        if order is None:
             return None
         out, step = [0] * len(sizes), 1
         for d in reversed(order):
@@ -413,7 +404,7 @@ class _Realizer:
         if not all(isinstance(v, int) or v.is_Integer for v in [*sizes, *strides, *promised]):
             return True
         sizes, strides, promised = ([int(v) for v in vs] for vs in (sizes, strides, promised))
-        if all(n == 1 or a == b for n, a, b in zip(sizes, strides, promised)):
+        if _same_strides(sizes, strides, promised):
             return True
         return not is_padded(sizes, strides, promised)
 

@@ -54,7 +54,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from mlc.analysis.dependencies import loop_groups, merged_variables
-from mlc.analysis.flat_index import loop_strides, order_by_strides
+from mlc.analysis.flat_index import access_order, loop_strides
 from mlc.dialects import buffer
 from mlc.dialects.loops import index_names, reduction_index_names
 from mlc.dialects.sym import ExprAttr, equal, expr_str, symbol
@@ -121,19 +121,7 @@ def stride_order(names: Sequence[str], sizes: Sequence[sympy.Expr], accesses: Se
     (`order_by_strides`, Inductor's `pick_loop_order`), when it is not the present one; else
     None (see the module docstring). An index we cannot see through keeps the written order;
     one with symbolic strides has no say. Size-1 loops, which the merge drops, go first."""
-    variables = [symbol(n) for n in names]
-    rows = []
-    for access in accesses:
-        strides = loop_strides(access.expr, variables)
-        if strides is None:
-            return None
-        if all(s.is_Integer for s in strides):
-            rows.append([int(s) for s in strides])
-    if not rows:
-        return None
-    order = order_by_strides(rows, sizes)
-    moving = [d for d in range(len(sizes)) if sizes[d] != 1]
-    return None if [d for d in order if sizes[d] != 1] == moving else order
+    return access_order([a.expr for a in accesses], [symbol(n) for n in names], sizes)
 
 
 def _permute(node: buffer.ComputedOp, accesses: list[tuple[Operation, str, Access]], order: list[int]) -> None:
