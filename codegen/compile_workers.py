@@ -38,37 +38,53 @@ from typing import Any
 _SERVE = "from mlc.codegen.compile_worker import serve; serve()"
 
 
+def backend_hash() -> str | None:
+    """The compiler's part of the keys Triton caches this process's binaries under: its backend's
+    hash for the current GPU (the ptxas version, read once per process, and the target); None
+    where Triton cannot say (no GPU, another Triton)."""
+    try:
+        from triton.compiler.compiler import make_backend
+        from triton.runtime import driver
+
+        return make_backend(driver.active.get_current_target()).hash()
+    except Exception:  # noqa: BLE001 (the workers then compute their own)
+        return None
+
+
 class CompileWorkers:
     """A pool of compile processes taking (kernel, config, args) jobs in submission order."""
 
-    def __init__(self, processes: list[subprocess.Popen], capability: tuple[int, int]):
+    def __init__(self, processes: list[subprocess.Popen], capability: tuple[int, int], backend_hash: str | None):
         self._jobs: queue.SimpleQueue[tuple[Future, tuple]] = queue.SimpleQueue()
         self.broken = False  # a worker died: later jobs go nowhere (their launches compile)
         self.ready = 0  # workers done importing torch, triton and mlc's helpers, taking jobs
         self._lock = threading.Lock()  # a job is queued only while the pool is not broken
         for process in processes:
             assert process.stdin is not None
-            pickle.dump(capability, process.stdin)
+            pickle.dump((capability, backend_hash), process.stdin)
             process.stdin.flush()
             threading.Thread(target=self._feed, args=(process,), name="mlc-compile-worker", daemon=True).start()
 
     @staticmethod
     def start(count: int, capability: tuple[int, int], command: tuple[str, ...] = ("-c", _SERVE)) -> CompileWorkers:
         """`count` workers, importing torch and triton meanwhile, for a GPU of `capability`
-        (`command`: the worker's Python arguments; tests give a stand-in)."""
+        (`command`: the worker's Python arguments; tests give a stand-in), keying their binaries
+        by this process's Triton backend hash (`backend_hash()`)."""
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
         processes = [subprocess.Popen([sys.executable, *command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       env=env) for _ in range(count)]
-        return CompileWorkers(processes, capability)
+        return CompileWorkers(processes, capability, backend_hash())
 
     def submit(self, kernel: Any, config: dict, args: tuple) -> Future:
         """Compile `kernel` (a `@triton.jit` function defined in a file) with `config` for
-        `args` (buffers given as their dtypes); the future's result is None or why it failed."""
+        `args` (buffers given as their dtypes), under this process's `TRITON_*` variables as
+        they are now; the future's result is None or why it failed."""
         done: Future = Future()
         code = kernel.fn.__code__
+        environment = {k: v for k, v in os.environ.items() if k.startswith("TRITON_")}
         with self._lock:
             if not self.broken:
-                self._jobs.put((done, (code.co_filename, code.co_name, config, args)))
+                self._jobs.put((done, (code.co_filename, code.co_name, config, args, environment)))
                 return done
         done.set_result("the compile workers stopped")
         return done

@@ -386,18 +386,20 @@ def _sleep_cycles_per_us() -> float:
 def precompile(entries: tuple) -> None:
     """Start compiling the kernels of a module in the background, every config of every
     `(kernel, configs, args)` (the module's `precompile` table; a buffer argument given as its
-    dtype), in launch order: in `compile_workers()`'s processes once one of them is ready,
-    else in threads of this one (`_compile_all`; the first graph of a process compiles while
-    the workers still import torch). A kernel's first launch waits for its own compiles (`_wait`) and loads
-    their binaries: a graph's kernels compile side by side, not one at each first launch.
-    Nothing to do under the interpreter, or for a kernel already started."""
+    dtype), in launch order: in `compile_workers()`'s processes (queued while they still import
+    torch), else in threads of this one (`_compile_all`). A kernel's first launch waits for its
+    own compiles (`_wait`) and loads their binaries: a graph's kernels compile side by side, not
+    one at each first launch. Threads of this process share its interpreter lock with the
+    tracing and passes of the graphs that follow: on the H200's host, 2 configs compiled so took
+    3.5-4.7 s while DDP's first graphs were traced, about what waiting for the workers to start
+    costs. Nothing to do under the interpreter, or for a kernel already started."""
     if INTERPRETING or not entries:
         return
     todo = [e for e in entries if not _launch_state(e[0]).started]
     for kernel, *_ in todo:
         _launch_state(kernel).started = True
     workers = compile_workers()
-    if workers is not None and workers.ready and not workers.broken:  # still starting: threads
+    if workers is not None and not workers.broken:
         for kernel, configs, args in todo:
             _launch_state(kernel).compiling.extend(workers.submit(kernel, config, args) for config in configs)
     elif todo:

@@ -144,7 +144,7 @@ def test_precompile_compiles_every_config_before_the_first_launch() -> None:
     workers = triton_helpers.compile_workers()
     deadline = time.monotonic() + 120
     while workers is not None and not workers.ready and time.monotonic() < deadline:
-        time.sleep(0.05)  # until then, threads of this process compile
+        time.sleep(0.05)  # (its jobs would wait in the queue meanwhile)
     configs = (dict(XBLOCK=64, num_warps=2, num_stages=1), dict(XBLOCK=128, num_warps=4, num_stages=1))
     hits: list[bool] = []
     knobs.compilation.listener = lambda **info: hits.append(info["cache_hit"])
@@ -274,6 +274,44 @@ def test_a_worker_compiles_into_the_cache_the_launching_process_reads() -> None:
         x = torch.randn(4096, device=DEVICE)
         out = torch.empty_like(x)
         _salted[(32,)](x, out, 4096, XBLOCK=128, SALT=salt, num_warps=4)
+    finally:
+        knobs.compilation.listener = None
+    assert hits == [True]
+    torch.testing.assert_close(out, x + salt)
+
+
+@GPU
+def test_a_worker_keys_its_binaries_as_this_process_does_after_its_environment_changed(monkeypatch) -> None:
+    """Triton reads the ptxas version once per process; Inductor then points TRITON_PTXAS_PATH at
+    torch's own ptxas in this process, and workers started afterwards inherit it. They must still
+    compile under this process's keys (its backend hash), and a cache-invalidating variable set
+    after they started (TRITON_DISABLE_LINE_INFO) must travel with each job: the launch here is a
+    cache hit. Skipped where torch ships no ptxas of another version than Triton's."""
+    import random
+    import subprocess
+    from pathlib import Path
+
+    from mlc.codegen.compile_workers import CompileWorkers, backend_hash
+    from triton import knobs
+
+    assert backend_hash() is not None  # this process's ptxas version, read now if not before
+    torch_ptxas = Path(torch.__file__).parent / "bin" / "ptxas"
+    if not torch_ptxas.is_file() or (subprocess.check_output([torch_ptxas, "--version"])
+                                     == subprocess.check_output([knobs.nvidia.ptxas.path, "--version"])):
+        pytest.skip("no ptxas of another version in torch/bin")
+    monkeypatch.setenv("TRITON_PTXAS_PATH", str(torch_ptxas))
+    workers = CompileWorkers.start(1, torch.cuda.get_device_capability())
+    monkeypatch.setenv("TRITON_DISABLE_LINE_INFO", "1")
+    salt = random.randrange(1, 1 << 20)
+    config = dict(XBLOCK=128, SALT=salt, num_warps=4)
+    assert workers.submit(_salted, config, (torch.float32, torch.float32, 4096)).result(timeout=300) is None
+
+    hits: list[bool] = []
+    knobs.compilation.listener = lambda **info: hits.append(info["cache_hit"])
+    try:
+        x = torch.randn(4096, device=DEVICE)
+        out = torch.empty_like(x)
+        _salted[(32,)](x, out, 4096, **config)
     finally:
         knobs.compilation.listener = None
     assert hits == [True]
