@@ -40,7 +40,7 @@ OWNS_STORAGE = (tt.AllocOp, tt.ReuseOp)
 
 def made_storages(op: tt.WrapperBodyOp, inputs_owned: bool) -> list[str]:
     """The storages `op` brings into being, named as the name that holds them first."""
-    if isinstance(op, tt.AllocOp) or (isinstance(op, tt.ExternOp) and op.fresh):
+    if isinstance(op, tt.AllocOp) or (isinstance(op, tt.ExternOp) and (op.fresh or op.out)):
         return list(op.defined_names())
     if isinstance(op, tt.InputOp) and inputs_owned:
         return [op.buffer.data]

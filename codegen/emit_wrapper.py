@@ -332,6 +332,10 @@ def _extern(op: tt.ExternOp) -> list[str]:
     targets = [name or "_" for name in op.result_names()]  # `_`: a None or a number
     namespace, _, name = overload.rpartition("::")  # `ns::packet.overload` outside aten
     function = _TORCH_FUNCTIONS.get(overload) or f"{f'torch.ops.{namespace}' if namespace else 'aten'}.{name}"
+    if op.out is not None:  # the result is allocated with its layout and written by the call
+        (name,), (layout,) = op.defined_names(), op.layouts.data
+        assert isinstance(layout, LayoutAttr) and overload in _TORCH_FUNCTIONS  # (the verifier's OUT_OVERLOADS)
+        return [f"{name} = {_alloc(layout, op)}", f"{function}({', '.join([*args, f'out={name}'])})"]
     call = f"{function}({', '.join(args)})"
     lines = [f"{', '.join(targets)} = {call}"]
     # Kernels index the result with the layout the IR gave it; an op free to pick another

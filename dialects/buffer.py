@@ -494,8 +494,11 @@ class ExternCall(IRDLOperation):
     a number): `none, "buf3" = "convolution_backward.default" ...`; `layouts` has one layout
     per name. `fresh` (`{args = [...], fresh}`): the call returns new tensors, none of them an
     argument or a view of one (its schema's returns carry no alias annotation); without it a
-    result may hold an argument's storage. Shared by `buffer.extern` and the wrapper's
-    `triton.extern`, which differ only in where they live."""
+    result may hold an argument's storage. `out` (`{args = [...], fresh, out}`): the call writes
+    each result into a new buffer allocated with its layout, passed as its `out=` argument (mm,
+    addmm, bmm, baddbmm): how a result gets strides the call would not give it (pad-mm's rows
+    padded to 16 bytes). Shared by `buffer.extern` and the wrapper's `triton.extern`, which
+    differ only in where they live."""
 
     buffers = prop_def(ArrayAttr)
     layouts = prop_def(ArrayAttr)
@@ -504,8 +507,9 @@ class ExternCall(IRDLOperation):
     kwargs = opt_prop_def(DictionaryAttr)
     origins = opt_prop_def(ArrayAttr)
     fresh = opt_prop_def(UnitAttr)
+    out = opt_prop_def(UnitAttr)
     assembly_format = (
-        "custom<BufferNames>($buffers) `=` $overload custom<ExternArgs>($args, $kwargs, $fresh, $origins)"
+        "custom<BufferNames>($buffers) `=` $overload custom<ExternArgs>($args, $kwargs, $fresh, $out, $origins)"
         " (`:` custom<AttrList>($layouts)^)? attr-dict-with-keyword"
     )
     custom_directives = (BufferNames, ExternArgs, AttrList)
@@ -519,6 +523,7 @@ class ExternCall(IRDLOperation):
         kwargs: dict[str, Attribute] | None = None,
         origins: Sequence[str] = (),
         fresh: bool = False,
+        out: bool = False,
     ):
         props: dict[str, Attribute] = {  # in the order of the syntax, as parsing sets them
             "buffers": ArrayAttr([NoneType() if n is None else StringAttr(n) for n in names]),
@@ -529,6 +534,8 @@ class ExternCall(IRDLOperation):
             props["kwargs"] = DictionaryAttr(kwargs)
         if fresh:
             props["fresh"] = UnitAttr()
+        if out:
+            props["out"] = UnitAttr()
         props |= origins_props(origins)
         props["layouts"] = ArrayAttr(list(layouts))
         super().__init__(properties=props)
@@ -555,9 +562,16 @@ class ExternCall(IRDLOperation):
             raise VerifyException(f"{self.name}: each result is a buffer name or none")
         if len(self.defined_names()) != len(self.layouts) or not self.buffers.data:
             raise VerifyException(f"{self.name}: needs one layout per buffer name")
+        if self.out is not None and self.overload.data not in OUT_OVERLOADS:
+            raise VerifyException(f"{self.name}: out is for {', '.join(OUT_OVERLOADS)}, not {self.overload.data}")
         for layout in self.layouts.data:
             if not isinstance(layout, LayoutAttr):
                 raise VerifyException(f"{self.name}: {layout} is not a #buffer.layout")
+
+
+OUT_OVERLOADS = ("mm.default", "addmm.default", "bmm.default", "baddbmm.default")
+"""The calls an extern with `out` may make: each writes its one result into the `out=` tensor
+it is given, whatever its strides (cuBLAS takes rows any multiple of 16 bytes apart)."""
 
 
 @irdl_op_definition

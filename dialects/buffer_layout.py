@@ -47,6 +47,7 @@ def contiguous_strides(size: Sequence[sympy.Expr | int]) -> list[sympy.Expr]:
 
 OUTPUT_STRIDES = "strides"  # on func.return: each result's promised strides, eager's (array<i64>; empty: row-major)
 RESULT_STRIDES = "result_strides"  # on an aten op: each result's traced strides (the same form)
+OUT_RESULTS = "out"  # on an aten op: each result is written into a buffer laid out with its result_strides (the call's out=)
 OPERAND_STRIDES = "operand_strides"  # on an aten op: each tensor operand's traced strides (the same form)
 INPUT_STRIDES = "strides"  # in a func argument's attributes: the input's strides when not row-major (any strided layout)
 

@@ -359,10 +359,11 @@ class CallArgs(PropertyDict):
 
 @irdl_custom_directive
 class ExternArgs(PropertyDict):
-    """`{args = [@buf0, 1 : i64], kwargs = {...}, fresh, origins = [...]}`: an extern node's
-    call arguments, whether it returns new tensors, and where it comes from."""
+    """`{args = [@buf0, 1 : i64], kwargs = {...}, fresh, out, origins = [...]}`: an extern node's
+    call arguments, whether it returns new tensors or writes into them, and where it comes from."""
 
     args: AttributeVariable
     kwargs: AttributeVariable
     fresh: AttributeVariable
+    out: AttributeVariable
     origins: AttributeVariable

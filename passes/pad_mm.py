@@ -17,6 +17,18 @@ After:
     %2 = aten.slice.Tensor %1 {dim = 1 : i64, start = 0 : i64, end = 50257 : i64, step = 1 : i64}
            : (tensor<2048x50264xbf16>) -> tensor<2048x50257xbf16>
 
+An `nn.Linear` reads its [N, K] weight transposed, rows K apart: there an unaligned N leaves
+only the result's rows unaligned, and nothing is copied. The mm writes its result into a buffer
+whose rows are N rounded up apart (`result_strides` with `out`: the call's `out=` argument), a
+strided view for every reader (BERT's tied LM head: 30522 columns written 30528 apart, where
+padding the weight copied 45 MB per call):
+
+Before:
+    %t = aten.permute %w {dims = array<i64: 1, 0>} : (tensor<30522x768xbf16>) -> tensor<768x30522xbf16>
+    %0 = aten.mm %x, %t : (tensor<4096x768xbf16>, tensor<768x30522xbf16>) -> tensor<4096x30522xbf16>
+After:
+    %0 = aten.mm %x, %t attributes {out, result_strides = [array<i64: 30528, 1>]} : ...
+
 Which mms are padded (Inductor's `should_pad_common`, `get_padded_length` and
 `is_mm_compute_bound`; Inductor then times both forms on the GPU, mlc decides from the sizes):
   - the operands are f16/bf16 (padded to multiples of 8) or f32 (of 4) and share the dtype;
@@ -41,6 +53,7 @@ from typing import ClassVar
 import sympy
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     BFloat16Type,
     DenseArrayBase,
     Float16Type,
@@ -49,6 +62,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     ModuleOp,
     TensorType,
+    UnitAttr,
     f64,
     i64,
 )
@@ -58,6 +72,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.analysis.launch import SYMBOLIC_SIZE_HINT
 from mlc.dialects.aten import OPS, AtenOp
+from mlc.dialects.buffer_layout import OUT_RESULTS, RESULT_STRIDES
 from mlc.dialects.sym import sizes_of, tensor_type
 from mlc.passes.pipeline import option
 from mlc.passes.stages import check_stage
@@ -88,11 +103,13 @@ def intensity(m: int, k: int, n: int) -> float:
 
 @dataclass(frozen=True)
 class PaddedMm:
-    """How one mm is padded: the elements added to M, K and N."""
+    """How one mm is padded: the elements added to M, K and N; `result_only`: N alone, with the
+    second operand a transpose (its rows K apart), so that only the result's rows are padded."""
 
     m: int
     k: int
     n: int
+    result_only: bool = False
 
 
 def _matrices(op: AtenOp) -> tuple[SSAValue, SSAValue]:
@@ -114,7 +131,12 @@ def plan(mm: AtenOp, min_intensity_16bit: float, min_intensity_f32: float) -> Pa
         return None
     threshold = min_intensity_f32 if isinstance(a.element_type, Float32Type) else min_intensity_16bit
     m, k, n = (d if isinstance(d, int) else SYMBOLIC_SIZE_HINT for d in (m, k, n))
-    return pads if intensity(m, k, n) >= threshold else None
+    if intensity(m, k, n) < threshold:
+        return None
+    source = _transposed_source(_matrices(mm)[1])  # rows K apart, unless a transpose again (`t().t()`)
+    if pads.m == 0 and pads.k == 0 and source is not None and _transposed_source(source) is None:
+        return PaddedMm(0, 0, pads.n, result_only=True)
+    return pads
 
 
 def _transposed_source(value: SSAValue) -> SSAValue | None:
@@ -190,7 +212,13 @@ def _padded_bias(value: SSAValue, pads: PaddedMm, m: int | sympy.Expr, n: int | 
 
 
 def pad(mm: AtenOp, pads: PaddedMm) -> None:
-    """Replace `mm` (an mm or addmm) by the padded one and the slices of its result."""
+    """Replace `mm` (an mm or addmm) by the padded one and the slices of its result, or (`result_only`)
+    have it write its result with padded rows."""
+    if pads.result_only:
+        (_, n), = [sizes_of(r.type) for r in mm.outputs]  # type: ignore[arg-type]
+        mm.attributes[RESULT_STRIDES] = ArrayAttr([DenseArrayBase.from_list(i64, [n + pads.n, 1])])
+        mm.attributes[OUT_RESULTS] = UnitAttr()
+        return
     a, b = _matrices(mm)
     before = InsertPoint.before(mm)
     result = mm.outputs[0].type

@@ -29,7 +29,7 @@ from xdsl.utils.exceptions import PassFailedException
 from mlc.dialects import buffer, loops
 from mlc.dialects.aten import FRESH_RESULTS, TensorArgAttr
 from mlc.dialects.buffer_layout import (
-    INPUT_STRIDES, OPERAND_STRIDES, OUTPUT_STRIDES, RESULT_STRIDES, LayoutAttr, contiguous_strides, is_dense,
+    INPUT_STRIDES, OPERAND_STRIDES, OUT_RESULTS, OUTPUT_STRIDES, RESULT_STRIDES, LayoutAttr, contiguous_strides, is_dense,
     is_padded,
 )
 from mlc.dialects.sym import IntType, SizesAttr, is_size_symbol, sizes_of, symbol, unnamed_sizes
@@ -287,12 +287,14 @@ class _Realizer:
         # reads, names no buffer (`none`): the call may return None there at run time even
         # where tracing saw a tensor (cuDNN attention's logsumexp when it is not asked for).
         tensors = [r for r in op.results if not isinstance(r.type, NoneType) and r.uses]
-        traced = _strides_attr(op, RESULT_STRIDES, list(op.results))  # as the call lays them out
+        # As the call lays them out, or (`out`: pad-mm's padded rows) as it is told to write them.
+        out = OUT_RESULTS in op.attributes
+        traced = _strides_attr(op, RESULT_STRIDES, list(op.results), dense=not out)
         layouts = [_layout(r.type, op, traced.get(r)) for r in tensors]
         names = {r: self.fresh("buf") for r in tensors}
         results = [names.get(r) for r in op.results]
         fresh = FRESH_RESULTS in op.attributes
-        self.add(buffer.ExternOp(results, layouts, op.overload.data, args, kwargs, _origins(op), fresh), op)
+        self.add(buffer.ExternOp(results, layouts, op.overload.data, args, kwargs, _origins(op), fresh, out), op)
         for result, layout in zip(tensors, layouts):
             self.storage[result], self.names[result] = Storage(names[result], layout), names[result]
 

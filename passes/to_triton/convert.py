@@ -177,7 +177,7 @@ class _GraphConversion:
                 self.layouts[name] = layout  # type: ignore[assignment]
             kwargs = node.kwargs.data if node.kwargs is not None else None
             return [triton.ExternOp(node.result_names(), list(node.layouts.data), node.overload.data,  # type: ignore[arg-type]
-                                    node.args.data, kwargs, fresh=node.fresh is not None)]
+                                    node.args.data, kwargs, fresh=node.fresh is not None, out=node.out is not None)]
         if isinstance(node, buffer.ViewOp):
             self.layouts[node.buffer.data] = node.layout
             source = node.source.root_reference.data

@@ -91,6 +91,15 @@ buffer.graph @reduce_without_ranges {
 
 // -----
 
+buffer.graph @extern_out_is_for_matmuls {
+  buffer.input "x" #buffer.layout<[8], [1], f32>
+  // expected-error@+1 {{out is for mm.default, addmm.default, bmm.default, baddbmm.default, not neg.default}}
+  buffer.extern "buf0" = "neg.default" {args = [@x], fresh, out} : #buffer.layout<[8], [2], f32>
+  buffer.output @buf0
+}
+
+// -----
+
 buffer.graph @extern_none_needs_no_layout {
   buffer.input "x" #buffer.layout<[8], [1], f32>
   // expected-error@+1 {{needs one layout per buffer name}}

@@ -27,6 +27,8 @@ buffer.graph @forward {
   buffer.view "buf7" = @buf5 #buffer.layout<[64, 8], [1, 64], f32, offset 8>
   // CHECK: buffer.extern "buf8" = "mm.default" {args = [@buf5, @buf7]} : #buffer.layout<[8, 8], [8, 1], f32>
   buffer.extern "buf8" = "mm.default" {args = [@buf5, @buf7]} : #buffer.layout<[8, 8], [8, 1], f32>
+  // CHECK: buffer.extern "buf20" = "mm.default" {args = [@buf5, @buf7], fresh, out} : #buffer.layout<[8, 8], [16, 1], f32>
+  buffer.extern "buf20" = "mm.default" {args = [@buf5, @buf7], fresh, out} : #buffer.layout<[8, 8], [16, 1], f32>
   // CHECK: buffer.extern "buf9", "buf10" = "max.dim" {args = [@buf5, 1 : i64]} : #buffer.layout<[8], [1], f32>, #buffer.layout<[8], [1], i64>
   buffer.extern "buf9", "buf10" = "max.dim" {args = [@buf5, 1 : i64]} : #buffer.layout<[8], [1], f32>, #buffer.layout<[8], [1], i64>
   // A call that returns None (or a number) in some positions names no buffer there.

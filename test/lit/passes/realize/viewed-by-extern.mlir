@@ -99,3 +99,19 @@ func.func @attention_output_to_two_mms(%o: tensor<2x4x8x16xf32> {strides = array
   %dx = aten.mm %v, %w attributes {origin = "mm"} : (tensor<16x64xf32>, tensor<64x64xf32>) -> tensor<16x64xf32>
   func.return %dw, %dx : tensor<64x64xf32>, tensor<16x64xf32>
 }
+
+// -----
+
+// pad-mm's padded result rows (`out`, result_strides not dense): the extern's buffer is laid out
+// with them, rows 1024 apart, and the call writes into it (`out`); its reader, a pointwise,
+// loads the 1023 columns of each row through that layout.
+// CHECK-LABEL: buffer.graph @result_rows_padded
+// CHECK:       buffer.extern "buf0" = "mm.default" {args = [@x, @view0], fresh, out, origins = ["mm"]} : #buffer.layout<[256, 1023], [1024, 1], bf16>
+// CHECK:       buffer.computed "buf1" #buffer.layout<[256, 1023], [1023, 1], bf16>
+// CHECK:       buffer.load @buf0[{{.*}}1024*
+func.func @result_rows_padded(%x: tensor<256x1024xbf16>, %w: tensor<1023x1024xbf16>) -> tensor<256x1023xbf16> {
+  %t = aten.permute %w {dims = array<i64: 1, 0>} : (tensor<1023x1024xbf16>) -> tensor<1024x1023xbf16>
+  %0 = aten.mm %x, %t attributes {origin = "mm", result_strides = [array<i64: 1024, 1>], out} : (tensor<256x1024xbf16>, tensor<1024x1023xbf16>) -> tensor<256x1023xbf16>
+  %1 = aten.tanh %0 : (tensor<256x1023xbf16>) -> tensor<256x1023xbf16>
+  func.return %1 : tensor<256x1023xbf16>
+}
