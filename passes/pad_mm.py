@@ -27,7 +27,7 @@ Before:
     %t = aten.permute %w {dims = array<i64: 1, 0>} : (tensor<30522x768xbf16>) -> tensor<768x30522xbf16>
     %0 = aten.mm %x, %t : (tensor<4096x768xbf16>, tensor<768x30522xbf16>) -> tensor<4096x30522xbf16>
 After:
-    %0 = aten.mm %x, %t attributes {out, result_strides = [array<i64: 30528, 1>]} : ...
+    %0 = aten.mm %x, %t attributes {result_strides = [array<i64: 30528, 1>], out} : ...
 
 Which mms are padded (Inductor's `should_pad_common`, `get_padded_length` and
 `is_mm_compute_bound`; Inductor then times both forms on the GPU, mlc decides from the sizes):
