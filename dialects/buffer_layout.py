@@ -45,6 +45,15 @@ def contiguous_strides(size: Sequence[sympy.Expr | int]) -> list[sympy.Expr]:
     return strides[::-1]
 
 
+def strides_in_order(size: Sequence[sympy.Expr | int], order: Sequence[int]) -> list[sympy.Expr]:
+    """Dense strides with the dims laid out in `order` (positions, outermost first): the
+    row-major strides of the permuted sizes, put back in dim order."""
+    strides: list[sympy.Expr] = [sympy.Integer(0)] * len(size)
+    for d, stride in zip(order, contiguous_strides([size[d] for d in order])):
+        strides[d] = stride
+    return strides
+
+
 OUTPUT_STRIDES = "strides"  # on func.return: each result's promised strides, eager's (array<i64>; empty: row-major)
 RESULT_STRIDES = "result_strides"  # on an aten op: each result's traced strides (the same form)
 OUT_RESULTS = "out"  # on an aten op: each result is written into a buffer laid out with its result_strides (the call's out=)

@@ -30,7 +30,7 @@ from mlc.dialects import buffer, loops
 from mlc.dialects.aten import FRESH_RESULTS, TensorArgAttr
 from mlc.dialects.buffer_layout import (
     INPUT_STRIDES, OPERAND_STRIDES, OUT_RESULTS, OUTPUT_STRIDES, RESULT_STRIDES, LayoutAttr, contiguous_strides, is_dense,
-    is_padded,
+    is_padded, strides_in_order,
 )
 from mlc.dialects.sym import IntType, SizesAttr, is_size_symbol, sizes_of, symbol, unnamed_sizes
 from mlc.analysis.flat_index import access_order, affine_strides, loop_strides, simplify_index
@@ -385,12 +385,7 @@ class _Realizer:
                 for load in op.body.walk()
                 if isinstance(load, loops.LoadOp) and not load.indirect and load.source in self.storage]
         order = access_order(flat, variables, sizes)
-        if order is None:
-            return None
-        out, step = [0] * len(sizes), 1
-        for d in reversed(order):
-            out[d], step = step, step * int(sizes[d])
-        return out
+        return None if order is None else [int(st) for st in strides_in_order(sizes, order)]
 
     def keeps_promise(self, result: SSAValue, view: LayoutAttr) -> bool:
         """Whether `view` may be returned as it is: anything but the promised strides (eager's,

@@ -92,7 +92,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from mlc.dialects import buffer, loops, triton
-from mlc.dialects.buffer_layout import LayoutAttr, contiguous_strides
+from mlc.dialects.buffer_layout import LayoutAttr, strides_in_order
 from mlc.dialects.sym import FloorDiv, ModularIndexing, symbol
 from mlc.analysis.flat_index import loop_strides, order_by_strides, simplify_index
 from mlc.analysis.launch import HINT_ATTRIBUTE, Target, num_splits, product, second_step_hint
@@ -165,11 +165,7 @@ def _fill_strides(block: Block, variables: list[sympy.Symbol], sizes: list[sympy
         if isinstance(op, buffer.LoadOp) and (strides := loop_strides(op.index.expr, variables)) is not None:
             if all(st.is_Integer for st in strides):
                 rows.append([int(st) for st in strides])
-    order = order_by_strides(rows, sizes) if rows else list(range(len(sizes)))  # outermost first
-    strides: list[sympy.Expr] = [sympy.Integer(0)] * len(sizes)
-    for d, stride in zip(order, contiguous_strides([sizes[d] for d in order])):
-        strides[d] = stride
-    return strides
+    return strides_in_order(sizes, order_by_strides(rows, sizes) if rows else list(range(len(sizes))))
 
 
 def _piece_body(node: buffer.ComputedOp, reduce: buffer.ReduceOp, split: int) -> tuple[Block, SSAValue, SSAValue | None]:
