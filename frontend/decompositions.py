@@ -36,6 +36,15 @@ replaced (unlike Inductor)
     forward's input (the log-softmax, used only for its shape): AOTAutograd's partitioner would
     then save that vocabulary-wide float32 tensor for the backward, where with the pointwise
     form it saves the logits and recomputes the log-softmax inside the backward kernel.
+    max_pool2d_with_indices and its backward (as Inductor, in mlc's own ops; dilation 1, windows
+    of at most 127 positions, else extern calls). The forward picks each window's maximum over
+    its positions in order, keeping the position's offset in the window as int8; the int64
+    indices aten returns are a pointwise function of the offsets, so the partitioner saves the
+    offsets (an eighth of the indices' bytes) and the backward recomputes the indices. The
+    backward gathers: each input position sums the gradients of the at most
+    ceil(k/s) x ceil(k/s) windows whose index names it. It reads the input only for its shape,
+    so the forward's input is not saved for it (aten's op takes the input as an operand: kept
+    whole, the partitioner saved ResNet's stem activation for it, 26 MB at batch 16).
     `_scaled_dot_product_flash_attention_for_cpu` (as Inductor: its decomposition returns the
     attention weights where the op returns the logsumexp, and the backward, which stays an aten
     op, reads that slot as the logsumexp: gradients would be wrong). The attention ops, forward
@@ -99,6 +108,8 @@ def _table() -> dict[torch._ops.OperatorBase, Callable]:
     for op in _resolve(KEPT):
         table.pop(op, None)
     table[aten.nll_loss_backward.default] = _nll_loss_backward
+    table[aten.max_pool2d_with_indices.default] = _max_pool2d_with_indices
+    table[aten.max_pool2d_with_indices_backward.default] = _max_pool2d_with_indices_backward
     return table
 
 
@@ -123,6 +134,109 @@ def _nll_loss_backward(
     classes = torch.arange(self.shape[class_dim], device=self.device)
     hit = (classes == target) & (target != ignore_index)
     return torch.where(hit, -grad_output, 0).to(self.dtype)
+
+
+def _pool_params(kernel_size, stride, padding, dilation) -> list[tuple[int, int]] | None:
+    """(kernel, stride, padding) per spatial dim of a 2-d max pool that mlc decomposes, else None
+    (dilation other than 1, or a window too large for int8 offsets: the extern call)."""
+    def pair(v):
+        return tuple(v) * (2 // len(v)) if isinstance(v, (list, tuple)) and v else (v, v)
+    kernel = pair(kernel_size)
+    params = list(zip(kernel, pair(stride) if stride else kernel, pair(padding)))
+    if pair(dilation) != (1, 1) or kernel[0] * kernel[1] > torch.iinfo(torch.int8).max:
+        return None
+    return params
+
+
+def _positions(size, params: tuple[int, int, int]) -> torch.Tensor:
+    """The first input position of each window along one dim: `arange(size) * stride - pad`."""
+    _, stride, pad = params
+    return torch.arange(size, dtype=torch.int64) * stride - pad
+
+
+def _gather2d(x: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor) -> torch.Tensor:
+    """`x[..., rows[:, None], cols]`: the last two dims read at the given positions."""
+    return aten.index.Tensor(x, [None] * (x.dim() - 2) + [rows.unsqueeze(1), cols])
+
+
+def _max_pool2d_with_indices(x, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    """The window maximum, and aten's flat index into the last two dims of where it is. Each
+    window position is a strided slice of the input padded with -inf, so every load is affine in
+    the output's position (realize sees the input's layout through it); which positions lie
+    inside the input comes from the output's position alone."""
+    params = _pool_params(kernel_size, stride, padding, dilation)
+    if params is None or x.dim() not in (3, 4) or not all(isinstance(n, int) for n in x.shape[-2:]):
+        return NotImplemented
+    from torch._meta_registrations import pooling_output_shape
+    sizes = x.shape[-2:]
+    pooled = [pooling_output_shape(n, k, p, s, 1, ceil_mode) for n, (k, s, p) in zip(sizes, params)]
+    after = [max(0, (out - 1) * s + k - n - p) for n, out, (k, s, p) in zip(sizes, pooled, params)]
+    padded = aten.constant_pad_nd(x, [params[1][2], after[1], params[0][2], after[0]], float("-inf"))
+    starts = [_positions(n, p).to(x.device) for n, p in zip(pooled, params)]
+    kernel_w = params[1][0]
+    best = offset = None
+    for k in range(params[0][0] * kernel_w):
+        steps = divmod(k, kernel_w)
+        value = padded
+        for dim, step, out, (_, s, _) in zip((-2, -1), steps, pooled, params):
+            value = aten.slice.Tensor(value, dim, step, step + (out - 1) * s + 1, s)
+        inside = [(start + step >= 0) & (start + step < n) for start, step, n in zip(starts, steps, sizes)]
+        valid = inside[0].unsqueeze(1) & inside[1]
+        if best is None:  # aten starts from the first position inside the input
+            best, offset = value, torch.where(valid, 0, -1).to(torch.int8)
+            continue
+        take = valid & ((offset < 0) | (value > best) | torch.isnan(value))
+        best = torch.where(take, value, best)
+        offset = torch.where(take, k, offset)
+    offset = _in_format_of(offset, x)  # saved for the backward: stored as the values are
+    return _in_format_of(best, x), _in_format_of(_offsets_to_indices(offset, params, pooled, sizes[1]), x)
+
+
+def _offsets_to_indices(offset, params, pooled, width) -> torch.Tensor:
+    """aten's int64 index `row * width + col` of each window's maximum from its int8 offset."""
+    kernel_w = params[1][0]
+    wide = offset.to(torch.int64)
+    row = _positions(pooled[0], params[0]).to(offset.device).unsqueeze(1) + wide // kernel_w
+    col = _positions(pooled[1], params[1]).to(offset.device) + wide % kernel_w
+    return row * width + col
+
+
+def _max_pool2d_with_indices_backward(grad, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    """Each input position's gradient gathered from the windows that can hold it (Inductor's
+    form): `x` gives only the shape."""
+    params = _pool_params(kernel_size, stride, padding, dilation)
+    if params is None or x.dim() not in (3, 4):
+        return NotImplemented
+    sizes, pooled = x.shape[-2:], grad.shape[-2:]
+    first, end = [], []
+    for n, out, (k, s, p) in zip(sizes, pooled, params):
+        at = torch.arange(n, dtype=torch.int64, device=x.device) + p
+        first.append(torch.div(at - k + s, s, rounding_mode="floor").clamp_min(0))
+        end.append(torch.div(at, s, rounding_mode="floor").add(1).clamp_max(out))
+    here = torch.arange(sizes[0], device=x.device).unsqueeze(1) * sizes[1] + torch.arange(sizes[1], device=x.device)
+    total = None
+    for dh in range(-(-params[0][0] // params[0][1])):
+        for dw in range(-(-params[1][0] // params[1][1])):
+            window = [f + d for f, d in zip(first, (dh, dw))]
+            clamped = [torch.minimum(w, e - 1) for w, e in zip(window, end)]
+            hit = _gather2d(indices, *clamped) == here
+            if total is not None:
+                hit = hit & (window[0] < end[0]).unsqueeze(1) & (window[1] < end[1])
+            part = torch.where(hit, _gather2d(grad, *clamped).float(), 0.0)
+            total = part if total is None else total + part
+    return _in_format_of(total.to(grad.dtype), x, grad)
+
+
+def _in_format_of(t: torch.Tensor, *like: torch.Tensor) -> torch.Tensor:
+    """`t` in channels-last where one of `like` is, as aten's pooling lays out its results
+    (`suggest_memory_format`): the gathers above are traced row-major."""
+    if any(_is_channels_last(x) for x in like):
+        return t.contiguous(memory_format=torch.channels_last)
+    return t
+
+
+def _is_channels_last(x: torch.Tensor) -> bool:
+    return x.dim() == 4 and not x.is_contiguous() and x.is_contiguous(memory_format=torch.channels_last)
 
 
 def decomposition_table() -> dict[torch._ops.OperatorBase, Callable]:

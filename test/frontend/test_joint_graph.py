@@ -91,6 +91,27 @@ def test_a_transformer_block_saves_no_more_than_inductor(dtype: torch.dtype, mon
     assert not [name for name in ours if name.startswith("alias")]
 
 
+def stem_step(model_backend) -> None:
+    """ResNet's stem in a training step: convolution, batch norm, ReLU, a 3x3 max pool of stride 2."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 8, 7, 2, 3, bias=False), nn.BatchNorm2d(8), nn.ReLU(),
+                          nn.MaxPool2d(3, 2, 1), nn.Conv2d(8, 8, 1))
+    torch.compile(model, backend=model_backend)(torch.randn(2, 3, 32, 32)).sum().backward()
+
+
+def test_a_max_pool_saves_its_offsets_not_its_input_or_indices(monkeypatch) -> None:
+    """The pool's backward reads neither the activation it pooled nor int64 indices: the forward
+    saves the window offsets as int8 (decompositions.py) beside the pooled values (the last
+    convolution's input), and the convolution's output for batch norm's backward, from which
+    the ReLU is recomputed. As Inductor's partition saves."""
+    ours = saved_tensors(lambda record: stem_step(mlc_saves(record, monkeypatch)))
+    theirs = saved_tensors(lambda record: stem_step(inductor_saves(record)))
+    assert sum(b for *_, b in ours.values()) <= sum(b for *_, b in theirs.values()), (ours, theirs)
+    activations = [(shape, dtype) for shape, dtype, _ in ours.values() if shape[:2] == (2, 8)]
+    assert len(activations) == 3 and set(activations) == {
+        ((2, 8, 16, 16), torch.float32), ((2, 8, 8, 8), torch.float32), ((2, 8, 8, 8), torch.int8)}, ours
+
+
 def test_remove_noop_ops_keeps_an_output_apart_from_an_input() -> None:
     graph = torch.fx.Graph()
     x = graph.placeholder("x")
