@@ -383,7 +383,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.json.parent.mkdir(parents=True, exist_ok=True)
             args.json.write_text(json.dumps({"environment": env, "rows": [asdict(r) for r in rows]}, indent=2) + "\n")
         if args.doc:
-            run.write_section(args.doc, "bench/distributed.py", SECTION.format(**env, table=table))
+            key = f"bench/distributed.py --nproc-per-node {env['world']}"  # a section per machine size
+            run.write_section(args.doc, key, SECTION.format(**env, table=table))
     dist.destroy_process_group()
     return 0
 
