@@ -21,8 +21,10 @@ import functools
 from collections.abc import Mapping, Sequence
 
 import sympy
+from xdsl.ir import Operation
 
-from mlc.dialects.sym import FloorDiv, ModularIndexing, affine_range, equal, is_size_symbol
+from mlc.dialects.access import AccessOp, IndexExprOp
+from mlc.dialects.sym import FloorDiv, ModularIndexing, affine_range, equal, indirect_symbol, is_size_symbol
 
 Ranges = Mapping[sympy.Symbol, sympy.Expr]
 
@@ -56,15 +58,16 @@ def loop_strides(expr: sympy.Expr, variables: Sequence[sympy.Symbol]) -> list[sy
     return None if terms is None else terms[1]
 
 
-def order_by_strides(strides: Sequence[Sequence[int]], sizes: Sequence[sympy.Expr]) -> list[int]:
+def order_by_strides(strides: Sequence[Sequence[int | None]], sizes: Sequence[sympy.Expr]) -> list[int]:
     """Loop positions, outermost first, as Inductor's `pick_loop_order` orders them: `strides`
-    holds one row per access (each loop's stride in it, 0 where it does not move). Loop a goes
-    inside loop b when more accesses step less along a than along b (an access not moving along
-    b counts for a) than the other way round; ties keep the written order, size-1 loops go
-    outermost (they are dropped anyway)."""
+    holds one row per access (each loop's stride in it, 0 where it does not move, None where the
+    access has no say about the loop). Loop a goes inside loop b when more accesses step less
+    along a than along b (an access not moving along b counts for a) than the other way round;
+    ties keep the written order, size-1 loops go outermost (they are dropped anyway)."""
 
     def inner_votes(a: int, b: int) -> int:
-        return sum(1 for row in strides if row[b] == 0 or abs(row[a]) < abs(row[b]))
+        return sum(1 for row in strides if row[a] is not None and row[b] is not None
+                   and (row[b] == 0 or abs(row[a]) < abs(row[b])))
 
     def key(a: int, b: int) -> int:  # < 0: a is outer
         if (sizes[a] == 1) != (sizes[b] == 1):
@@ -79,20 +82,66 @@ def access_order(exprs: Sequence[sympy.Expr], variables: Sequence[sympy.Symbol],
                  sizes: Sequence[sympy.Expr]) -> list[int] | None:
     """The loops' order (positions, outermost first) the index expressions `exprs` vote for
     (`order_by_strides`, Inductor's `pick_loop_order`), where it is not the written one; else
-    None. An index not affine in the loops keeps the written order; one with symbolic strides
-    has no say. Size-1 loops go first (they move nothing)."""
+    None. An index has no say about a loop it is not affine in (a gather's window position, a
+    FloorDiv of a view) nor one it moves by a symbolic stride; with no say about any loop for
+    any index, the written order stays. Size-1 loops go first (they move nothing)."""
     rows = []
     for expr in exprs:
-        strides = loop_strides(expr, variables)
-        if strides is None:
-            return None
-        if all(s.is_Integer for s in strides):
-            rows.append([int(s) for s in strides])
+        strides = [s if s is not None and s.is_Integer else None for s in _strides_where_affine(expr, variables)]
+        if any(s is not None for s in strides):
+            rows.append([None if s is None else int(s) for s in strides])
     if not rows:
         return None
     order = order_by_strides(rows, sizes)
     moving = [d for d in range(len(sizes)) if sizes[d] != 1]
     return None if [d for d in order if sizes[d] != 1] == moving else order
+
+
+def _strides_where_affine(expr: sympy.Expr, variables: Sequence[sympy.Symbol]) -> list[sympy.Expr | None]:
+    """Each variable's coefficient in `expr` where `expr` is affine in it (None where it appears
+    otherwise, inside a FloorDiv or a Min): `loop_strides` one variable at a time."""
+    expanded = sympy.expand(expr)
+    strides: list[sympy.Expr | None] = []
+    for v in variables:
+        c = expanded.coeff(v)
+        alone = not (c.free_symbols & set(variables)) and v not in (expanded - c * v).free_symbols
+        strides.append(c if alone else None)
+    return strides
+
+
+_OPAQUE = sympy.Function("loaded")
+
+
+def followed_positions(access: Operation, variables: Sequence[sympy.Symbol]) -> dict[sympy.Symbol, sympy.Expr]:
+    """What each loaded position `ind<k>` of `access` stands for when loops are ordered by the
+    strides they walk memory with (`access_order`): the loop variable it is computed from, where
+    that is a single one and no loaded data (a gather at a pooling window, `min((i2 + 1) // 2, 7)`,
+    moves through the source's dim as i2 does), else an opaque function of every variable (an
+    embedding's row: the access has no say about any loop)."""
+    names = {v.name: v for v in variables}
+    followed: dict[sympy.Symbol, sympy.Expr] = {}
+    for k, position in enumerate(getattr(access, "indirect", ())):
+        found = _loop_names(position, names.keys())
+        one = found is not None and len(found) == 1
+        followed[indirect_symbol(k)] = names[next(iter(found))] if one else _OPAQUE(*variables)
+    return followed
+
+
+def _loop_names(value, loop_names) -> set[str] | None:
+    """The loop variables `value` is computed from; None where it depends on loaded data."""
+    names: set[str] = set()
+    stack, seen = [value], set()
+    while stack:
+        op = stack.pop().owner
+        if not isinstance(op, Operation) or isinstance(op, AccessOp):
+            return None
+        if op in seen:
+            continue
+        seen.add(op)
+        if isinstance(op, IndexExprOp):
+            names |= {s.name for s in op.expr.expr.free_symbols if s.name in loop_names}
+        stack.extend(op.operands)
+    return names
 
 
 @functools.lru_cache(maxsize=8192)

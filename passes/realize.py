@@ -33,7 +33,7 @@ from mlc.dialects.buffer_layout import (
     is_padded, strides_in_order,
 )
 from mlc.dialects.sym import IntType, SizesAttr, is_size_symbol, sizes_of, symbol, unnamed_sizes
-from mlc.analysis.flat_index import access_order, affine_strides, loop_strides, simplify_index
+from mlc.analysis.flat_index import access_order, affine_strides, followed_positions, loop_strides, simplify_index
 from mlc.analysis.realization import (
     RealizeOptions,
     ThresholdOptions,
@@ -380,10 +380,11 @@ class _Realizer:
         if not all(isinstance(n, int) or n.is_Integer for n in sizes) or not _read_as_laid_out(result):
             return None
         variables = _index_vars(len(sizes))
-        reduction = {r: 0 for r in _var_ranges(op) if r not in variables}
-        flat = [self.storage[load.source].layout.flat_index(load.index_exprs).subs(reduction)
-                for load in op.body.walk()
-                if isinstance(load, loops.LoadOp) and not load.indirect and load.source in self.storage]
+        every = list(_var_ranges(op))
+        reduction = {r: 0 for r in every if r not in variables}
+        flat = [self.storage[load.source].layout.flat_index(load.index_exprs)
+                .xreplace(followed_positions(load, every)).subs(reduction)
+                for load in op.body.walk() if isinstance(load, loops.LoadOp) and load.source in self.storage]
         order = access_order(flat, variables, sizes)
         return None if order is None else [int(st) for st in strides_in_order(sizes, order)]
 

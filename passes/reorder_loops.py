@@ -32,8 +32,11 @@ it steps less along as the inner one, and the majority orders them. A channels-l
 elementwise op's [N, C, H, W] runs as [N, H, W, C], then merges to [N, H*W*C]; a column sum's
 split partials over [columns, split], stored split-major, run as [split, columns], so that
 neighbouring lanes read neighbouring columns; `x.t() + y` stored column-major runs with i0
-innermost (two accesses to one). A tie (a transpose copy) keeps the written order, and
-convert-to-triton tiles such kernels. Reduction loops keep their order.
+innermost (two accesses to one). An index not affine in a loop (a gather's window position, a
+view's FloorDiv) has no say about that loop: a max pool's backward, which gathers from the
+windows of a channels-last gradient, runs channels-last as the rest of its reads do. A tie (a
+transpose copy) keeps the written order, and convert-to-triton tiles such kernels. Reduction
+loops keep their order.
 
 Options:
   explain=false   true writes the decision into a `loops` attribute on each node: the new
@@ -54,7 +57,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from mlc.analysis.dependencies import loop_groups, merged_variables
-from mlc.analysis.flat_index import access_order, loop_strides
+from mlc.analysis.flat_index import access_order, followed_positions, loop_strides
 from mlc.dialects import buffer
 from mlc.dialects.loops import index_names, reduction_index_names
 from mlc.dialects.sym import ExprAttr, equal, expr_str, symbol
@@ -119,8 +122,8 @@ def _kept_apart(names: Sequence[str], sizes: Sequence[sympy.Expr], accesses: Seq
 def stride_order(names: Sequence[str], sizes: Sequence[sympy.Expr], accesses: Sequence[Access]) -> list[int] | None:
     """The loops' order (old positions, outermost first) the accesses vote for
     (`order_by_strides`, Inductor's `pick_loop_order`), when it is not the present one; else
-    None (see the module docstring). An index we cannot see through keeps the written order;
-    one with symbolic strides has no say. Size-1 loops, which the merge drops, go first."""
+    None (see the module docstring). An index has no say about a loop it is not affine in or
+    moves by a symbolic stride. Size-1 loops, which the merge drops, go first."""
     return access_order([a.expr for a in accesses], [symbol(n) for n in names], sizes)
 
 
@@ -142,7 +145,9 @@ def reorder_node(node: buffer.ComputedOp, explain: bool) -> None:
     reordered = []
     accesses = body_accesses(node)
     names = index_names(len(node.range_exprs))
-    order = stride_order(names, node.range_exprs, [a for _, _, a in accesses])
+    variables = [symbol(n) for n in names + reduction_index_names(len(node.reduction_range_exprs))]
+    walked = [Access(a.what, a.expr.xreplace(followed_positions(op, variables))) for op, _, a in accesses]
+    order = stride_order(names, node.range_exprs, walked)
     if order is not None:
         _permute(node, accesses, order)
         accesses = body_accesses(node)  # the permuted indices

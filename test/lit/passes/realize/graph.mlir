@@ -292,6 +292,51 @@ func.func @read_order(%x: tensor<2x3x4x4xf32> {strides = array<i64: 48, 1, 12, 3
 
 // -----
 
+// A load at loaded positions votes through them: a position computed from one loop variable
+// and no loaded data (a max pool's backward gathering from a channels-last gradient, at the
+// window `min(i2 floordiv 2, 1)`) moves as that variable does, so the gather is stored
+// channels-last too. A position read from memory (the embedding row in @gathered_rows) gives
+// its load no say: the written order stays.
+// CHECK-LABEL: buffer.graph @window_gather
+// CHECK:         buffer.computed "buf0" #buffer.layout<[2, 3, 4, 4], [48, 1, 12, 3], f32>
+// CHECK:           buffer.load @g[i1 + 3*ind1 + 6*ind0 + 12*i0] indirect(%{{.*}}, %{{.*}}) : f32
+// CHECK:           buffer.store @buf0[i1 + 3*i3 + 12*i2 + 48*i0]
+func.func @window_gather(%g: tensor<2x3x2x2xf32> {strides = array<i64: 12, 1, 6, 3>}) -> tensor<2x3x1x1xf32> {
+  %y = loops.pointwise [2, 3, 4, 4] origins ["max_pool2d_with_indices_backward"] -> tensor<2x3x4x4xf32> {
+    %h = loops.index i2 : i64
+    %w = loops.index i3 : i64
+    %two = arith.constant 2 : i64
+    %one = arith.constant 1 : i64
+    %hh = arith.floordivsi %h, %two : i64
+    %ww = arith.floordivsi %w, %two : i64
+    %hc = arith.minsi %hh, %one : i64
+    %wc = arith.minsi %ww, %one : i64
+    %ph = loops.indirect_index %hc size 2 : i64
+    %pw = loops.indirect_index %wc size 2 : i64
+    %0 = loops.load %g[i0, i1, ind0, ind1] indirect(%ph, %pw) : tensor<2x3x2x2xf32>
+    loops.yield %0 : f32
+  }
+  %p = loops.extern "_adaptive_avg_pool2d.default" (%y) {args = [#aten.tensor, array<i64: 1, 1>]} : (tensor<2x3x4x4xf32>) -> tensor<2x3x1x1xf32>
+  func.return %p : tensor<2x3x1x1xf32>
+}
+
+// CHECK-LABEL: buffer.graph @gathered_rows
+// CHECK:         buffer.computed "buf0" #buffer.layout<[4, 3, 2], [6, 2, 1], f32>
+func.func @gathered_rows(%table: tensor<10x3x2xf32> {strides = array<i64: 1, 20, 10>}, %other: tensor<10x3x2xf32> {strides = array<i64: 1, 20, 10>}, %ids: tensor<4xi64>) -> tensor<4x1x1xf32> {
+  %y = loops.pointwise [4, 3, 2] origins ["embedding"] -> tensor<4x3x2xf32> {
+    %id = loops.load %ids[i0] : tensor<4xi64>
+    %row = loops.indirect_index %id size 10 : i64
+    %0 = loops.load %table[ind0, i1, i2] indirect(%row) : tensor<10x3x2xf32>
+    %1 = loops.load %other[ind0, i1, i2] indirect(%row) : tensor<10x3x2xf32>
+    %2 = arith.addf %0, %1 : f32
+    loops.yield %2 : f32
+  }
+  %p = loops.extern "_adaptive_avg_pool2d.default" (%y) {args = [#aten.tensor, array<i64: 1, 1>]} : (tensor<4x3x2xf32>) -> tensor<4x1x1xf32>
+  func.return %p : tensor<4x1x1xf32>
+}
+
+// -----
+
 // A reader that reshapes it needs it row-major (a view merging dims is a window only on
 // row-major storage, as Inductor freezes a flexible layout contiguous for it): the relu is
 // stored row-major and the mm reads a view of it, no copy.
