@@ -97,16 +97,21 @@ def access_order(exprs: Sequence[sympy.Expr], variables: Sequence[sympy.Symbol],
     return None if [d for d in order if sizes[d] != 1] == moving else order
 
 
-def _strides_where_affine(expr: sympy.Expr, variables: Sequence[sympy.Symbol]) -> list[sympy.Expr | None]:
+def _strides_where_affine(expr: sympy.Expr, variables: Sequence[sympy.Symbol]) -> tuple[sympy.Expr | None, ...]:
     """Each variable's coefficient in `expr` where `expr` is affine in it (None where it appears
     otherwise, inside a FloorDiv or a Min): `loop_strides` one variable at a time."""
+    return _strides_where_affine_of(expr, tuple(variables))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _strides_where_affine_of(expr: sympy.Expr, variables: tuple[sympy.Symbol, ...]) -> tuple[sympy.Expr | None, ...]:
     expanded = sympy.expand(expr)
     strides: list[sympy.Expr | None] = []
     for v in variables:
         c = expanded.coeff(v)
         alone = not (c.free_symbols & set(variables)) and v not in (expanded - c * v).free_symbols
         strides.append(c if alone else None)
-    return strides
+    return tuple(strides)
 
 
 _OPAQUE = sympy.Function("loaded")

@@ -37,7 +37,8 @@ replaced (unlike Inductor)
     then save that vocabulary-wide float32 tensor for the backward, where with the pointwise
     form it saves the logits and recomputes the log-softmax inside the backward kernel.
     max_pool2d_with_indices and its backward (as Inductor, in mlc's own ops; dilation 1, windows
-    of at most 127 positions, else extern calls). The forward picks each window's maximum over
+    of at most 127 positions, and for the forward static image sizes, else extern calls). The
+    forward picks each window's maximum over
     its positions in order, keeping the position's offset in the window as int8; the int64
     indices aten returns are a pointwise function of the offsets, so the partitioner saves the
     offsets (an eighth of the indices' bytes) and the backward recomputes the indices. The
@@ -136,7 +137,7 @@ def _nll_loss_backward(
     return torch.where(hit, -grad_output, 0).to(self.dtype)
 
 
-def _pool_params(kernel_size, stride, padding, dilation) -> list[tuple[int, int]] | None:
+def _pool_params(kernel_size, stride, padding, dilation) -> list[tuple[int, int, int]] | None:
     """(kernel, stride, padding) per spatial dim of a 2-d max pool that mlc decomposes, else None
     (dilation other than 1, or a window too large for int8 offsets: the extern call)."""
     def pair(v):
