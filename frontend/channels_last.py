@@ -15,8 +15,9 @@ channels-last and only the graph's inputs (images, weights) are converted, once 
     %w_cl = clone(%w, memory_format=channels_last)
     %conv = convolution(%x_cl, %w_cl, ...)             # NHWC, and so is what reads it
 
-The graph's outputs keep the strides they were traced with (a weight's gradient, a returned
-feature map): one whose layout changed is cloned back. `decide` says whether a graph is worth
+The graph's outputs keep the layout they were traced with (a weight's gradient, a returned
+feature map): one whose layout changed is cloned back (strides of size-1 dims do not count: a
+1x1 convolution's weight is row-major and channels-last at once). `decide` says whether a graph is worth
 it, with Inductor's rules (`decide_layout_opt`) and the reason.
 
 The fake tensors only promise the layouts; three things make the real tensors keep the promise.
@@ -117,7 +118,7 @@ def to_channels_last(gm: torch.fx.GraphModule, inputs: Any) -> Decision:
             clone.meta["recompute"] = CheckpointPolicy.MUST_RECOMPUTE
     for node, value in promised.items():
         now = _val(node)
-        if value is None or now is None or now.stride() == value.stride():
+        if value is None or now is None or _same_layout(now, value):
             continue
         fmt = torch.channels_last if value.is_contiguous(memory_format=torch.channels_last) else torch.contiguous_format
         with graph.inserting_before(output):
@@ -137,6 +138,15 @@ def _propagate(gm: torch.fx.GraphModule, inputs: Any) -> None:
     mode = detect_fake_mode(inputs)
     gm.recompile()
     FakeTensorProp(gm, mode).propagate_dont_convert_inputs(*inputs)
+
+
+def _same_layout(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether `a` and `b` (of one shape) lay their elements out alike: strides equal wherever
+    a dim has more than one element. A 1x1 convolution's weight gradient is both row-major and
+    channels-last ([128, 64, 1, 1]: strides [64, 1, 1, 1] or [64, 1, 64, 64]); copying it
+    "back" would be a kernel that moves nothing (ResNet-50 has 36 of them), and autograd's
+    layout contract ignores those strides too."""
+    return all(n == 1 or x == y for n, x, y in zip(a.shape, a.stride(), b.stride()))
 
 
 def _is_dense(value: torch.Tensor) -> bool:
