@@ -83,3 +83,37 @@ buffer.graph @column_partials {
   }
   buffer.output @buf1
 }
+
+// -----
+
+// Loads at loaded positions vote through them: here a max pool's backward gathers from a
+// channels-last gradient `g` at window positions computed from i2 and i3 alone (`min(i2
+// floordiv 2, 1)`), so each gather moves along i2 and i3 as g's H and W dims do, and with the
+// channels-last read of `x` they outvote the row-major store: C runs innermost. (Counted as
+// not moving along i2 and i3, the gathers voted both ways and the written order stayed.)
+
+// CHECK-LABEL: buffer.graph @window_gathers
+// CHECK:       } attributes {loops = "[2, 4, 4, 3] from [2, 3, 4, 4]: loops reordered to [i0, i2, i3, i1] by stride
+buffer.graph @window_gathers {
+  buffer.input "g" #buffer.layout<[2, 3, 2, 2], [12, 1, 6, 3], f32>
+  buffer.input "x" #buffer.layout<[2, 3, 4, 4], [48, 1, 12, 3], f32>
+  buffer.computed "buf0" #buffer.layout<[2, 3, 4, 4], [48, 16, 4, 1], f32> ranges [2, 3, 4, 4] origins ["max_pool2d_with_indices_backward"] {
+    %h = loops.index i2 : i64
+    %w = loops.index i3 : i64
+    %two = arith.constant 2 : i64
+    %one = arith.constant 1 : i64
+    %hh = arith.floordivsi %h, %two : i64
+    %ww = arith.floordivsi %w, %two : i64
+    %hc = arith.minsi %hh, %one : i64
+    %wc = arith.minsi %ww, %one : i64
+    %ph = loops.indirect_index %hc size 2 : i64
+    %pw = loops.indirect_index %wc size 2 : i64
+    %0 = buffer.load @g[i1 + 3*ind1 + 6*ind0 + 12*i0] indirect(%ph, %pw) : f32
+    %1 = buffer.load @g[i1 + 3*ind1 + 6*ind0 + 12*i0] indirect(%pw, %ph) : f32
+    %2 = buffer.load @x[48*i0 + i1 + 12*i2 + 3*i3] : f32
+    %3 = arith.addf %0, %1 : f32
+    %4 = arith.addf %3, %2 : f32
+    buffer.store @buf0[48*i0 + 16*i1 + 4*i2 + i3], %4 : f32
+  }
+  buffer.output @buf0
+}
