@@ -87,9 +87,9 @@ def access_order(exprs: Sequence[sympy.Expr], variables: Sequence[sympy.Symbol],
     any index, the written order stays. Size-1 loops go first (they move nothing)."""
     rows = []
     for expr in exprs:
-        strides = [s if s is not None and s.is_Integer else None for s in _strides_where_affine(expr, variables)]
-        if any(s is not None for s in strides):
-            rows.append([None if s is None else int(s) for s in strides])
+        row = [int(s) if s is not None and s.is_Integer else None for s in _strides_where_affine(expr, variables)]
+        if any(s is not None for s in row):
+            rows.append(row)
     if not rows:
         return None
     order = order_by_strides(rows, sizes)

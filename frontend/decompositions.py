@@ -149,10 +149,10 @@ def _pool_params(kernel_size, stride, padding, dilation) -> list[tuple[int, int,
     return params
 
 
-def _positions(size, params: tuple[int, int, int]) -> torch.Tensor:
+def _positions(size, params: tuple[int, int, int], device: torch.device) -> torch.Tensor:
     """The first input position of each window along one dim: `arange(size) * stride - pad`."""
     _, stride, pad = params
-    return torch.arange(size, dtype=torch.int64) * stride - pad
+    return torch.arange(size, dtype=torch.int64, device=device) * stride - pad
 
 
 def _gather2d(x: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor) -> torch.Tensor:
@@ -173,7 +173,7 @@ def _max_pool2d_with_indices(x, kernel_size, stride=(), padding=0, dilation=1, c
     pooled = [pooling_output_shape(n, k, p, s, 1, ceil_mode) for n, (k, s, p) in zip(sizes, params)]
     after = [max(0, (out - 1) * s + k - n - p) for n, out, (k, s, p) in zip(sizes, pooled, params)]
     padded = aten.constant_pad_nd(x, [params[1][2], after[1], params[0][2], after[0]], float("-inf"))
-    starts = [_positions(n, p).to(x.device) for n, p in zip(pooled, params)]
+    starts = [_positions(n, p, x.device) for n, p in zip(pooled, params)]
     kernel_w = params[1][0]
     best = offset = None
     for k in range(params[0][0] * kernel_w):
@@ -197,8 +197,8 @@ def _offsets_to_indices(offset, params, pooled, width) -> torch.Tensor:
     """aten's int64 index `row * width + col` of each window's maximum from its int8 offset."""
     kernel_w = params[1][0]
     wide = offset.to(torch.int64)
-    row = _positions(pooled[0], params[0]).to(offset.device).unsqueeze(1) + wide // kernel_w
-    col = _positions(pooled[1], params[1]).to(offset.device) + wide % kernel_w
+    row = _positions(pooled[0], params[0], offset.device).unsqueeze(1) + wide // kernel_w
+    col = _positions(pooled[1], params[1], offset.device) + wide % kernel_w
     return row * width + col
 
 
