@@ -14,6 +14,11 @@ inputs are units that never fuse. `can_fuse` checks, in order (each refusal name
   too large         the group would hold more than `max_fusion_size` nodes
   different numel   the members cannot share one iteration space (`kernel_shape`); also cat
   reduction sizes   two reductions over different (numel, rnumel)
+  gemm              a contraction (`buffer.dot`) takes pointwise epilogues over its [M, N]
+                    only: not a second contraction, a reduction, or a node its K loop reads
+                    (prologues are folded in by `--inline`, not fused)
+  gemm epilogue     an epilogue reads the contraction's result at an element its lane does
+                    not hold (another output tile)
   cycle             a node outside the pair depends on one side and feeds the other (fusing
                     would need it inside the kernel); also a path through a view
   broadcast / different offset / different loop order
@@ -47,7 +52,7 @@ from mlc.analysis.dependencies import dep_buffer, read_writes
 from mlc.analysis.launch import hinted
 from mlc.dialects import buffer
 from mlc.dialects.buffer_layout import LayoutAttr, element_bytes
-from mlc.dialects.sym import expr_str
+from mlc.dialects.sym import equal, expr_str
 
 MAX_FUSION_SIZE = 64  # config.max_fusion_size
 MAX_DISTANCE = 64  # choices.py: are_long_distant_nodes
@@ -195,6 +200,8 @@ def can_fuse(a: Unit, b: Unit, graph: FusionGraph, limits: FusionLimits = Fusion
     shape = ks.kernel_shape([*a.members, *b.members])
     if isinstance(shape, ks.Mismatch):
         return Refusal(shape.category, shape.reason)
+    if (refusal := _contraction_refusal([*a.members, *b.members], shape)) is not None:
+        return refusal
     if (between := graph.node_between(a, b)) is not None:
         return Refusal("cycle", f"{between.name} depends on one of {a.name}, {b.name} and feeds the other: "
                        "fusing would need it inside the kernel")
@@ -208,6 +215,38 @@ def can_fuse(a: Unit, b: Unit, graph: FusionGraph, limits: FusionLimits = Fusion
         return Refusal("memory", f"{a.name} and {b.name} are more than {limits.max_distance} nodes apart: fusing "
                        "keeps their buffers alive in between")
     return Fusable(placed)
+
+
+def _contraction_refusal(members: Sequence[buffer.ComputedOp], shape: ks.KernelShape) -> Refusal | None:
+    """Why a group holding a contraction cannot be its kernel: the GEMM's tiles run its
+    epilogues, pointwise over [M, N], reading its result where each lane holds it."""
+    dots = [m for m in members if m.is_contraction]
+    if not dots:
+        return None
+    if len(dots) > 1:
+        return Refusal("gemm", f"{dots[0].buffer.data} and {dots[1].buffer.data} are both contractions: one GEMM per kernel")
+    dot = dots[0]
+    read_by_dot = {load.buffer_name for load in _loads(dot)}
+    for m in members:
+        if m is dot:
+            continue
+        if m.is_reduction:
+            return Refusal("gemm", f"{m.buffer.data} reduces: a contraction's kernel takes pointwise epilogues only")
+        if m.buffer.data in read_by_dot:
+            return Refusal("gemm", f"{dot.buffer.data} reads {m.buffer.data} in its K loop: prologues are not fused "
+                           "(--inline folds one that is cheap to recompute)")
+        if not equal(ks.node_numels(m)[0], shape.numel):
+            return Refusal("gemm", f"{m.buffer.data} runs {expr_str(ks.node_numels(m)[0])} elements, not the "
+                           f"contraction's {expr_str(shape.numel)} outputs")
+        where, written = ks.coordinates(m, shape), ks.coordinates(dot, shape)
+        for load in _loads(m):
+            if load.buffer_name != dot.buffer.data or where is None or written is None:
+                continue
+            read = ks.in_kernel(load.index.expr, where, shape)
+            if ks.access_mismatch(read, ks.in_kernel(dot.store_op().index.expr, written, shape)) is not None:
+                return Refusal("gemm epilogue", f"{m.buffer.data} reads {dot.buffer.data} at {sympy.sstr(read)}: "
+                               "another output tile than its lane's")
+    return None
 
 
 def distance(a: Unit, b: Unit) -> int:

@@ -343,6 +343,31 @@ def pointwise_configs_2d(
     return _unique([triton_config_2d(ynumel, xnumel, x, y, target=target) for x, y in sizes])
 
 
+# A GEMM's tiles (YBLOCK = M rows, XBLOCK = N columns, R0_BLOCK = K step, num_stages, num_warps):
+# the best of Inductor's mm configs (`mm_common.py`) for the H100's tensor cores, for 16-bit and
+# for 32-bit operands (whose tiles take twice the shared memory per stage).
+MATMUL_TILES_16 = ((128, 128, 64, 3, 8), (128, 256, 64, 3, 8), (64, 128, 64, 4, 4), (128, 64, 64, 4, 4),
+                   (64, 64, 64, 3, 4), (64, 64, 32, 2, 4))
+MATMUL_TILES_32 = ((128, 128, 32, 3, 8), (64, 128, 32, 4, 4), (128, 64, 32, 4, 4), (64, 64, 32, 3, 4),
+                   (64, 64, 16, 2, 4))
+MIN_DOT_BLOCK = 16  # tl.dot's smallest tile side
+
+
+def matmul_configs(m: sympy.Expr, n: sympy.Expr, k: sympy.Expr, element_bytes: int, autotune: bool = True
+                   ) -> list[triton.ConfigAttr]:
+    """The tiles a GEMM of M x N over K may take, each side cut to the dimension's next power of
+    2 (at least 16: tl.dot's smallest), as Inductor's `scale_mm_configs` does; identical ones
+    once. Without autotuning, the first."""
+    tiles = MATMUL_TILES_16 if element_bytes <= 2 else MATMUL_TILES_32
+    sizes = [max(MIN_DOT_BLOCK, next_power_of_2(size_hint(d))) for d in (m, n, k)]
+    configs = []
+    for ym, xn, rk, stages, warps in tiles[: None if autotune else 1]:
+        y, x, r = (min(block, size) for block, size in zip((ym, xn, rk), sizes))
+        warps = min(warps, max(1, y * x // 256))  # a small tile cannot use 8 warps
+        configs.append(triton.ConfigAttr({"YBLOCK": y, "XBLOCK": x, "R0_BLOCK": r}, warps, stages))
+    return _unique(configs)
+
+
 def pointwise_configs(numel: sympy.Expr, autotune: bool = True, target: Target = H100) -> list[triton.ConfigAttr]:
     """`pointwise`: bs = max(256, min(numel // 128, 1024)) at 256 elements/warp, and bs // 2 at
     64 elements/warp when autotuning. A numel with symbols (dynamic shapes) gets those of the
@@ -434,6 +459,11 @@ def pointwise_tiling(members: Sequence[buffer.ComputedOp], roots: dict[str, str]
             elif isinstance(op, buffer.StoreOp) and op.buffer_name not in local:
                 accesses.append((op.index.expr, True))
     return select_tiling_2d(ranges, accesses)
+
+
+def blocks_divide(numel: sympy.Expr, blocks: Sequence[int]) -> bool:
+    """Every block divides `numel`: its mask is constant (`_has_constant_mask`)."""
+    return bool(numel.is_Integer and all(int(numel) % b == 0 for b in blocks))
 
 
 def has_constant_mask(numel: sympy.Expr, target: Target = H100) -> bool:

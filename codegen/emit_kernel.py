@@ -39,7 +39,8 @@ from mlc.dialects.sym import indirect_symbol, is_size_symbol, symbol
 # ---------------------------------------------------------------------------------------------
 # Kernels
 
-_BLOCK_SHAPE = {"pointwise": "[XBLOCK]", "reduction": "[XBLOCK, 1]", "persistent_reduction": "[XBLOCK, 1]"}
+_BLOCK_SHAPE = {"pointwise": "[XBLOCK]", "reduction": "[XBLOCK, 1]", "persistent_reduction": "[XBLOCK, 1]",
+                "matmul": "[YBLOCK, XBLOCK]"}
 
 # Ops whose operands are all tiles of one type, printed as `a <op> b`.
 _INFIX: dict[type[Operation], str] = {

@@ -84,6 +84,7 @@ from mlc.dialects import triton as tt
 from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.codegen.emit_common import EmitError, _where, py_float, tl_dtype, torch_dtype
 from mlc.codegen.emit_kernel import _KernelEmitter, _ReductionKernelEmitter
+from mlc.codegen.emit_matmul import MatmulKernelEmitter
 from mlc.codegen.emit_wrapper import _configs_literal, _configs_name, _emit_wrapper, _precompile_table
 from mlc.codegen.emitted import EmittedModule, Layout
 
@@ -148,7 +149,7 @@ def _source(kernels: list[tt.KernelOp], wrapper: tt.WrapperOp) -> str:
     by_name = {k.sym_name.data: k for k in kernels}
     parts = [HEADER]
     for kernel in kernels:
-        emitter = _KernelEmitter if kernel.kernel_kind == "pointwise" else _ReductionKernelEmitter
+        emitter = {"pointwise": _KernelEmitter, "matmul": MatmulKernelEmitter}.get(kernel.kernel_kind, _ReductionKernelEmitter)
         parts.append("\n\n" + emitter(kernel).emit())
         parts.append(f"\n\n{_configs_name(kernel)} = {_configs_literal(kernel)}\n")
     parts.append("\n\n" + _emit_wrapper(wrapper, by_name))

@@ -50,6 +50,8 @@ def _launch_configs(kernel: tt.KernelOp) -> list[dict[str, int]]:
     carry them: choosing block sizes is `analysis/launch.py`'s job (through
     --convert-to-triton), not the emitter's."""
     keep = {"XBLOCK", "R0_BLOCK"} if kernel.takes_r0_block else {"XBLOCK", "YBLOCK"}
+    if kernel.kernel_kind == "matmul":
+        keep = {"YBLOCK", "XBLOCK", "R0_BLOCK"}
     configs = [
         {**{k: v for k, v in c.block_sizes.items() if k in keep},
          "num_warps": c.num_warps.data, "num_stages": c.num_stages.data}
@@ -230,7 +232,7 @@ def _launch_args(op: tt.LaunchOp, kernel: tt.KernelOp) -> list[str | sympy.Expr]
     takes, then [ynumel,] xnumel[, r0_numel] (as expressions)."""
     args: list[str | sympy.Expr] = [*op.arg_names, *kernel.size_args]
     if op.ynumel is not None:
-        return [*args, op.ynumel.expr, op.xnumel.expr]
+        return [*args, op.ynumel.expr, op.xnumel.expr, *([op.r0_numel.expr] if op.r0_numel is not None else [])]
     args.append(op.xnumel.expr)
     if kernel.kernel_kind != "pointwise":
         args.append(op.r0_numel.expr if op.r0_numel is not None else sympy.Integer(1))

@@ -8,7 +8,8 @@
   that checks its indices turns its builder's debug (and overflow checks) on for that launch.
 * `patch_interpreter`: a loop up to a scalar argument (`range(0, r0_numel, R0_BLOCK)` over a
   symbolic size) works (`_patch_interpreter_index`); `tl.reduce` combines a tile's lanes as a
-  tree, as the GPU does, not left to right (`_tree_reduce`); integer arithmetic skips the
+  tree, as the GPU does, not left to right (`_tree_reduce`); `tl.dot` of bfloat16 tiles
+  multiplies their values, not their bits (`_patch_interpreter_bf16_dot`); integer arithmetic skips the
   overflow checks whose asserts the interpreter drops (`_skip_discarded_overflow_checks`).
 """
 
@@ -190,8 +191,29 @@ def _skip_discarded_overflow_checks() -> None:
         interpreter.interpreter_builder.options = dataclasses.replace(options, sanitize_overflow=False)
 
 
+def _patch_interpreter_bf16_dot() -> None:
+    """The interpreter keeps bfloat16 tiles as their raw 16 bits and `tl.dot` multiplied those
+    as integers (a [16, 16] product off by 1e10); a GEMM kernel's bf16 tiles are widened to
+    f32 first (exact: bf16 is f32's upper half), as the tensor cores multiply them."""
+    from triton.runtime import interpreter
+
+    create_dot = interpreter.InterpreterBuilder.create_dot
+
+    def widened(tile):
+        if tile.dtype.scalar != tl.bfloat16:
+            return tile
+        bits = tile.data.astype(np.uint32) << 16
+        return interpreter.TensorHandle(bits.view(np.float32), tl.float32)
+
+    def patched(self, a, b, d, input_precision, max_num_imprecise_acc):
+        return create_dot(self, widened(a), widened(b), d, input_precision, max_num_imprecise_acc)
+
+    interpreter.InterpreterBuilder.create_dot = patched
+
+
 def patch_interpreter() -> None:
     """Everything above, once, when the generated modules run under the interpreter."""
     _patch_interpreter_index()
     _patch_interpreter_reduce()
+    _patch_interpreter_bf16_dot()
     _skip_discarded_overflow_checks()

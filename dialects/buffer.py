@@ -68,10 +68,11 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
-from mlc.dialects.buffer_body import LoadOp, ReduceOp, StoreOp  # noqa: F401 (re-exported: buffer.LoadOp, ...)
+from mlc.dialects.buffer_body import DotOp, LoadOp, ReduceOp, StoreOp  # noqa: F401 (re-exported: buffer.LoadOp, ...)
 from mlc.dialects.buffer_checks import storage_extent, verify_body_in_bounds
 from mlc.dialects.buffer_layout import LayoutAttr, exprs_attr
 from mlc.dialects.loops import blame, index_names, origins_props, reduction_index_names
+from mlc.dialects.loops_reduce import verify_contraction
 from mlc.dialects.sym import ExprAttr, expr_str, exprs_of, parse_expr, symbol
 from mlc.dialects.syntax import AttrList, ExprList, ExternArgs, Origins, PropertyDirective, SymbolRef, SymbolRefs
 
@@ -402,6 +403,14 @@ class ComputedOp(BodyNode):
     def is_reduction(self) -> bool:
         return self.reduction_ranges is not None
 
+    def dot_op(self) -> DotOp | None:
+        """The `buffer.dot` of a contraction (a GEMM), None for any other node."""
+        return next((op for op in self.body.block.ops if isinstance(op, DotOp)), None)
+
+    @property
+    def is_contraction(self) -> bool:
+        return self.dot_op() is not None
+
     def verify_(self) -> None:
         if sympy.Mul(*self.range_exprs) != sympy.Mul(*self.layout.sizes):
             raise VerifyException(
@@ -412,7 +421,11 @@ class ComputedOp(BodyNode):
         reduces = [op for op in self.body.walk() if isinstance(op, ReduceOp)]
         if reduces and not self.is_reduction:
             raise VerifyException("buffer.reduce needs a computed node with reduce ranges")
-        if self.is_reduction and not reduces:
+        if (dot := self.dot_op()) is not None:
+            if reduces:
+                raise VerifyException(f"buffer.computed '{self.buffer.data}': a contraction (buffer.dot) has no other buffer.reduce")
+            verify_contraction(self, dot, len(self.range_exprs), len(self.reduction_range_exprs))
+        elif self.is_reduction and not reduces:
             raise VerifyException(
                 f"buffer.computed '{self.buffer.data}': reduce ranges need a buffer.reduce to combine over them"
             )
@@ -660,6 +673,6 @@ class OutputOp(IRDLOperation):
 
 Buffer = Dialect(
     "buffer",
-    [GraphOp, InputOp, SizeInputOp, ComputedOp, ScatterOp, ExternOp, ViewOp, FusedOp, OutputOp, LoadOp, StoreOp, ReduceOp],
+    [GraphOp, InputOp, SizeInputOp, ComputedOp, ScatterOp, ExternOp, ViewOp, FusedOp, OutputOp, LoadOp, StoreOp, ReduceOp, DotOp],
     [LayoutAttr, MemoryDepAttr, StarDepAttr, WeakDepAttr],
 )

@@ -1,4 +1,4 @@
-"""The ops of a `buffer` node's body: `buffer.load`, `buffer.store`, `buffer.reduce`.
+"""The ops of a `buffer` node's body: `buffer.load`, `buffer.store`, `buffer.reduce`, `buffer.dot`.
 
 Part of the `buffer` dialect (registered by `mlc.dialects.buffer`, which re-exports them). A body
 belongs to a `buffer.computed` or a `buffer.scatter`; its index expressions use that node's
@@ -26,7 +26,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from mlc.dialects.access import BufferRefMixin, FlatAccessOp, MaskOperand, StoreModeMixin, mode_props
 from mlc.dialects.loops import reduction_index_names, verify_index_symbols
-from mlc.dialects.loops_reduce import ReduceBase
+from mlc.dialects.loops_reduce import DotBase, ReduceBase
 from mlc.dialects.sym import ExprAttr
 
 
@@ -117,3 +117,17 @@ class ReduceOp(ReduceBase):
     """A reduction in a `buffer.computed` body: `%r = buffer.reduce sum %v : f32 -> f32`."""
 
     name = "buffer.reduce"
+
+
+@irdl_op_definition
+class DotOp(DotBase):
+    """A contraction in a `buffer.computed` body: `%c = buffer.dot %a, %b : bf16, bf16 -> f32`
+    (the node's ranges are [M, N], its reduce ranges [K]: `DotBase`)."""
+
+    name = "buffer.dot"
+
+    def verify_(self) -> None:
+        super().verify_()
+        owner = self.parent_op()
+        if not getattr(owner, "is_reduction", False):
+            raise VerifyException("buffer.dot needs a computed node with reduce ranges")

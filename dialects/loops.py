@@ -83,7 +83,7 @@ from mlc.dialects.access import (
     mode_props,
 )
 from mlc.dialects.aten import ExternCallBase
-from mlc.dialects.loops_reduce import ReduceBase
+from mlc.dialects.loops_reduce import DotBase, ReduceBase, verify_contraction
 from mlc.dialects.sym import (
     ExprAttr,
     expr_str,
@@ -283,12 +283,21 @@ class ReductionOp(LoopsBodyOp):
     def reduce_ops(self) -> list[ReduceOp]:
         return [op for op in self.body.block.ops if isinstance(op, ReduceOp)]
 
+    def dot_op(self) -> DotOp | None:
+        """The contraction's `loops.dot`, if this reduction is one."""
+        return next((op for op in self.body.block.ops if isinstance(op, DotOp)), None)
+
     def index_symbols(self) -> set[str]:
         return super().index_symbols() | set(reduction_index_names(len(self.reduction_ranges)))
 
     def verify_(self) -> None:
         self._verify_body()
-        if not self.reduce_ops():
+        dot = self.dot_op()
+        if dot is not None:
+            if self.reduce_ops():
+                raise VerifyException("loops.reduction: a contraction (loops.dot) has no other loops.reduce")
+            verify_contraction(self, dot, len(self.ranges), len(self.reduction_ranges))
+        elif not self.reduce_ops():
             raise VerifyException("loops.reduction: the body has no loops.reduce")
         values = self.yield_op().values
         if len(values) != len(self.outputs):
@@ -395,7 +404,7 @@ def _verify_epilogue(op: ReductionOp) -> None:
     varying: set[SSAValue] = set()
     after_reduce = False
     for inner in op.body.block.ops:
-        if isinstance(inner, ReduceOp):
+        if isinstance(inner, (ReduceOp, DotOp)):
             after_reduce = True  # its results are per-i: not varying
             continue
         exprs = inner.index_exprs if isinstance(inner, (LoadOp, IndexOp)) else []
@@ -421,6 +430,18 @@ class ReduceOp(ReduceBase):
         super().verify_()
         if not isinstance(self.parent_op(), ReductionOp):
             raise VerifyException("loops.reduce must be directly inside loops.reduction")
+
+
+@irdl_op_definition
+class DotOp(DotBase):
+    """A contraction in a `loops.reduction` body: `%c = loops.dot %a, %b : bf16, bf16 -> f32`."""
+
+    name = "loops.dot"
+
+    def verify_(self) -> None:
+        super().verify_()
+        if not isinstance(self.parent_op(), ReductionOp):
+            raise VerifyException("loops.dot must be directly inside loops.reduction")
 
 
 def enclosing_loops(op: Operation) -> LoopsBodyOp | None:
@@ -585,6 +606,6 @@ class ExternOp(ExternCallBase):
 
 Loops = Dialect(
     "loops",
-    [PointwiseOp, ReductionOp, ScatterOp, ReduceOp, LoadOp, IndexOp, IndirectIndexOp, YieldOp, ScatterStoreOp, ExternOp],
+    [PointwiseOp, ReductionOp, ScatterOp, ReduceOp, DotOp, LoadOp, IndexOp, IndirectIndexOp, YieldOp, ScatterStoreOp, ExternOp],
     [],
 )

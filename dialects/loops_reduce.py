@@ -1,4 +1,5 @@
-"""The reduce op's definition `loops.reduce` and `buffer.reduce` share: `ReduceBase`.
+"""The reduce ops' definitions the loops and buffer dialects share: `ReduceBase` (`loops.reduce`,
+`buffer.reduce`) and `DotBase` (`loops.dot`, `buffer.dot`: a contraction).
 
 Part of the `loops` dialect (`loops.reduce` itself, which must sit directly in a
 `loops.reduction`, is defined in `mlc.dialects.loops`; `buffer.reduce` in
@@ -11,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import StringAttr, i1, i64
-from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import IRDLOperation, operand_def, prop_def, var_result_def
+from xdsl.dialects.builtin import AnyFloat, ArrayAttr, Float32Type, StringAttr, i1, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import IRDLOperation, operand_def, prop_def, result_def, var_result_def
 from xdsl.utils.exceptions import VerifyException
 
+from mlc.dialects.sym import ExprAttr
 from mlc.dialects.syntax import ReductionKind, TypeList
 
 REDUCTION_TYPES = ("sum", "prod", "max", "min", "argmax", "argmin", "any", "welford")
@@ -69,3 +71,56 @@ def verify_reduce(op: ReduceBase) -> None:
         raise VerifyException(
             f"{op.name}: {kind} of {op.operands[0].type} cannot give {op.results[0].type}"
         )
+
+
+class DotBase(IRDLOperation):
+    """`%c = <dialect>.dot %a, %b : bf16, bf16 -> f32`: the sum over every reduction index of
+    `a * b`, each product and the sum in the result's type (a GEMM's K loop, accumulated in f32
+    as cuBLAS does). Its node is a contraction: ranges [M, N] over [K], `a` computed from loads
+    at (i0, r0_0) and `b` at (r0_0, i1), which `verify_contraction` checks. `loops.dot` and
+    `buffer.dot` share this definition; the node's ops after it are the GEMM's epilogue."""
+
+    lhs = operand_def(AnyFloat)
+    rhs = operand_def(AnyFloat)
+    result = result_def(AnyFloat)
+    assembly_format = "$lhs `,` $rhs `:` type($lhs) `,` type($rhs) `->` type($result) attr-dict"
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, result_type: Attribute):
+        super().__init__(operands=[lhs, rhs], result_types=[result_type])
+
+    def verify_(self) -> None:
+        if self.lhs.type != self.rhs.type:
+            raise VerifyException(f"{self.name}: operands of one type, got {self.lhs.type} and {self.rhs.type}")
+        result = self.result.type
+        if result != self.lhs.type and not isinstance(result, Float32Type):
+            raise VerifyException(f"{self.name}: {self.lhs.type} products accumulate in {self.lhs.type} or f32, not {result}")
+
+
+def read_symbols(value: SSAValue) -> set[str]:
+    """The index symbols (i0, r0_0, ind0, sizes) the ops computing `value` read, through its
+    whole chain of operands in one body."""
+    seen: set[Operation] = set()
+    names: set[str] = set()
+    pending = [value.owner] if isinstance(value.owner, Operation) else []
+    while pending:
+        op = pending.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        for prop in op.properties.values():
+            for attr in prop.data if isinstance(prop, ArrayAttr) else (prop,):
+                if isinstance(attr, ExprAttr):
+                    names |= {s.name for s in attr.expr.free_symbols}
+        pending.extend(o.owner for o in op.operands if isinstance(o.owner, Operation))
+    return names
+
+
+def verify_contraction(node: Operation, dot: DotBase, rank: int, reduction_rank: int) -> None:
+    """A contraction's node runs [M, N] over [K] and its dot reads `a` along (i0, r0_0) only
+    and `b` along (r0_0, i1) only: a tile of A times a tile of B."""
+    if rank != 2 or reduction_rank != 1:
+        raise VerifyException(f"{node.name}: a {dot.name} needs ranges [M, N] over [K], got {rank} over {reduction_rank}")
+    for operand, side, other in ((dot.lhs, "lhs", "i1"), (dot.rhs, "rhs", "i0")):
+        if other in read_symbols(operand):
+            raise VerifyException(f"{dot.name}: its {side} varies with {other}, which a tile of "
+                                  f"{'A' if side == 'lhs' else 'B'} does not walk")

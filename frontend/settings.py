@@ -22,6 +22,10 @@ The modes are Inductor's, mapped to what mlc has:
 (`autotune-pointwise=true`); that is its default already: mlc has no wider search
 (reduction configs come from fixed heuristics, and nothing like Inductor's matmul templates or
 coordinate-descent tuning).
+
+`gemm` (MLC_GEMM) says what runs mm and addmm: "extern" (the default) cuBLAS calls, with the
+pointwise work around them as separate kernels; "triton" mlc's own tiled `tl.dot` kernels with
+their epilogues fused (`passes/lowering/matmul.py`). Not yet chosen per GEMM by measurement.
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ class Settings:
     # MLC_CHANNELS_LAST=0 turns it off: convolutions in channels-last where Inductor's rules say so
     # (frontend/channels_last.py), as Inductor's layout optimization does by default
     channels_last: bool = True
+    # MLC_GEMM: mm/addmm as cuBLAS calls ("extern") or as mlc's Triton GEMMs with their epilogues fused ("triton")
+    gemm: str = "extern"
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -55,7 +61,8 @@ class Settings:
                    fallback=_flag(environ.get("MLC_FALLBACK")),
                    dump_dir=environ.get("MLC_DUMP_DIR") or None,
                    debug=_flag(environ.get("MLC_DEBUG")),
-                   channels_last=environ.get("MLC_CHANNELS_LAST") != "0")
+                   channels_last=environ.get("MLC_CHANNELS_LAST") != "0",
+                   gemm=environ.get("MLC_GEMM") or "extern")
 
 
 MODES: dict[str, dict[str, Any]] = {
@@ -74,7 +81,9 @@ OPTION_TYPES: dict[str, tuple[type, ...]] = {
     "dump_dir": (str, os.PathLike, type(None)),
     "debug": (bool,),
     "channels_last": (bool,),
+    "gemm": (str,),
 }
+OPTION_VALUES: dict[str, tuple[Any, ...]] = {"gemm": ("extern", "triton")}
 
 
 def compile_settings(mode: str | None = None, options: Mapping[str, Any] | None = None,
@@ -82,7 +91,12 @@ def compile_settings(mode: str | None = None, options: Mapping[str, Any] | None 
     """The settings of a compile asked for with `mode` or `options` (ValueError: an unknown
     mode, option or value type)."""
     changes = {**_mode_settings(mode), **_option_settings(options or {})}
-    return dataclasses.replace(Settings.from_environment(environ), **changes)
+    settings = dataclasses.replace(Settings.from_environment(environ), **changes)
+    for name, values in OPTION_VALUES.items():
+        if getattr(settings, name) not in values:
+            raise ValueError(f"mlc: {name} is one of {', '.join(map(repr, values))}, not {getattr(settings, name)!r} "
+                             f"(option {name!r} or MLC_{name.upper()})")
+    return settings
 
 
 def _mode_settings(mode: str | None) -> dict[str, Any]:

@@ -149,7 +149,8 @@ def fuse_round(graph: FusionGraph, layouts: dict[str, LayoutAttr], log: FusionLo
             log.add(f"refused {a.name} + {b.name}: [{verdict.category}] {verdict.reason}", b)
             continue
         fused = graph.merge(a, b, verdict)
-        log.add(f"fused {a.name} + {b.name}", b)
+        gemm = any(m.is_contraction for m in [*a.members, *b.members])
+        log.add(f"fused {a.name} + {b.name}" + (" [gemm epilogue]" if gemm else ""), b)
         for m in verdict.rerun_by(a, b):
             log.add(f"reordered {m.buffer.data}: loops {_loops(m)} -> {_ranges(verdict.reindex[m].ranges)} to run "
                     "in the order its reader reads it", m)

@@ -76,6 +76,10 @@ class LowerAtenPass(ModulePass):
       fallback: overloads to leave as extern calls even though a rule exists, e.g.
         `lower-aten{fallback=gelu,cat}` (spelled as the aten dialect does: "add.Tensor",
         "cat"). Default: none.
+      gemm: `extern` (default) leaves mm and addmm cuBLAS calls; `triton` lowers those of
+        float16, bfloat16 and float32 to contractions, a `loops.reduction` around a `loops.dot`
+        that `--convert-to-triton` runs as a tiled `tl.dot` kernel with its fused epilogue
+        (`passes/lowering/matmul.py`).
       unroll-reductions-threshold: reductions of fewer static elements than this become a
         pointwise that combines every element (Inductor's `unroll_reductions_threshold`;
         variance only when the result has more than one element). Default 8; 0 or 1 keeps
@@ -89,10 +93,13 @@ class LowerAtenPass(ModulePass):
 
     fallback: tuple[str, ...] = option((), "overloads to leave as extern calls though a rule exists (fallback=gelu,cat)")
     unroll_reductions_threshold: int = option(8, "reductions of fewer static elements become one pointwise combining them all")
+    gemm: str = option("extern", "mm and addmm as cuBLAS calls (extern) or as Triton contractions (triton)")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_stage(self, op)
-        options = LoweringOptions(unroll_reductions_threshold=self.unroll_reductions_threshold)
+        if self.gemm not in ("extern", "triton"):
+            raise PassFailedException(f"lower-aten: gemm is extern or triton, got '{self.gemm}'")
+        options = LoweringOptions(unroll_reductions_threshold=self.unroll_reductions_threshold, gemm=self.gemm)
         for aten_op in [o for o in op.walk() if isinstance(o, (AtenOp, CallOp))]:
             _check_sizes(aten_op)
             if _overload(aten_op) in self.fallback:

@@ -433,6 +433,8 @@ class _Realizer:
             elif isinstance(body_op, loops.ReduceOp):
                 types = [r.type for r in body_op.outputs]
                 new = buffer.ReduceOp(body_op.kind, mapping[body_op.value], types)
+            elif isinstance(body_op, loops.DotOp):
+                new = buffer.DotOp(mapping[body_op.lhs], mapping[body_op.rhs], body_op.result.type)
             else:
                 new = body_op.clone(value_mapper=mapping)  # arith, math and loops.index stay
             block.add_op(new)

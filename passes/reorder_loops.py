@@ -36,7 +36,7 @@ innermost (two accesses to one). An index not affine in a loop (a gather's windo
 view's FloorDiv) has no say about that loop: a max pool's backward, which gathers from the
 windows of a channels-last gradient, runs channels-last as the rest of its reads do. A tie (a
 transpose copy) keeps the written order, and convert-to-triton tiles such kernels. Reduction
-loops keep their order.
+loops keep their order, and a contraction (`buffer.dot`) all of its loops.
 
 Options:
   explain=false   true writes the decision into a `loops` attribute on each node: the new
@@ -140,7 +140,12 @@ def _permute(node: buffer.ComputedOp, accesses: list[tuple[Operation, str, Acces
 
 
 def reorder_node(node: buffer.ComputedOp, explain: bool) -> None:
-    """Order, then simplify `node`'s pointwise and reduction loops in place (see the module docstring)."""
+    """Order, then simplify `node`'s pointwise and reduction loops in place (see the module
+    docstring). A contraction keeps its [M, N] over [K]: its kernel tiles M and N itself."""
+    if node.is_contraction:
+        if explain:
+            node.attributes["loops"] = StringAttr(f"{_nest(node.range_exprs, node.reduction_range_exprs)} kept: a contraction")
+        return
     before = _nest(node.range_exprs, node.reduction_range_exprs)
     reordered = []
     accesses = body_accesses(node)

@@ -82,7 +82,7 @@ Modules (each imports only those above it; import the dialect from this package)
     kernel.py      KernelOp, the bases of body ops (KernelBodyOp, MaskedBodyOp, PointerAccessOp),
                    IndexOp, RLoopOp, YieldOp; the kernel's check of its accesses' static bounds
     body.py        LoadOp, StoreOp, ExprOp, IndirectIndexOp (accesses: `mlc.dialects.access`)
-    reductions.py  reduction_identity, ReduceOp, AccumulateOp
+    reductions.py  reduction_identity, ReduceOp, AccumulateOp, DotOp (a matmul kernel's K step)
     wrapper.py     WrapperOp and its body ops (InputOp, SizeInputOp, AllocOp, LaunchOp, ExternOp,
                    ViewOp, ReuseOp, FreeOp, ReturnOp); each launch's buffers against the kernels'
                    accesses
@@ -109,7 +109,7 @@ from mlc.dialects.triton.core import (
     PtrType,
 )
 from mlc.dialects.triton.kernel import INDEX_BITS, IndexOp, KernelBodyOp, KernelOp, RLoopOp, YieldOp, r0_blocks_up_to
-from mlc.dialects.triton.reductions import AccumulateOp, ReduceOp, reduction_identity
+from mlc.dialects.triton.reductions import AccumulateOp, DotOp, ReduceOp, reduction_identity
 from mlc.dialects.triton.wrapper import (
     GRAPH_INPUTS,
     AllocOp,
@@ -130,7 +130,7 @@ __all__ = [
     "REDUCE_KINDS", "RESERVED", "TILED_INDICES", "TILED_MASKS",
     "ExprAttr",  # re-exported from mlc.dialects.sym (passes/to_triton/reduction.py uses triton.ExprAttr)
     "PtrType", "ConfigAttr", "KernelOp", "KernelBodyOp", "IndexOp", "LoadOp", "StoreOp", "ExprOp", "IndirectIndexOp",
-    "r0_blocks_up_to", "reduction_identity", "ReduceOp", "AccumulateOp", "RLoopOp", "YieldOp",
+    "r0_blocks_up_to", "reduction_identity", "ReduceOp", "AccumulateOp", "DotOp", "RLoopOp", "YieldOp",
     "WrapperBodyOp", "GRAPH_INPUTS", "InputOp", "SizeInputOp", "AllocOp", "LaunchOp", "ExternOp", "ViewOp", "ReuseOp", "FreeOp",
     "ReturnOp", "WrapperOp",
     "Triton",
@@ -138,7 +138,7 @@ __all__ = [
 
 Triton = Dialect(
     "triton",
-    [KernelOp, IndexOp, LoadOp, StoreOp, ExprOp, IndirectIndexOp, ReduceOp, AccumulateOp, RLoopOp, YieldOp]
+    [KernelOp, IndexOp, LoadOp, StoreOp, ExprOp, IndirectIndexOp, ReduceOp, AccumulateOp, DotOp, RLoopOp, YieldOp]
     + [WrapperOp, InputOp, SizeInputOp, AllocOp, LaunchOp, ExternOp, ViewOp, ReuseOp, FreeOp, ReturnOp],
     [PtrType, ConfigAttr],
 )

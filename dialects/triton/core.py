@@ -32,17 +32,23 @@ from xdsl.utils.exceptions import VerifyException
 
 from mlc.dialects.sym import ExprAttr, expr_str, parse_expr
 
-KERNEL_KINDS = ("pointwise", "reduction", "persistent_reduction")
+KERNEL_KINDS = ("pointwise", "reduction", "persistent_reduction", "matmul")
 # Symbols and masks a kernel of each kind defines implicitly. A looped `reduction` kernel
 # defines r0_index and r0_mask only inside its `triton.rloop` (one R0_BLOCK slice at a time).
 _REDUCTION_INDICES, _REDUCTION_MASKS = ("xindex", "r0_index"), ("xmask", "r0_mask")
-IMPLICIT_INDICES = {"pointwise": ("xindex",), "reduction": _REDUCTION_INDICES, "persistent_reduction": _REDUCTION_INDICES}
-MASK_NAMES = {"pointwise": ("xmask",), "reduction": _REDUCTION_MASKS, "persistent_reduction": _REDUCTION_MASKS}
+# A `matmul` kernel's tile is [YBLOCK, 1] rows (M) by [1, XBLOCK] columns (N); inside its rloop
+# the K slice is r0_index ([1, R0_BLOCK], the columns of an A tile) and r0_index_t ([R0_BLOCK, 1],
+# the rows of a B tile), with r0_mask and r0_mask_t.
+_MATMUL_LOOP_INDICES, _MATMUL_LOOP_MASKS = ("r0_index", "r0_index_t"), ("r0_mask", "r0_mask_t")
+IMPLICIT_INDICES = {"pointwise": ("xindex",), "reduction": _REDUCTION_INDICES, "persistent_reduction": _REDUCTION_INDICES,
+                    "matmul": ("yindex", "xindex", *_MATMUL_LOOP_INDICES)}
+MASK_NAMES = {"pointwise": ("xmask",), "reduction": _REDUCTION_MASKS, "persistent_reduction": _REDUCTION_MASKS,
+              "matmul": ("ymask", "xmask", *_MATMUL_LOOP_MASKS)}
 # Names the emitted Python defines itself; an index symbol may not shadow them.
 # A 2-D tiled pointwise kernel (one with `ynumel`) also defines yindex ([YBLOCK, 1]) and ymask.
 TILED_INDICES, TILED_MASKS = ("xindex", "yindex"), ("xmask", "ymask")
 RESERVED = {"xoffset", "xindex", "xmask", "xnumel", "XBLOCK"} | {"yoffset", "yindex", "ymask", "ynumel", "YBLOCK"} | {
-    "r0_offset", "r0_index", "r0_mask", "r0_numel", "R0_BLOCK", "r0_base"}
+    "r0_offset", "r0_index", "r0_mask", "r0_numel", "R0_BLOCK", "r0_base", "r0_index_t", "r0_mask_t"}
 # Reductions: kinds, and how many accumulators a looped reduction of each kind carries.
 REDUCE_KINDS = ("sum", "prod", "max", "min", "argmax", "argmin", "any", "welford", "online_softmax")
 ACCUMULATORS = {"argmax": 2, "argmin": 2, "welford": 3, "online_softmax": 2}  # others: 1

@@ -146,13 +146,14 @@ class KernelOp(IRDLOperation):
         """R0_BLOCK is a launch parameter, set by each config: a looped reduction's, and a
         persistent one's over a symbolic r0_numel (next_pow2(r0_numel), known at launch); a
         persistent kernel over a static r0_numel fixes it in its body."""
-        return self.kernel_kind == "reduction" or (
+        return self.kernel_kind in ("reduction", "matmul") or (
             self.kernel_kind == "persistent_reduction" and self.r0_numel is not None and not self.r0_numel.expr.is_Integer
         )
 
     @property
     def is_tiled(self) -> bool:
-        """A 2-D tiled pointwise kernel (`ynumel` set): grid (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK))."""
+        """A 2-D tiled kernel (`ynumel` set: pointwise, or matmul): grid (cdiv(xnumel, XBLOCK),
+        cdiv(ynumel, YBLOCK))."""
         return self.ynumel is not None
 
     def verify_(self) -> None:
@@ -161,8 +162,8 @@ class KernelOp(IRDLOperation):
             raise VerifyException(f"triton.kernel: unknown kind '{kind}' (expected one of {', '.join(KERNEL_KINDS)})")
         if (self.r0_numel is not None) != (kind != "pointwise"):
             raise VerifyException(f"triton.kernel: a {kind} kernel {'needs' if kind != 'pointwise' else 'takes no'} r0_numel")
-        if self.ynumel is not None and kind != "pointwise":
-            raise VerifyException(f"triton.kernel: only a pointwise kernel takes ynumel, not a {kind} kernel")
+        if (self.ynumel is not None) != (kind == "matmul") and kind != "pointwise":
+            raise VerifyException(f"triton.kernel: a {kind} kernel {'needs' if kind == 'matmul' else 'takes no'} ynumel")
         seen: set[str] = set()
         for arg in self.body.block.args:
             if not isinstance(arg.type, PtrType):
@@ -173,6 +174,8 @@ class KernelOp(IRDLOperation):
                 raise VerifyException(f"triton.kernel: argument %{arg.name_hint} appears twice")
             seen.add(arg.name_hint)
         blocks = ["R0_BLOCK", "XBLOCK"] if self.takes_r0_block else ["XBLOCK", "YBLOCK"] if self.is_tiled else ["XBLOCK"]
+        if kind == "matmul":
+            blocks = ["R0_BLOCK", "XBLOCK", "YBLOCK"]
         for c in self.config_list:
             if not isinstance(c, ConfigAttr):
                 raise VerifyException(f"triton.kernel: configs are #triton.config, got {c}")
@@ -260,9 +263,11 @@ class KernelBodyOp(IRDLOperation):
 
     def implicit_indices(self, kernel: KernelOp) -> tuple[str, ...]:
         """`xindex`, and `r0_index` where a reduction slice is defined (not outside a looped
-        kernel's rloop)."""
+        kernel's rloop); a matmul kernel's `yindex`, `xindex`, and in its rloop the K slice."""
         if kernel.kernel_kind == "reduction" and not self.in_rloop():
             return ("xindex",)
+        if kernel.kernel_kind == "matmul":
+            return IMPLICIT_INDICES["matmul"] if self.in_rloop() else TILED_INDICES
         if kernel.is_tiled:
             return TILED_INDICES
         return IMPLICIT_INDICES.get(kernel.kernel_kind, ())
@@ -270,6 +275,8 @@ class KernelBodyOp(IRDLOperation):
     def valid_masks(self, kernel: KernelOp) -> tuple[str, ...]:
         if kernel.kernel_kind == "reduction" and not self.in_rloop():
             return ("xmask",)
+        if kernel.kernel_kind == "matmul":
+            return MASK_NAMES["matmul"] if self.in_rloop() else TILED_MASKS
         if kernel.is_tiled:
             return TILED_MASKS
         return MASK_NAMES.get(kernel.kernel_kind, ())
@@ -402,8 +409,8 @@ class RLoopOp(KernelBodyOp):
 
     def verify_(self) -> None:
         kernel = self.kernel()
-        if kernel.kernel_kind != "reduction":
-            raise VerifyException(f"triton.rloop: only a looped reduction kernel has one, not a {kernel.kernel_kind} kernel")
+        if kernel.kernel_kind not in ("reduction", "matmul"):
+            raise VerifyException(f"triton.rloop: only a looped reduction or a matmul kernel has one, not a {kernel.kernel_kind} kernel")
         if self.parent_op() is not kernel:
             raise VerifyException("triton.rloop: loops do not nest; it belongs in the kernel body")
         block = self.body.block
@@ -506,7 +513,7 @@ class Access:
 
 def kernel_accesses(kernel: KernelOp) -> list[Access]:
     """The kernel's checkable accesses: static spans over its numels."""
-    numels = {"xindex": kernel.xnumel, "yindex": kernel.ynumel, "r0_index": kernel.r0_numel}
+    numels = {"xindex": kernel.xnumel, "yindex": kernel.ynumel, "r0_index": kernel.r0_numel, "r0_index_t": kernel.r0_numel}
     ranges = {symbol(name): numel.expr for name, numel in numels.items() if numel is not None}
     accesses: list[Access] = []
     _collect_accesses(kernel.body.block, {}, ranges, accesses)

@@ -1,24 +1,29 @@
-"""Reductions: the kinds' identities and types, `triton.reduce` and `triton.accumulate`
-(the loop that carries accumulators, `triton.rloop`, is in kernel.py)."""
+"""Reductions: the kinds' identities and types, `triton.reduce`, `triton.accumulate` and a
+matmul kernel's `triton.dot` (the loop that carries accumulators, `triton.rloop`, is in
+kernel.py)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     IntegerType,
     StringAttr,
     Signedness,
     AnyFloat,
+    AnyFloatConstr,
     i1,
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
+    VarConstraint,
     irdl_op_definition,
     operand_def,
     prop_def,
+    result_def,
     traits_def,
     var_operand_def,
     var_result_def,
@@ -217,4 +222,51 @@ class AccumulateOp(MaskedBodyOp):
         _verify_kind_types(self, self.reduction_kind, self.value.type, accs, accumulators=True)
         if [r.type for r in self.results] != accs:
             raise VerifyException("triton.accumulate: results are the new accumulators, of their types")
+        self.verify_masks(kernel)
+
+
+DOT_PRECISIONS = ("ieee", "tf32")
+
+
+@irdl_op_definition
+class DotOp(MaskedBodyOp):
+    """One K step of a matmul kernel, inside its `triton.rloop`:
+    `%n = triton.dot %a, %b into %acc mask r0_mask, r0_mask_t tf32 : bf16, bf16 -> f32`.
+
+    `a` is the [YBLOCK, R0_BLOCK] tile of A (broadcast to it), `b` the [R0_BLOCK, XBLOCK] tile
+    of B; the result is `acc + a @ b` (`tl.dot(a, b, acc)`), the products and sums in the
+    accumulator's type. `r0_mask` zeroes the lanes of `a` past K, `r0_mask_t` those of `b`
+    (where they are not loads that read 0 there already: values computed from them). f32
+    operands multiply as IEEE floats unless `tf32` says TF32 may be used (torch's
+    `allow_tf32`)."""
+
+    name = "triton.dot"
+    lhs = operand_def(AnyFloat)
+    rhs = operand_def(AnyFloat)
+    T: ClassVar = VarConstraint("T", AnyFloatConstr)
+    accumulator = operand_def(T)
+    precision = prop_def(StringAttr)
+    result = result_def(T)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$lhs `,` $rhs `into` $accumulator custom<MaskNames>($mask_names) $precision `:` type($lhs) `,` type($rhs)"
+        " `->` type($result) attr-dict"
+    )
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, accumulator: SSAValue, mask_names: Sequence[str] = (),
+                 precision: str = "ieee"):
+        super().__init__(
+            operands=[lhs, rhs, accumulator],
+            properties={"precision": StringAttr(precision), **mask_names_props(mask_names)},
+            result_types=[accumulator.type],
+        )
+
+    def verify_(self) -> None:
+        kernel = self.kernel()
+        if kernel.kernel_kind != "matmul" or not self.in_rloop():
+            raise VerifyException("triton.dot must be inside the triton.rloop of a matmul kernel")
+        if self.lhs.type != self.rhs.type:
+            raise VerifyException(f"triton.dot: operands of one type, got {self.lhs.type} and {self.rhs.type}")
+        if self.precision.data not in DOT_PRECISIONS:
+            raise VerifyException(f"triton.dot: precision is {' or '.join(DOT_PRECISIONS)}, got '{self.precision.data}'")
         self.verify_masks(kernel)

@@ -18,6 +18,7 @@
     indirect.py     loads at loaded positions: index.Tensor, gather, embedding
     scatter.py      stores at loaded positions: index_put, scatter(_add), index_add, embedding backward
     losses.py       nll_loss_forward (one element per row) and nll_loss_backward
+    matmul.py       mm and addmm as contractions (loops.dot), where `gemm=triton` asks
     extern.py       loops.extern for mm/conv and every op without a rule
 
 A new rule is a module with `@register("sum.dim_IntList")` functions imported below;
@@ -35,6 +36,7 @@ from mlc.passes.lowering import (  # noqa: F401 (register rules)
     creation,
     indirect,
     losses,
+    matmul,
     norms,
     pointwise,
     reductions,

@@ -33,6 +33,8 @@ class LoweringOptions:
     unroll_reductions_threshold: int = 8
     """Static reductions of fewer elements become pointwise chains (Inductor's
     `unroll_reductions_threshold`); 0 or 1 never unrolls."""
+    gemm: str = "extern"
+    """mm and addmm: `extern` calls (cuBLAS), or `triton` contractions (`matmul.py`)."""
 
 
 @dataclass

@@ -4,7 +4,8 @@ Each `buffer.fused` group, and each `buffer.computed` or `buffer.scatter` outsid
 one `triton.kernel`: pointwise (`pointwise.py`) over `xnumel` = the product of its ranges, or,
 for a group holding a reduction, a persistent (`triton_per_...`) or looped (`triton_red_...`)
 reduction kernel over `xnumel` kept and `r0_numel` reduced elements (`reduction.py`; over a
-symbolic r0_numel that may fit one block, both, and the launch picks by size); the graph
+symbolic r0_numel that may fit one block, both, and the launch picks by size), or, for a group
+holding a contraction, a tiled `tl.dot` kernel (`triton_mm_...`, `matmul.py`); the graph
 becomes `triton.wrapper @call` (Inductor's `TritonScheduling.codegen_node` +
 `PythonWrapperCodegen`). This module decides what is a kernel and what the wrapper does; how a
 kernel's body is built is `builder.py`'s and its kind's.
@@ -59,7 +60,8 @@ heuristics size for (from it the reduction hint decides whether an output is wid
 DEFAULT configs); `tile-2d=true`, 2-D tiles for pointwise kernels with a transposed access
 (false: every pointwise kernel is 1-D); `check-indices=false`, true makes each position loaded
 from memory assert its bounds on the device (a kernel compiled in Triton's debug mode; the
-backend sets it under `MLC_DEBUG=1`).
+backend sets it under `MLC_DEBUG=1`); `tf32=false`, true lets a GEMM of f32 operands multiply
+them as TF32 (the backend sets it from `torch.backends.cuda.matmul.allow_tf32`).
 
 Fails when: a fused group's members iterate incompatible sizes, or a body op has no Triton
 form (each names the node).
@@ -87,13 +89,14 @@ from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.passes.pipeline import option
 from mlc.passes.stages import check_stage
 from mlc.passes.to_triton.builder import GroupKernels
+from mlc.passes.to_triton.matmul import build_matmul_kernel
 from mlc.passes.to_triton.pointwise import build_pointwise_kernel
 from mlc.passes.to_triton.reduction import build_reduction_kernels
 
 
 def kernel_base_name(kind: str, origins: Sequence[str]) -> str:
     """`triton_poi_fused_add_mul` (the counter suffix is added by the caller)."""
-    category = {"pointwise": "poi", "reduction": "red", "persistent_reduction": "per"}[kind]
+    category = {"pointwise": "poi", "reduction": "red", "persistent_reduction": "per", "matmul": "mm"}[kind]
     names = sorted({re.sub(r"\W", "_", o) for o in origins})
     return "_".join([f"triton_{category}_fused", *names])
 
@@ -126,6 +129,7 @@ class ConvertToTritonPass(ModulePass):
     num_sms: int = option(132, "streaming multiprocessors (H100 SXM: 132) the launch heuristics size for")
     tile_2d: bool = option(True, "2-D (y, x) tiles for pointwise kernels with a transposed access; false: all 1-D")
     check_indices: bool = option(False, "positions loaded from memory assert their bounds on the device (MLC_DEBUG=1)")
+    tf32: bool = option(False, "a GEMM of f32 operands may multiply them as TF32 (torch's allow_tf32)")
 
     def __post_init__(self) -> None:
         if self.persistent_reduction_threshold < 0 or self.num_sms < 1:
@@ -214,6 +218,9 @@ class _GraphConversion:
 
     def _build(self, members: list[buffer.ComputedOp], local: set[str]) -> GroupKernels:
         options, target = self.options, self.target
+        if any(m.is_contraction for m in members if isinstance(m, buffer.ComputedOp)):
+            return build_matmul_kernel(members, self.layouts, self.roots, local, options.tf32,
+                                       options.autotune_pointwise, options.check_indices)
         if any(m.is_reduction for m in members):
             return build_reduction_kernels(members, self.layouts, self.roots, local,
                                            options.persistent_reduction_threshold, target, options.check_indices)

@@ -373,7 +373,7 @@ triton.kernel @k reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9000 {
 
 triton.kernel @k persistent_reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9 {
   %0 = arith.constant 0.0 : f32
-  // expected-error@+1 {{only a looped reduction kernel has one, not a persistent_reduction kernel}}
+  // expected-error@+1 {{only a looped reduction or a matmul kernel has one, not a persistent_reduction kernel}}
   %1 = triton.rloop iter_args(%a = %0 : f32) {
     triton.yield %a : f32
   }
@@ -417,7 +417,7 @@ triton.kernel @k reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9000 {
 
 // -----
 
-// expected-error@+1 {{only a pointwise kernel takes ynumel, not a reduction kernel}}
+// expected-error@+1 {{a reduction kernel takes no ynumel}}
 triton.kernel @k reduction(%in_ptr0: !triton.ptr<f32>) ynumel 4 xnumel 8 r0_numel 16 {
 }
 

@@ -1,0 +1,93 @@
+"""emit-python's GEMM kernels: a `matmul` triton.kernel as a `@triton.jit` function.
+
+    pid = tl.program_id(0) + tl.program_id(1) * tl.num_programs(0)
+    ... y_tile, x_tile: pid in groups of GROUP_Y rows of tiles ...
+    yindex = y_tile * YBLOCK + tl.arange(0, YBLOCK)[:, None]      # M: [YBLOCK, 1]
+    xindex = x_tile * XBLOCK + tl.arange(0, XBLOCK)[None, :]      # N: [1, XBLOCK]
+    _tmp1 = tl.broadcast_to(tmp0, [YBLOCK, XBLOCK])                # the accumulator
+    for r0_offset in range(0, r0_numel, R0_BLOCK):
+        r0_index = r0_offset + r0_base[None, :]                    # K along an A tile's columns
+        r0_index_t = r0_offset + r0_base[:, None]                  # K along a B tile's rows
+        tmp2 = tl.load(...)                                        # [YBLOCK, R0_BLOCK]
+        tmp3 = tl.load(...)                                        # [R0_BLOCK, XBLOCK]
+        tmp4 = tl.dot(tmp2, tmp3, _tmp1, input_precision="ieee")
+        _tmp1 = tmp4
+    ... the epilogue on [YBLOCK, XBLOCK] tiles, stores ...
+
+The launch's grid is a 2-D tiled kernel's, (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK)); the
+kernel renumbers its programs so that GROUP_Y consecutive ones walk down a column of tiles
+before the next column (the grouped order of Triton's matmul tutorial and Inductor's templates:
+the B tiles a group reads stay in L2). GROUP_Y is 8, as in both.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation
+
+from mlc.codegen.emit_kernel import _ReductionKernelEmitter, _jit, _static_numels
+from mlc.dialects import triton as tt
+
+GROUP_Y = 8
+_TILE = "[YBLOCK, XBLOCK]"
+
+
+class MatmulKernelEmitter(_ReductionKernelEmitter):
+    def emit(self) -> str:
+        k = self.kernel
+        params = [*k.arg_names, *k.size_args, "ynumel", "xnumel", "r0_numel",
+                  "YBLOCK: tl.constexpr", "XBLOCK: tl.constexpr", "R0_BLOCK: tl.constexpr"]
+        # A symbolic ynumel may need more y programs than CUDA's grid holds: the launch wraps
+        # them into z (`triton_helpers._grid`).
+        y_program = "tl.program_id(1)" if k.ynumel.expr.is_Integer else "(tl.program_id(1) + tl.program_id(2) * tl.num_programs(1))"
+        head = [f"# origins: {', '.join(k.origin_names)}"] if k.origin_names else []
+        head += [
+            _jit(k), f"def {k.sym_name.data}({', '.join(params)}):", *_static_numels(k),
+            f"    GROUP_Y: tl.constexpr = {GROUP_Y}",
+            f"    pid = tl.program_id(0){self.widen} + {y_program}{self.widen} * tl.num_programs(0)",
+            "    y_tiles = tl.cdiv(ynumel, YBLOCK)",
+            "    x_tiles = tl.cdiv(xnumel, XBLOCK)",
+            "    first_y = (pid // (GROUP_Y * x_tiles)) * GROUP_Y",
+            "    group_rows = tl.minimum(y_tiles - first_y, GROUP_Y)",
+            "    yoffset = (first_y + (pid % (GROUP_Y * x_tiles)) % group_rows) * YBLOCK",
+            "    yindex = yoffset + tl.arange(0, YBLOCK)[:, None]",
+            "    ymask = yindex < ynumel",
+            "    xoffset = ((pid % (GROUP_Y * x_tiles)) // group_rows) * XBLOCK",
+            "    xindex = xoffset + tl.arange(0, XBLOCK)[None, :]",
+            "    xmask = xindex < xnumel",
+            f"    r0_base = tl.arange(0, R0_BLOCK){self.widen}",
+        ]
+        for op in k.body.block.ops:
+            self.op(op)
+        return "\n".join(head + ["    " + line for line in self.lines]) + "\n"
+
+    def _op(self, op: Operation) -> None:
+        if isinstance(op, tt.DotOp):
+            self.dot(op)
+        else:
+            super()._op(op)
+
+    def dot(self, op: tt.DotOp) -> None:
+        a = f"tl.broadcast_to({self.v(op.lhs)}, [YBLOCK, R0_BLOCK])"
+        b = f"tl.broadcast_to({self.v(op.rhs)}, [R0_BLOCK, XBLOCK])"
+        if "r0_mask" in op.masks:
+            a = f"tl.where(r0_mask, {a}, 0.0)"
+        if "r0_mask_t" in op.masks:
+            b = f"tl.where(r0_mask_t, {b}, 0.0)"
+        self.define(op.result, f'tl.dot({a}, {b}, {self.v(op.accumulator)}, input_precision="{op.precision.data}")')
+
+    def rloop(self, op: tt.RLoopOp) -> None:
+        for arg, init, result in zip(op.body.block.args, op.inits, op.results):
+            name = f"_{self.fresh()}"  # carried from one step to the next
+            self.lines.append(f"{name} = tl.broadcast_to({self.v(init)}, {_TILE})")
+            self.names[arg] = self.names[result] = name
+        outer, self.lines = self.lines, [
+            "r0_index = r0_offset + r0_base[None, :]",
+            "r0_mask = r0_index < r0_numel",
+            "r0_index_t = r0_offset + r0_base[:, None]",
+            "r0_mask_t = r0_index_t < r0_numel",
+        ]
+        for inner in op.body.block.ops:
+            self.op(inner)
+        outer.append("for r0_offset in range(0, r0_numel, R0_BLOCK):")
+        outer.extend("    " + line for line in self.lines)
+        self.lines = outer

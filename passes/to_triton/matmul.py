@@ -1,0 +1,207 @@
+"""GEMM kernels (`triton_mm_...`): a contraction and its fused epilogues as one tiled `tl.dot` kernel.
+
+A group holding a contraction (`buffer.dot`, ranges [M, N] over [K]) runs as a `matmul` kernel:
+one program per [YBLOCK, XBLOCK] tile of the output, `yindex` walking M and `xindex` walking N,
+and a `triton.rloop` over K in R0_BLOCK steps that loads a tile of A (the dot's lhs, indexed
+by yindex and r0_index) and of B (its rhs, by r0_index_t and xindex) and accumulates their
+product; after the loop the epilogue (the contraction's own ops after its dot, then each fused
+pointwise member) runs on the accumulator tile and stores it.
+
+    %acc = triton.rloop iter_args(%a = %zero : f32) {
+      %0 = triton.load %in_ptr0[r0_index + 96*yindex] mask r0_mask other 0.0 : bf16
+      %1 = triton.load %in_ptr1[r0_index_t + 96*xindex] mask r0_mask_t other 0.0 : bf16
+      %2 = triton.dot %0, %1 into %a ieee : bf16, bf16 -> f32
+      triton.yield %2 : f32
+    }
+    %3 = triton.load %in_ptr2[xindex] : bf16
+    ...
+    triton.store %out_ptr0[xindex + 128*yindex], %7 : bf16
+
+Each member's loop variables are read off the kernel's flat lanes (`kernel_shape.coordinates`)
+with the flat output index X = N*yindex + xindex, so an epilogue whose loops reorder-loops
+merged reads the same elements. Masks: ymask, xmask, r0_mask, r0_mask_t where the configs'
+blocks do not all divide M, N, K; a masked load reads 0, and an operand computed from loads
+(an inlined prologue) is zeroed past K by the dot's own masks. Configs: `launch.matmul_configs`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import sympy
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import ArrayAttr, Float32Type
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import PassFailedException
+
+from mlc.analysis import kernel_shape as ks
+from mlc.analysis.flat_index import simplify_index
+from mlc.analysis.launch import blocks_divide, matmul_configs
+from mlc.dialects import buffer, triton
+from mlc.dialects.buffer_layout import LayoutAttr, element_bytes
+from mlc.dialects.sym import symbol
+from mlc.passes.to_triton.builder import XINDEX, GroupKernels, KernelBuilder, zero_of
+
+YINDEX, R0_INDEX, R0_INDEX_T = symbol("yindex"), symbol("r0_index"), symbol("r0_index_t")
+_MASK_OF = {"yindex": "ymask", "xindex": "xmask", "r0_index": "r0_mask", "r0_index_t": "r0_mask_t"}
+
+
+@dataclass
+class MatmulKernelBuilder(KernelBuilder):
+    """A KernelBuilder for a matmul kernel: `numel` = N columns, `ynumel` = M rows, `rnumel` = K."""
+
+    ynumel: sympy.Expr = sympy.Integer(1)
+    rnumel: sympy.Expr = sympy.Integer(1)
+    constant_masks: frozenset[str] = frozenset()  # the masks every config's blocks make constant
+    precision: str = "ieee"
+    loop_ops: list[Operation] = field(default_factory=list)
+    loop_cse: dict[tuple, Operation] = field(default_factory=dict)
+    in_loop: bool = False
+    accumulator: SSAValue | None = None
+    result: SSAValue | None = None  # the rloop's: the last accumulator
+    init: Operation | None = None
+
+    merge_contiguous_dims = False
+
+    # -- index symbols ---------------------------------------------------------------------------
+
+    def flat_ranges(self) -> dict[sympy.Symbol, sympy.Expr]:
+        return {YINDEX: self.ynumel, XINDEX: self.numel, R0_INDEX: self.rnumel, R0_INDEX_T: self.rnumel}
+
+    def lane_trees(self):  # noqa: ANN201 (no eviction hints in a GEMM: nothing asks)
+        return []
+
+    def _index(self, expr: sympy.Expr, subst: dict[sympy.Symbol, sympy.Expr]) -> sympy.Expr:
+        return simplify_index(sympy.expand(expr.xreplace(subst)), self.flat_ranges())
+
+    def coordinates(self, node: buffer.ComputedOp, k_index: sympy.Symbol) -> dict[sympy.Basic, sympy.Expr]:
+        """The node's loop variables over yindex, xindex and the K index of the tile it loads."""
+        shape = ks.KernelShape(self.ynumel * self.numel, self.rnumel)
+        where = ks.coordinates(node, shape)
+        if where is None:
+            raise PassFailedException(f"convert-to-triton: '{node.buffer.data}' does not run over the GEMM's outputs")
+        lanes = {ks.X: self.numel * YINDEX + XINDEX, ks.R: k_index}
+        return {v: self._index(e, lanes) for v, e in where.items()}
+
+    # -- members -----------------------------------------------------------------------------------
+
+    def add_member(self, node: buffer.ComputedOp) -> None:
+        dot = node.dot_op()
+        if dot is None:
+            if node.is_reduction:
+                raise PassFailedException(f"convert-to-triton: reduction '{node.buffer.data}' in a GEMM's kernel")
+            self._convert(node, list(node.body.block.ops), self.coordinates(node, R0_INDEX), {})
+            return
+        lhs, rhs = _chain(dot.lhs), _chain(dot.rhs)
+        values: dict[SSAValue, SSAValue] = {}
+        self._start_loop()
+        self._convert(node, [op for op in node.body.block.ops if op in lhs], self.coordinates(node, R0_INDEX), values)
+        self._convert(node, [op for op in node.body.block.ops if op in rhs], self.coordinates(node, R0_INDEX_T), values)
+        masks = [_MASK_OF[k] for k, v in (("r0_index", dot.lhs), ("r0_index_t", dot.rhs))
+                 if _MASK_OF[k] not in self.constant_masks and not isinstance(values[v].owner, triton.LoadOp)]
+        step = triton.DotOp(values[dot.lhs], values[dot.rhs], self.accumulator, masks, self.precision)  # type: ignore[arg-type]
+        self.loop_ops.append(step)
+        self.in_loop = False
+        values[dot.result] = self._end_loop(step.result)
+        after = [op for op in node.body.block.ops if op not in lhs and op not in rhs and op is not dot]
+        self._convert(node, after, self.coordinates(node, R0_INDEX), values)
+
+    def _convert(self, node: buffer.ComputedOp, ops: Sequence[Operation], subst: dict, values: dict) -> None:
+        for op in ops:
+            self.convert_op(node, op, subst, values)
+
+    def _start_loop(self) -> None:
+        if self.init is not None:
+            raise PassFailedException("convert-to-triton: two contractions in one GEMM kernel")
+        self.init = arith.ConstantOp(zero_of(Float32Type()))
+        self.loop_block = Block(arg_types=[Float32Type()])
+        self.accumulator = self.loop_block.args[0]
+        self.in_loop = True
+
+    def _end_loop(self, last: SSAValue) -> SSAValue:
+        """Close the K loop, yielding `last`; its result is the accumulated tile."""
+        self.loop_block.add_ops([*self.loop_ops, triton.YieldOp([last])])
+        self.rloop = triton.RLoopOp([self.init.results[0]], Region(self.loop_block))  # type: ignore[union-attr]
+        return self.rloop.results[0]
+
+    def place(self, new: Operation) -> None:
+        (self.loop_ops if self.in_loop else self.ops).append(new)
+
+    def append(self, new: Operation) -> Operation:
+        """As the builder's, with one table per side of the loop (a value of the loop does not
+        outlive it)."""
+        if not self.in_loop:
+            return super().append(new)
+        outer, self.cse = self.cse, self.loop_cse
+        try:
+            return super().append(new)
+        finally:
+            self.loop_cse, self.cse = self.cse, outer
+
+    # -- masks -------------------------------------------------------------------------------------
+
+    def load_masks(self, index: sympy.Expr, indirect: Sequence[SSAValue] = ()) -> list[str]:
+        names = {s.name for s in index.free_symbols}
+        if indirect:  # a loaded position may come from any lane of the tile
+            names |= {"yindex", "xindex"} | ({"r0_index", "r0_index_t"} & names)
+        return [m for k, m in _MASK_OF.items() if k in names and m not in self.constant_masks]
+
+    def load_other(self, op: buffer.LoadOp, index: sympy.Expr, masks: list[str]) -> Attribute | None:
+        return zero_of(op.result.type) if masks or op.mask is not None else None
+
+    def eviction(self, node: buffer.ComputedOp, name: str, index: sympy.Expr) -> str | None:
+        return None
+
+    # -- the kernel --------------------------------------------------------------------------------
+
+    def body_ops(self) -> list[Operation]:
+        if self.init is None:
+            raise PassFailedException("convert-to-triton: a GEMM kernel without its contraction")
+        return [self.init, self.rloop, *self.ops]
+
+    def kernel_op(
+        self, name: str, body: Region, origins: Sequence[str], configs: Sequence[triton.ConfigAttr]
+    ) -> triton.KernelOp:
+        return triton.KernelOp(name, "matmul", self.numel, body, self.rnumel, origins, configs, self.ynumel)
+
+
+def _chain(value: SSAValue) -> set[Operation]:
+    """The ops of one body that compute `value`: an operand of the dot and what it is made of."""
+    ops: set[Operation] = set()
+    pending = [value]
+    while pending:
+        owner = pending.pop().owner
+        if isinstance(owner, Operation) and owner not in ops:
+            ops.add(owner)
+            pending.extend(owner.operands)
+    return ops
+
+
+def build_matmul_kernel(
+    members: Sequence[buffer.ComputedOp],
+    layouts: dict[str, LayoutAttr],
+    roots: dict[str, str],
+    local: set[str],
+    tf32: bool = False,
+    autotune: bool = True,
+    check_indices: bool = False,
+) -> GroupKernels:
+    """The kernel of a group holding a contraction, with its configs."""
+    dot = next(m for m in members if m.is_contraction)
+    (m, n), k = dot.range_exprs, dot.reduction_range_exprs[0]
+    operand = dot.dot_op().lhs.type  # type: ignore[union-attr]
+    configs = matmul_configs(m, n, k, element_bytes(operand), autotune)
+    blocks = {name: [c.block_sizes[b] for c in configs] for name, b in
+              (("ymask", "YBLOCK"), ("xmask", "XBLOCK"), ("r0_mask", "R0_BLOCK"), ("r0_mask_t", "R0_BLOCK"))}
+    sizes = {"ymask": m, "xmask": n, "r0_mask": k, "r0_mask_t": k}
+    constant = frozenset(name for name, size in sizes.items() if blocks_divide(size, blocks[name]))
+    precision = "tf32" if tf32 and isinstance(operand, Float32Type) else "ieee"
+    builder = MatmulKernelBuilder(n, layouts, roots, local, check_indices=check_indices, ynumel=m, rnumel=k,
+                                  constant_masks=constant, precision=precision)
+    for member in [dot, *(x for x in members if x is not dot)]:
+        builder.add_member(member)
+    kernel = builder.build("", sorted({o for x in members for o in x.origin_names}), [])
+    kernel.properties["configs"] = ArrayAttr(configs)
+    return GroupKernels([kernel], builder.launch_args(), n, k, m)
+
