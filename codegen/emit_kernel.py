@@ -245,9 +245,11 @@ class _KernelEmitter:
     def store(self, op: tt.StoreOp) -> None:
         index = self.positions(op.index.expr, op.indirect)
         text = py_expr(index, kernel=True)
-        if not _block_symbols(index):
-            # A block of pointers (all to one element), so that the mask's shape fits.
-            text = f"tl.full({self.shape}, {text}, tl.int32)"
+        symbols = _block_symbols(index)
+        if not symbols or any(m in op.masks and not any(s.startswith(m[0]) for s in symbols) for m in ("ymask", "xmask")):
+            # A block of pointers with the tile's shape (all to one element, or one row of a
+            # tile a GEMM of M = 1 masks whole), so that the mask's shape fits.
+            text = f"tl.full({self.shape}, {text}, tl.int32)" if not symbols else f"({text}) + tl.zeros({self.shape}, tl.int32)"
         mask = self.mask(op.masks, op.mask)
         call, value, suffix = "tl.store", self.v(op.value), ""
         if op.store_mode == "atomic_add":

@@ -86,8 +86,12 @@ class MatmulKernelEmitter(_ReductionKernelEmitter):
             "r0_index_t = r0_offset + r0_base[:, None]",
             "r0_mask_t = r0_index_t < r0_numel",
         ]
+        # In the loop a tile is an A or a B tile; a value along neither side (a load at one
+        # element) is [1, 1], which the dot broadcasts to its side's tile.
+        self.shape = "[1, 1]"
         for inner in op.body.block.ops:
             self.op(inner)
+        self.shape = _TILE
         outer.append("for r0_offset in range(0, r0_numel, R0_BLOCK):")
         outer.extend("    " + line for line in self.lines)
         self.lines = outer

@@ -73,10 +73,18 @@ class MatmulKernelBuilder(KernelBuilder):
         return []
 
     def _index(self, expr: sympy.Expr, subst: dict[sympy.Symbol, sympy.Expr]) -> sympy.Expr:
-        return simplify_index(sympy.expand(expr.xreplace(subst)), self.flat_ranges())
+        """`expr` over the tile's indices; one of size 1 is 0 (M = 1: every row reads row 0,
+        and only row 0 is stored)."""
+        ranges = self.flat_ranges()
+        ones = {s: sympy.Integer(0) for s, size in ranges.items() if size == 1}
+        return simplify_index(sympy.expand(expr.xreplace(subst).xreplace(ones)), ranges)
 
     def coordinates(self, node: buffer.ComputedOp, k_index: sympy.Symbol) -> dict[sympy.Basic, sympy.Expr]:
-        """The node's loop variables over yindex, xindex and the K index of the tile it loads."""
+        """The node's loop variables over yindex, xindex and the K index of the tile it loads:
+        the contraction's own i0, i1, r0_0 directly, an epilogue's through the flat output
+        index X = N*yindex + xindex (its loops may be merged)."""
+        if node.is_contraction:
+            return {symbol("i0"): YINDEX, symbol("i1"): XINDEX, symbol("r0_0"): k_index}
         shape = ks.KernelShape(self.ynumel * self.numel, self.rnumel)
         where = ks.coordinates(node, shape)
         if where is None:
@@ -98,8 +106,8 @@ class MatmulKernelBuilder(KernelBuilder):
         self._start_loop()
         self._convert(node, [op for op in node.body.block.ops if op in lhs], self.coordinates(node, R0_INDEX), values)
         self._convert(node, [op for op in node.body.block.ops if op in rhs], self.coordinates(node, R0_INDEX_T), values)
-        masks = [_MASK_OF[k] for k, v in (("r0_index", dot.lhs), ("r0_index_t", dot.rhs))
-                 if _MASK_OF[k] not in self.constant_masks and not isinstance(values[v].owner, triton.LoadOp)]
+        masks = [mask for mask, v in (("r0_mask", dot.lhs), ("r0_mask_t", dot.rhs))
+                 if mask not in self.constant_masks and not _masked_load(values[v], mask)]
         step = triton.DotOp(values[dot.lhs], values[dot.rhs], self.accumulator, masks, self.precision)  # type: ignore[arg-type]
         self.loop_ops.append(step)
         self.in_loop = False
@@ -147,6 +155,11 @@ class MatmulKernelBuilder(KernelBuilder):
             names |= {"yindex", "xindex"} | ({"r0_index", "r0_index_t"} & names)
         return [m for k, m in _MASK_OF.items() if k in names and m not in self.constant_masks]
 
+    def store_masks(self, index: sympy.Expr, indirect: Sequence[SSAValue] = ()) -> list[str]:
+        """Every tile mask that is not constant: a lane past M or N stores nothing, even where
+        its index does not move along that side (M = 1)."""
+        return [m for m in ("ymask", "xmask") if m not in self.constant_masks]
+
     def load_other(self, op: buffer.LoadOp, index: sympy.Expr, masks: list[str]) -> Attribute | None:
         return zero_of(op.result.type) if masks or op.mask is not None else None
 
@@ -164,6 +177,12 @@ class MatmulKernelBuilder(KernelBuilder):
         self, name: str, body: Region, origins: Sequence[str], configs: Sequence[triton.ConfigAttr]
     ) -> triton.KernelOp:
         return triton.KernelOp(name, "matmul", self.numel, body, self.rnumel, origins, configs, self.ynumel)
+
+
+def _masked_load(value: SSAValue, mask: str) -> bool:
+    """`value` is a load that reads 0 where `mask` is off (an index along K that simplified
+    away, K = 1 say, leaves the load unmasked: the dot masks it)."""
+    return isinstance(value.owner, triton.LoadOp) and mask in value.owner.masks
 
 
 def _chain(value: SSAValue) -> set[Operation]:

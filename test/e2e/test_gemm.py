@@ -1,0 +1,90 @@
+"""mm and addmm as mlc's own Triton GEMMs (`gemm=triton`), forward and backward against eager.
+
+The shapes cross what the matmul kernel distinguishes: sizes smaller than every block (every
+mask on), M = 1 and K = 1, M past the largest YBLOCK (128) and K past R0_BLOCK (64) with a
+ragged last step, N past the largest XBLOCK (256), tall-skinny and short-wide; f32, f16, bf16;
+operands read transposed (a backward's `g.t() @ x`, `x.t() @ w.t()`); addmm's beta and alpha.
+Each backward runs the transposed products as GEMMs of their own.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import mlc
+
+
+@pytest.fixture(autouse=True)
+def _triton_gemm(monkeypatch):
+    monkeypatch.setenv("MLC_GEMM", "triton")
+
+
+@pytest.mark.parametrize(
+    "m, n, k, dtype",
+    [
+        (37, 50, 29, torch.float32),  # below every block: all four masks
+        (1, 33, 1, torch.float16),  # M = 1, K = 1
+        (130, 70, 100, torch.bfloat16),  # M past YBLOCK 128, K past R0_BLOCK 64 with a ragged step
+        (200, 8, 24, torch.float32),  # tall-skinny
+        (8, 300, 40, torch.bfloat16),  # short-wide: N past XBLOCK 256
+    ],
+    ids=["odd-f32", "m1-k1-f16", "blocks-bf16", "tall-f32", "wide-bf16"],
+)
+def test_linear_gelu_forward_and_backward(check_grad, make, m, n, k, dtype):
+    x = make(m, k, dtype=dtype, low=-1, high=1, grad=True)
+    w = make(n, k, dtype=dtype, low=-1, high=1, grad=True)
+    b = make(n, dtype=dtype, low=-1, high=1, grad=True)
+    tol = {"atol": 2e-2, "rtol": 2e-2} if dtype != torch.float32 else {"atol": 1e-4, "rtol": 1e-4}
+    check_grad(lambda x, w, b: F.gelu(F.linear(x, w, b)), x, w, b, **tol)
+
+
+def test_transposed_operands_and_addmm_scales(check_grad, make):
+    """Both operands read transposed, and addmm's beta and alpha in the epilogue."""
+    a, b = make(24, 40, grad=True), make(56, 24, grad=True)
+    c = make(40, 1, grad=True)  # a column bias, broadcast along N
+
+    def fn(a, b, c):
+        return torch.addmm(c, a.t(), b.t(), beta=0.5, alpha=2.0)
+
+    check_grad(fn, a, b, c, atol=1e-4, rtol=1e-4)
+
+
+def test_swiglu(check_grad, make):
+    """Two GEMMs sharing x; `silu(a) * b` fuses into the second one's epilogue."""
+    x = make(48, 32, dtype=torch.bfloat16, low=-1, high=1, grad=True)
+    w1 = make(40, 32, dtype=torch.bfloat16, low=-1, high=1, grad=True)
+    w3 = make(40, 32, dtype=torch.bfloat16, low=-1, high=1, grad=True)
+    # Eager rounds each product and the silu to bf16; the fused epilogue keeps them in f32.
+    check_grad(lambda x, w1, w3: F.silu(x @ w1.t()) * (x @ w3.t()), x, w1, w3, atol=5e-2, rtol=2e-2)
+
+
+def test_mm_bias_gelu_is_one_kernel(make):
+    """The whole forward is one GEMM kernel: no cuBLAS call, no separate epilogue kernel."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    x, w, b = make(64, 96), make(128, 96), make(128)
+    fn = lambda x, w, b: F.gelu(F.linear(x, w, b))  # noqa: E731
+    compiled = mlc.compile_fx(make_fx(fn)(x, w, b), [x, w, b])
+    assert compiled.source.count("@triton.jit") == 1 and "tl.dot(" in compiled.source
+    assert "aten.mm" not in compiled.source and "aten.addmm" not in compiled.source
+    torch.testing.assert_close(compiled(x, w, b), fn(x, w, b), atol=1e-4, rtol=1e-4)
+
+
+def test_tf32_where_torch_allows_it(make):
+    """f32 products multiply as TF32 exactly where torch's allow_tf32 says so at compile time."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    x, w = make(64, 64), make(64, 64)
+    saved = torch.backends.cuda.matmul.allow_tf32
+    for allowed in (False, True):
+        torch.backends.cuda.matmul.allow_tf32 = allowed
+        try:
+            compiled = mlc.compile_fx(make_fx(torch.mm)(x, w), [x, w])
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = saved
+        precision = "tf32" if allowed else "ieee"
+        assert f'input_precision="{precision}"' in compiled.source
+        tol = 1e-2 if allowed else 1e-4
+        torch.testing.assert_close(compiled(x, w), x @ w, atol=tol * 8, rtol=tol)
