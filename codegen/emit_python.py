@@ -104,6 +104,7 @@ from mlc.codegen.triton_helpers import (
     empty_on_device,
     ensure_layout,
     floor_div_integer,
+    choose,
     launch,
     launch_context,
     libdevice,
@@ -124,13 +125,14 @@ def emit_python(module: ModuleOp) -> str:
 
 def emit_module(module: ModuleOp) -> EmittedModule:
     """The emitted module of a triton-dialect module: its source and the facts of its `call`."""
-    kernels, wrapper = _parts(module)
-    return EmittedModule(_source(kernels, wrapper), _input_layouts(wrapper), _output_layouts(wrapper),
+    kernels, wrapper, others = _parts(module)
+    return EmittedModule(_source(kernels, wrapper, others), _input_layouts(wrapper), _output_layouts(wrapper),
                          _launches(wrapper))
 
 
-def _parts(module: ModuleOp) -> tuple[list[tt.KernelOp], tt.WrapperOp]:
-    """The module's kernels and its one wrapper (EmitError for anything else)."""
+def _parts(module: ModuleOp) -> tuple[list[tt.KernelOp], tt.WrapperOp, list[tt.WrapperOp]]:
+    """The module's kernels, its wrapper `call`, and the other wrappers its launches name (a
+    GEMM's unfused alternative); EmitError for anything else."""
     kernels: list[tt.KernelOp] = []
     wrappers: list[tt.WrapperOp] = []
     for op in module.body.block.ops:
@@ -140,20 +142,23 @@ def _parts(module: ModuleOp) -> tuple[list[tt.KernelOp], tt.WrapperOp]:
             wrappers.append(op)
         else:
             raise EmitError(f"{_where(op)}: emit-python expects triton.kernel and triton.wrapper ops, got {op.name}", op)
-    if len(wrappers) != 1:
-        raise EmitError(f"emit-python expects one triton.wrapper, found {len(wrappers)}")
-    return kernels, wrappers[0]
+    calls = [w for w in wrappers if w.sym_name.data == "call"] if len(wrappers) > 1 else wrappers
+    if len(calls) != 1:
+        raise EmitError(f"emit-python expects one triton.wrapper (or one @call among several), found {len(wrappers)}")
+    return kernels, calls[0], [w for w in wrappers if w is not calls[0]]
 
 
-def _source(kernels: list[tt.KernelOp], wrapper: tt.WrapperOp) -> str:
+def _source(kernels: list[tt.KernelOp], wrapper: tt.WrapperOp, others: list[tt.WrapperOp] = ()) -> str:
     by_name = {k.sym_name.data: k for k in kernels}
     parts = [HEADER]
     for kernel in kernels:
         emitter = {"pointwise": _KernelEmitter, "matmul": MatmulKernelEmitter}.get(kernel.kernel_kind, _ReductionKernelEmitter)
         parts.append("\n\n" + emitter(kernel).emit())
         parts.append(f"\n\n{_configs_name(kernel)} = {_configs_literal(kernel)}\n")
+    for other in others:
+        parts.append("\n\n" + _emit_wrapper(other, by_name))
     parts.append("\n\n" + _emit_wrapper(wrapper, by_name))
-    parts.append("\n\n" + _precompile_table(wrapper, by_name))
+    parts.append("\n\n" + _precompile_table([*others, wrapper], by_name))
     return "".join(parts)
 
 

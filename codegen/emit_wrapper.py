@@ -195,6 +195,11 @@ def _launch_choice(op: tt.LaunchOp, kernels: dict[str, tt.KernelOp], context: st
     `if r0_numel <= bound:` the persistent kernel with the configs of R0_BLOCK =
     next_pow2(r0_numel), `else:` the looped one."""
     kernel = _kernel_of(op, op.kernel_name, kernels)
+    if op.unfused_name is not None:
+        # Timed against the same work unfused at its first run at these sizes (`choose`).
+        sizes = _host_tuple([e.expr for e in (op.ynumel, op.xnumel, op.r0_numel) if e is not None])
+        return [f"choose({kernel.sym_name.data}, lambda: {_launch(op, kernel, context)}, "
+                f"lambda: {op.unfused_name}([{', '.join(op.arg_names)}]), {sizes}, {context})"]
     if op.looped_kernel_name is None or op.persistent_max is None or op.r0_numel is None:
         return [_launch(op, kernel, context)]
     r0_numel = _host(op.r0_numel.expr)
@@ -239,18 +244,18 @@ def _launch_args(op: tt.LaunchOp, kernel: tt.KernelOp) -> list[str | sympy.Expr]
     return args
 
 
-def _precompile_table(wrapper: tt.WrapperOp, kernels: dict[str, tt.KernelOp]) -> str:
+def _precompile_table(wrappers: Sequence[tt.WrapperOp], kernels: dict[str, tt.KernelOp]) -> str:
     """`precompile = ((kernel, configs, (arg, ...)), ...)`: each distinct static
     launch as Triton's compile sees its arguments (a buffer as its torch dtype, a number as
     itself), so that `runtime.load_call` can compile every kernel before the first call
     reaches it. A launch over symbolic sizes, or passing a view that starts off a 16-byte
     boundary (a binary is specialized on alignment), is not listed: it compiles at its first
     launch, as every launch under the interpreter does."""
-    layouts = wrapper.layouts()
     entries: dict[str, None] = {}  # ordered, without repeats
-    for op in wrapper.body.block.ops:
+    for wrapper, op in ((w, op) for w in wrappers for op in w.body.block.ops):
         if not isinstance(op, tt.LaunchOp) or op.looped_kernel_name is not None:
             continue
+        layouts = wrapper.layouts()
         kernel = kernels[op.kernel_name]
         args = _launch_args(op, kernel)
         if kernel.size_args or _configs_by_r0_block(kernel) or any(not isinstance(a, str) and not a.is_Integer for a in args):

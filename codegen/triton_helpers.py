@@ -228,6 +228,7 @@ class _LaunchState:
 
     tuned: dict[tuple, dict] = field(default_factory=dict)
     binaries: dict[tuple, _Binary] = field(default_factory=dict)
+    fused_wins: dict[tuple, bool] = field(default_factory=dict)  # a GEMM kernel against its unfused work (`choose`)
     compiling: list = field(default_factory=list)  # `precompile`'s compiles under way (`_wait`)
     started: bool = False  # `precompile` has taken this kernel
 
@@ -303,6 +304,66 @@ def _kept_tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynu
     except OSError:
         pass  # a read-only cache: the next process tunes again
     return config
+
+
+def choose(kernel, fused: Callable[[], None], unfused: Callable[[], None], sizes: tuple, context: LaunchContext | None
+           ) -> None:
+    """Run a GEMM's fused kernel (`fused`: its launch) or the same work unfused (cuBLAS, then the
+    epilogue's own kernel), whichever is faster at these sizes: the first run at new sizes times
+    both from a cold L2 (`_work_ms`) and keeps the choice, on disk too (`_kept_choice`). Both
+    only write fresh outputs, so running each several times is harmless. Under the interpreter
+    the unfused work runs (timing means nothing there; `gemm=triton` runs the fused kernel)."""
+    if context is None:
+        unfused()
+        return
+    state = _launch_state(kernel)
+    wins = state.fused_wins.get(sizes)
+    if wins is None:
+        wins = state.fused_wins[sizes] = _kept_choice(kernel, fused, unfused, sizes)
+    (fused if wins else unfused)()
+
+
+def _kept_choice(kernel, fused: Callable[[], None], unfused: Callable[[], None], sizes: tuple) -> bool:
+    """Whether the fused kernel won, kept in `<cache>/autotune/<key>.json` with both times (the
+    key: the kernel's `cache_key`, the sizes, triton's version and the device), as `_kept_tuned`
+    keeps configs; `MLC_CACHE=0` times every process."""
+    import hashlib
+    import json
+
+    path = None
+    if cache_enabled():
+        fields = [kernel.cache_key, "against unfused", list(sizes), triton.__version__, device_description()]
+        path = cache_dir("autotune") / f"{hashlib.sha256(json.dumps(fields).encode()).hexdigest()}.json"
+        try:
+            kept = json.loads(path.read_text()).get("fused_wins")
+        except (OSError, ValueError, AttributeError):
+            kept = None
+        if isinstance(kept, bool):
+            return kept
+    flush = torch.empty(_flush_bytes(), dtype=torch.int8, device=DEVICE)
+    fused_ms, unfused_ms = _work_ms(fused, flush), _work_ms(unfused, flush)
+    if path is not None:
+        try:
+            write_atomic(path, json.dumps({"fused_wins": fused_ms <= unfused_ms, "fused_ms": fused_ms, "unfused_ms": unfused_ms}))
+        except OSError:
+            pass
+    return fused_ms <= unfused_ms
+
+
+def _work_ms(work: Callable[[], None], flush: torch.Tensor, n: int = 10) -> float:
+    """GPU milliseconds of `work` (one or a few launches and extern calls), the median of `n`
+    runs from a cold L2 with the GPU held while they are enqueued (`_kernel_ms`), after one run
+    that compiles and tunes what it launches."""
+    work()
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(n)]
+    _hold_gpu(2 * n * HOLD_GUESS_US)
+    for start, end in events:
+        flush.zero_()
+        start.record()
+        work()
+        end.record()
+    events[-1][1].synchronize()
+    return statistics.median(start.elapsed_time(end) for start, end in events)
 
 
 TUNE_MS = 0.5

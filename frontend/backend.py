@@ -80,7 +80,8 @@ def pipeline_spec(settings: Settings, explain_fusion: bool = False, keep_padded:
     """The `pipeline` setting or the default; a dump explains fusion (fusion.txt) and the moved
     collectives (overlap.txt), `debug` makes kernels assert that loaded positions are in bounds
     (`check-indices`), `max_autotune` offers the autotuner every config, `gemm="triton"` makes
-    mm/addmm Triton GEMMs (TF32 for f32 operands where torch allows it now), and `keep_padded`
+    mm/addmm Triton GEMMs (TF32 for f32 operands where torch allows it now; "auto": each timed
+    against cuBLAS plus its epilogue), and `keep_padded`
     returns pad-mm's padded results uncopied (as Inductor returns them: GPT-2's logits are 206
     MB). Options go to the passes the spec names bare."""
     from mlc.passes.registry import PIPELINES
@@ -88,13 +89,14 @@ def pipeline_spec(settings: Settings, explain_fusion: bool = False, keep_padded:
     spec = settings.pipeline or "default"
     passes = [q for p in spec.split(",") for q in (PIPELINES[p].spec.split(",") if p in PIPELINES else [p])]
     explain = ["explain=true"] if explain_fusion else []
-    triton_gemm = settings.gemm == "triton"
+    triton_gemm = settings.gemm in ("triton", "auto")
     options = {"fuse": explain, "overlap-comm": explain,
                "lower-aten": ["gemm=triton"] if triton_gemm else [],
                "realize": ["keep-padded-outputs=true"] if keep_padded else [],
                "convert-to-triton": (["check-indices=true"] if settings.debug else [])
                + (["autotune-pointwise=true"] if settings.max_autotune else [])
-               + (["tf32=true"] if triton_gemm and torch.backends.cuda.matmul.allow_tf32 else [])}
+               + (["tf32=true"] if triton_gemm and torch.backends.cuda.matmul.allow_tf32 else [])
+               + (["gemm=measure"] if settings.gemm == "auto" else [])}
     return ",".join(f"{p}{{{' '.join(options[p])}}}" if options.get(p) else p for p in passes)
 
 

@@ -25,7 +25,9 @@ coordinate-descent tuning).
 
 `gemm` (MLC_GEMM) says what runs mm and addmm: "extern" (the default) cuBLAS calls, with the
 pointwise work around them as separate kernels; "triton" mlc's own tiled `tl.dot` kernels with
-their epilogues fused (`passes/lowering/matmul.py`). Not yet chosen per GEMM by measurement.
+their epilogues fused (`passes/lowering/matmul.py`); "auto" those kernels, each timed at its
+first run against the same work as cuBLAS plus the epilogue's own kernel, the faster kept
+(`convert-to-triton{gemm=measure}`, `triton_helpers.choose`).
 """
 
 from __future__ import annotations
@@ -50,7 +52,8 @@ class Settings:
     # MLC_CHANNELS_LAST=0 turns it off: convolutions in channels-last where Inductor's rules say so
     # (frontend/channels_last.py), as Inductor's layout optimization does by default
     channels_last: bool = True
-    # MLC_GEMM: mm/addmm as cuBLAS calls ("extern") or as mlc's Triton GEMMs with their epilogues fused ("triton")
+    # MLC_GEMM: mm/addmm as cuBLAS calls ("extern"), as mlc's Triton GEMMs with their epilogues fused
+    # ("triton"), or those timed against cuBLAS plus the epilogue at their first run ("auto")
     gemm: str = "extern"
 
     @classmethod
@@ -83,7 +86,7 @@ OPTION_TYPES: dict[str, tuple[type, ...]] = {
     "channels_last": (bool,),
     "gemm": (str,),
 }
-OPTION_VALUES: dict[str, tuple[Any, ...]] = {"gemm": ("extern", "triton")}
+OPTION_VALUES: dict[str, tuple[Any, ...]] = {"gemm": ("extern", "triton", "auto")}
 
 
 def compile_settings(mode: str | None = None, options: Mapping[str, Any] | None = None,

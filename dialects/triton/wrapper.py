@@ -91,7 +91,12 @@ class LaunchOp(WrapperBodyOp):
 
     A persistent kernel over a symbolic r0_numel names the looped kernel that runs larger ones:
     `triton.launch @triton_per_fused_0(@a, @b) xnumel s0 r0_numel s1 else @triton_red_fused_1
-    when r0_numel > 1024` (the same buffers; which one runs is decided at run time)."""
+    when r0_numel > 1024` (the same buffers; which one runs is decided at run time).
+
+    A GEMM kernel may be timed against the same work unfused: `... r0_numel 96 against
+    @triton_mm_fused_0_unfused` names a `triton.wrapper` taking the launch's buffers (cuBLAS
+    and the epilogue's own kernel); the first run at these sizes times both and keeps the
+    faster (`triton_helpers.choose`)."""
 
     name = "triton.launch"
     kernel = prop_def(SymbolRefAttr)
@@ -101,14 +106,16 @@ class LaunchOp(WrapperBodyOp):
     ynumel = opt_prop_def(ExprAttr)
     looped = opt_prop_def(SymbolRefAttr)
     persistent_max = opt_prop_def(IntegerAttr[I64])
+    unfused = opt_prop_def(SymbolRefAttr)
     assembly_format = (
         "custom<SymbolRef>($kernel) `(` custom<SymbolRefs>($args) `)` (`ynumel` custom<Expr>($ynumel)^)? `xnumel` custom<Expr>($xnumel)"
-        " (`r0_numel` custom<Expr>($r0_numel)^)? (`else` custom<SymbolRef>($looped)^ `when` `r0_numel` ` ` `>` $persistent_max)? attr-dict"
+        " (`r0_numel` custom<Expr>($r0_numel)^)? (`else` custom<SymbolRef>($looped)^ `when` `r0_numel` ` ` `>` $persistent_max)?"
+        " (`against` custom<SymbolRef>($unfused)^)? attr-dict"
     )
 
     def __init__(
         self, kernel: str, args: Sequence[str], xnumel: sympy.Expr | int, r0_numel: sympy.Expr | int | None = None,
-        ynumel: sympy.Expr | int | None = None, looped: tuple[str, int] | None = None,
+        ynumel: sympy.Expr | int | None = None, looped: tuple[str, int] | None = None, unfused: str | None = None,
     ):
         props: dict[str, Attribute] = {"kernel": SymbolRefAttr(kernel), "args": _refs(args)}
         if ynumel is not None:
@@ -119,6 +126,8 @@ class LaunchOp(WrapperBodyOp):
         if looped is not None:
             props["looped"] = SymbolRefAttr(looped[0])
             props["persistent_max"] = IntegerAttr(looped[1], i64)
+        if unfused is not None:
+            props["unfused"] = SymbolRefAttr(unfused)
         super().__init__(properties=props)
 
     @property
@@ -128,6 +137,11 @@ class LaunchOp(WrapperBodyOp):
     @property
     def looped_kernel_name(self) -> str | None:
         return None if self.looped is None else self.looped.root_reference.data
+
+    @property
+    def unfused_name(self) -> str | None:
+        """The wrapper that does this GEMM kernel's work unfused, which it is timed against."""
+        return None if self.unfused is None else self.unfused.root_reference.data
 
     @property
     def kernel_names(self) -> list[str]:
@@ -171,6 +185,20 @@ class LaunchOp(WrapperBodyOp):
             )
         if self.looped is not None and self.persistent_max is not None:
             self._verify_choice(kernel, self.persistent_max.value.data)
+        if self.unfused_name is not None:
+            self._verify_unfused(kernel)
+
+    def _verify_unfused(self, kernel: KernelOp) -> None:
+        if kernel.kernel_kind != "matmul":
+            raise VerifyException(f"triton.launch: only a matmul kernel is timed against an unfused wrapper, not @{kernel.sym_name.data}")
+        wrapper = self.parent_op()
+        module = wrapper.parent_op() if wrapper is not None else None
+        found = None if module is None else next(
+            (op for op in module.regions[0].block.ops if isinstance(op, WrapperOp) and op.sym_name.data == self.unfused_name), None)
+        if module is not None and found is None:
+            raise VerifyException(f"triton.launch: no triton.wrapper @{self.unfused_name} in this module")
+        if found is not None and found.input_names() != self.arg_names:
+            raise VerifyException(f"triton.launch: @{self.unfused_name} takes {found.input_names()}, not the launch's buffers {self.arg_names}")
 
     def _verify_kernel(self, kernel: KernelOp) -> None:
         ptrs = kernel.body.block.args

@@ -61,7 +61,10 @@ DEFAULT configs); `tile-2d=true`, 2-D tiles for pointwise kernels with a transpo
 (false: every pointwise kernel is 1-D); `check-indices=false`, true makes each position loaded
 from memory assert its bounds on the device (a kernel compiled in Triton's debug mode; the
 backend sets it under `MLC_DEBUG=1`); `tf32=false`, true lets a GEMM of f32 operands multiply
-them as TF32 (the backend sets it from `torch.backends.cuda.matmul.allow_tf32`).
+them as TF32 (the backend sets it from `torch.backends.cuda.matmul.allow_tf32`); `gemm=fused`,
+`measure` gives each GEMM kernel whose operands are plain strided reads the wrapper
+`<kernel>_unfused` doing the same work as cuBLAS plus its epilogue kernel, which the launch is
+timed against at its first run (`triton.launch ... against @<kernel>_unfused`).
 
 Fails when: a fused group's members iterate incompatible sizes, or a body op has no Triton
 form (each names the node).
@@ -89,7 +92,7 @@ from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.passes.pipeline import option
 from mlc.passes.stages import check_stage
 from mlc.passes.to_triton.builder import GroupKernels
-from mlc.passes.to_triton.matmul import build_matmul_kernel
+from mlc.passes.to_triton.matmul import build_matmul_kernel, unfused
 from mlc.passes.to_triton.pointwise import build_pointwise_kernel
 from mlc.passes.to_triton.reduction import build_reduction_kernels
 
@@ -130,10 +133,13 @@ class ConvertToTritonPass(ModulePass):
     tile_2d: bool = option(True, "2-D (y, x) tiles for pointwise kernels with a transposed access; false: all 1-D")
     check_indices: bool = option(False, "positions loaded from memory assert their bounds on the device (MLC_DEBUG=1)")
     tf32: bool = option(False, "a GEMM of f32 operands may multiply them as TF32 (torch's allow_tf32)")
+    gemm: str = option("fused", "fused: a GEMM runs its kernel; measure: timed against cuBLAS plus its epilogue at the first run")
 
     def __post_init__(self) -> None:
         if self.persistent_reduction_threshold < 0 or self.num_sms < 1:
             raise ValueError("convert-to-triton: persistent-reduction-threshold must be >= 0 and num-sms >= 1")
+        if self.gemm not in ("fused", "measure"):
+            raise ValueError(f"convert-to-triton: gemm is fused or measure, got '{self.gemm}'")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_stage(self, op)
@@ -146,14 +152,16 @@ class ConvertToTritonPass(ModulePass):
             Rewriter.insert_op([*kernels, wrapper], InsertPoint.before(graph))
             Rewriter.erase_op(graph)
 
-    def convert(self, graph: buffer.GraphOp, target: Target = H100) -> tuple[list[triton.KernelOp], triton.WrapperOp]:
-        """The kernels of `graph` and the wrapper that runs them."""
+    def convert(self, graph: buffer.GraphOp, target: Target = H100) -> tuple[list[Operation], triton.WrapperOp]:
+        """The kernels of `graph` and the wrapper that runs them (the GEMMs' unfused
+        alternatives, `gemm=measure`, are wrappers too: listed with the kernels)."""
         conversion = _GraphConversion(self, target, _readers(graph), _named_by_host(graph))
         body: list[triton.WrapperBodyOp] = []
         for pos, node in enumerate(graph.body.block.ops):
             body.extend(conversion.node(pos, node))
         sizes = {o.buffer.data for o in body if isinstance(o, triton.SizeInputOp)}
-        return list(conversion.kernels.values()), triton.WrapperOp("call", Region(Block(_with_frees(body, sizes))))
+        kernels = [*conversion.kernels.values(), *conversion.unfused]
+        return kernels, triton.WrapperOp("call", Region(Block(_with_frees(body, sizes))))
 
 
 @dataclass
@@ -168,6 +176,7 @@ class _GraphConversion:
     layouts: dict[str, LayoutAttr] = field(default_factory=dict)
     roots: dict[str, str] = field(default_factory=dict)  # view name -> root storage name
     kernels: dict[str, triton.KernelOp] = field(default_factory=dict)
+    unfused: list[triton.WrapperOp] = field(default_factory=list)  # GEMM kernels' unfused alternatives
 
     def node(self, pos: int, node: Operation) -> list[triton.WrapperBodyOp]:
         """The wrapper ops of the graph's node at `pos` (a kernel's launch, with its allocations)."""
@@ -214,7 +223,28 @@ class _GraphConversion:
         allocs = [triton.AllocOp(m.buffer.data, m.layout) for m in members
                   if m.buffer.data not in local and not isinstance(m, buffer.ScatterOp)]
         looped = (names[1], built.persistent_max) if built.persistent_max is not None else None
-        return [*allocs, triton.LaunchOp(names[0], built.args, built.numel, built.rnumel, built.ynumel, looped)]
+        against = self._unfused(names[0], built.args, members, local) if self.options.gemm == "measure" else None
+        return [*allocs, triton.LaunchOp(names[0], built.args, built.numel, built.rnumel, built.ynumel, looped, against)]
+
+    def _unfused(self, kernel: str, args: list[str], members: list[buffer.ComputedOp], local: set[str]) -> str | None:
+        """For a GEMM kernel: the wrapper `<kernel>_unfused` doing its work as cuBLAS plus an
+        epilogue kernel over the same buffers (`matmul.unfused`), which the launch is timed
+        against; None for any other kernel, or one whose operands are not plain strided reads."""
+        if not any(isinstance(m, buffer.ComputedOp) and m.is_contraction for m in members):
+            return None
+        work = unfused(members, self.roots)
+        if work is None:
+            return None
+        self.layouts[work.product] = work.product_layout
+        epilogue = build_pointwise_kernel(work.members, self.layouts, self.roots, local, self.target,
+                                          self.options.autotune_pointwise, self.options.tile_2d, self.options.check_indices)
+        name = self._emit(epilogue, work.members)[0]
+        body: list[triton.WrapperBodyOp] = [triton.InputOp(a, self.layouts[a]) for a in args]
+        body += [*work.views, work.call, triton.LaunchOp(name, epilogue.args, epilogue.numel, None, epilogue.ynumel),
+                 triton.FreeOp([v.buffer.data for v in work.views] + [work.product]), triton.ReturnOp([])]
+        wrapper = triton.WrapperOp(f"{kernel}_unfused", Region(Block(body)))
+        self.unfused.append(wrapper)
+        return wrapper.sym_name.data
 
     def _build(self, members: list[buffer.ComputedOp], local: set[str]) -> GroupKernels:
         options, target = self.options, self.target

@@ -31,12 +31,12 @@ from dataclasses import dataclass, field
 
 import sympy
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import ArrayAttr, Float32Type
+from xdsl.dialects.builtin import ArrayAttr, Float32Type, SymbolRefAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import PassFailedException
 
 from mlc.analysis import kernel_shape as ks
-from mlc.analysis.flat_index import simplify_index
+from mlc.analysis.flat_index import affine_strides, simplify_index
 from mlc.analysis.launch import blocks_divide, matmul_configs
 from mlc.dialects import buffer, triton
 from mlc.dialects.buffer_layout import LayoutAttr, element_bytes
@@ -224,3 +224,68 @@ def build_matmul_kernel(
     kernel.properties["configs"] = ArrayAttr(configs)
     return GroupKernels([kernel], builder.launch_args(), n, k, m)
 
+
+
+# ---------------------------------------------------------------------------------------------
+# The same work unfused: cuBLAS, then the epilogue as its own kernel
+
+
+@dataclass
+class Unfused:
+    """A GEMM group's work without its fused kernel: `views` of the operands as the contraction
+    reads them, the `call` of aten's mm writing `product`, and the group's `members` with the
+    contraction made a pointwise that reads the product and runs its epilogue."""
+
+    views: list[triton.ViewOp]
+    call: triton.ExternOp
+    product: str
+    product_layout: LayoutAttr
+    members: list[buffer.ComputedOp]
+
+
+def unfused(members: Sequence[buffer.ComputedOp], roots: dict[str, str]) -> Unfused | None:
+    """The group as cuBLAS plus a pointwise kernel, where the contraction's operands are plain
+    strided reads (loads at affine indices, no prologue computed on them); None otherwise."""
+    node = next(m for m in members if m.is_contraction)
+    dot = node.dot_op()
+    assert dot is not None
+    (m, n), k = node.range_exprs, node.reduction_range_exprs[0]
+    i0, i1, r0 = symbol("i0"), symbol("i1"), symbol("r0_0")
+    name = node.buffer.data
+    views = [_operand_view(dot.lhs, [i0, r0], [m, k], f"{name}_lhs", roots),
+             _operand_view(dot.rhs, [r0, i1], [k, n], f"{name}_rhs", roots)]
+    if None in views:
+        return None
+    dtype = dot.lhs.type
+    product, layout = f"{name}_mm", LayoutAttr([m, n], [n, 1], dtype)
+    args = [SymbolRefAttr(v.buffer.data) for v in views]  # type: ignore[union-attr]
+    call = triton.ExternOp([product], [layout], "mm.default", args, fresh=True)
+    block = Block()
+    read = buffer.LoadOp(product, n * i0 + i1, dtype)
+    block.add_op(read)
+    value = read.result
+    if dtype != dot.result.type:
+        widen = arith.ExtFOp(value, dot.result.type)
+        block.add_op(widen)
+        value = widen.result
+    chains = _chain(dot.lhs) | _chain(dot.rhs)
+    mapping: dict[SSAValue, SSAValue] = {dot.result: value}
+    for op in node.body.block.ops:
+        if op not in chains and op is not dot:
+            block.add_op(op.clone(value_mapper=mapping))
+    pointwise = buffer.ComputedOp(name, node.layout, node.range_exprs, Region(block), origins=node.origin_names)
+    rest = [pointwise if x is node else x for x in members]
+    return Unfused(views, call, product, layout, rest)  # type: ignore[arg-type]
+
+
+def _operand_view(value: SSAValue, variables: list[sympy.Symbol], sizes: list[sympy.Expr], name: str,
+                  roots: dict[str, str]) -> triton.ViewOp | None:
+    load = value.owner
+    if not isinstance(load, buffer.LoadOp) or load.mask is not None or load.indirect:
+        return None
+    strided = affine_strides(load.index.expr, variables)
+    if strided is None:
+        return None
+    offset, strides = strided
+    source = roots.get(load.buffer_name, load.buffer_name)
+    return triton.ViewOp(name, source, LayoutAttr(sizes, strides, value.type, offset))

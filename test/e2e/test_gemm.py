@@ -88,3 +88,17 @@ def test_tf32_where_torch_allows_it(make):
         assert f'input_precision="{precision}"' in compiled.source
         tol = 1e-2 if allowed else 1e-4
         torch.testing.assert_close(compiled(x, w), x @ w, atol=tol * 8, rtol=tol)
+
+
+def test_auto_times_each_gemm_against_its_unfused_work(check_grad, make, monkeypatch):
+    """`gemm=auto`: each GEMM kernel whose operands are plain strided reads is launched through
+    `choose`, against the same work as cuBLAS plus its epilogue's own kernel (which runs under
+    the interpreter; a GPU times both); forward and backward against eager."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    monkeypatch.setenv("MLC_GEMM", "auto")
+    x, w, b = make(40, 24, grad=True), make(56, 24, grad=True), make(56, grad=True)
+    fn = lambda x, w, b: F.gelu(F.linear(x, w, b))  # noqa: E731
+    compiled = mlc.compile_fx(make_fx(fn)(x.detach(), w.detach(), b.detach()), [x.detach(), w.detach(), b.detach()])
+    assert "choose(" in compiled.source and "_unfused([" in compiled.source and "torch.mm(" in compiled.source
+    check_grad(fn, x, w, b, atol=1e-4, rtol=1e-4)
