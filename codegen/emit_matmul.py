@@ -66,6 +66,17 @@ class MatmulKernelEmitter(_ReductionKernelEmitter):
         else:
             super()._op(op)
 
+    def load(self, op: tt.LoadOp) -> None:
+        """In the loop a load reads a tile of A ([YBLOCK, R0_BLOCK]) or of B ([R0_BLOCK, XBLOCK]),
+        as its index says: the shape a value mask (a padded operand's) may need its pointers in."""
+        if self.shape == _TILE:
+            super().load(op)
+            return
+        names = {s.name for s in op.index.expr.free_symbols}
+        self.shape = "[YBLOCK, R0_BLOCK]" if names & {"yindex", "r0_index"} else "[R0_BLOCK, XBLOCK]" if names else "[1, 1]"
+        super().load(op)
+        self.shape = "[1, 1]"
+
     def dot(self, op: tt.DotOp) -> None:
         a = f"tl.broadcast_to({self.v(op.lhs)}, [YBLOCK, R0_BLOCK])"
         b = f"tl.broadcast_to({self.v(op.rhs)}, [R0_BLOCK, XBLOCK])"

@@ -422,8 +422,8 @@ class ComputedOp(BodyNode):
         if reduces and not self.is_reduction:
             raise VerifyException("buffer.reduce needs a computed node with reduce ranges")
         if (dot := self.dot_op()) is not None:
-            if reduces:
-                raise VerifyException(f"buffer.computed '{self.buffer.data}': a contraction (buffer.dot) has no other buffer.reduce")
+            if reduces or sum(isinstance(op, DotOp) for op in self.body.block.ops) > 1:
+                raise VerifyException(f"buffer.computed '{self.buffer.data}': a contraction has one buffer.dot and no buffer.reduce")
             verify_contraction(self, dot, len(self.range_exprs), len(self.reduction_range_exprs))
         elif self.is_reduction and not reduces:
             raise VerifyException(

@@ -284,7 +284,7 @@ class ReductionOp(LoopsBodyOp):
         return [op for op in self.body.block.ops if isinstance(op, ReduceOp)]
 
     def dot_op(self) -> DotOp | None:
-        """The contraction's `loops.dot`, if this reduction is one."""
+        """The contraction's `loops.dot`, if this reduction is one (the verifier allows one)."""
         return next((op for op in self.body.block.ops if isinstance(op, DotOp)), None)
 
     def index_symbols(self) -> set[str]:
@@ -294,8 +294,8 @@ class ReductionOp(LoopsBodyOp):
         self._verify_body()
         dot = self.dot_op()
         if dot is not None:
-            if self.reduce_ops():
-                raise VerifyException("loops.reduction: a contraction (loops.dot) has no other loops.reduce")
+            if self.reduce_ops() or sum(isinstance(op, DotOp) for op in self.body.block.ops) > 1:
+                raise VerifyException("loops.reduction: a contraction has one loops.dot and no loops.reduce")
             verify_contraction(self, dot, len(self.ranges), len(self.reduction_ranges))
         elif not self.reduce_ops():
             raise VerifyException("loops.reduction: the body has no loops.reduce")

@@ -155,8 +155,8 @@ class ReduceOp(MaskedBodyOp):
 
     def verify_(self) -> None:
         kernel = self.kernel()
-        if kernel.kernel_kind == "pointwise":
-            raise VerifyException("triton.reduce: a pointwise kernel has no reduction dimension")
+        if kernel.kernel_kind in ("pointwise", "matmul"):
+            raise VerifyException(f"triton.reduce: a {kernel.kernel_kind} kernel has no reduction dimension to reduce")
         if self.in_rloop():
             raise VerifyException("triton.reduce: reduce after the triton.rloop; inside it, use triton.accumulate")
         kind = self.reduction_kind
@@ -216,8 +216,8 @@ class AccumulateOp(MaskedBodyOp):
 
     def verify_(self) -> None:
         kernel = self.kernel()
-        if not self.in_rloop():
-            raise VerifyException("triton.accumulate must be inside triton.rloop")
+        if not self.in_rloop() or kernel.kernel_kind != "reduction":
+            raise VerifyException("triton.accumulate must be inside the triton.rloop of a looped reduction kernel")
         accs = [a.type for a in self.accumulators]
         _verify_kind_types(self, self.reduction_kind, self.value.type, accs, accumulators=True)
         if [r.type for r in self.results] != accs:

@@ -242,7 +242,8 @@ class _GraphConversion:
         body: list[triton.WrapperBodyOp] = [triton.InputOp(a, self.layouts[a]) for a in args]
         body += [*work.views, work.call, triton.LaunchOp(name, epilogue.args, epilogue.numel, None, epilogue.ynumel),
                  triton.FreeOp([v.buffer.data for v in work.views] + [work.product]), triton.ReturnOp([])]
-        wrapper = triton.WrapperOp(f"{kernel}_unfused", Region(Block(body)))
+        # One per launch: a kernel launched by several groups (identical layers) is timed once.
+        wrapper = triton.WrapperOp(f"{kernel}_unfused{len(self.unfused)}", Region(Block(body)))
         self.unfused.append(wrapper)
         return wrapper.sym_name.data
 

@@ -273,7 +273,7 @@ triton.kernel @k persistent_reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_nu
 
 triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) xnumel 8 {
   %0 = triton.load %in_ptr0[xindex] mask xmask : f32
-  // expected-error@+1 {{a pointwise kernel has no reduction dimension}}
+  // expected-error@+1 {{a pointwise kernel has no reduction dimension to reduce}}
   %1 = triton.reduce sum %0 mask xmask : f32 -> f32
 }
 
@@ -353,7 +353,7 @@ triton.kernel @k reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9000 {
 
 triton.kernel @k persistent_reduction(%in_ptr0: !triton.ptr<f32>) xnumel 8 r0_numel 9 {
   %0 = arith.constant 0.0 : f32
-  // expected-error@+1 {{triton.accumulate must be inside triton.rloop}}
+  // expected-error@+1 {{triton.accumulate must be inside the triton.rloop of a looped reduction kernel}}
   %1 = triton.accumulate sum %0 into %0 : f32 -> f32
 }
 

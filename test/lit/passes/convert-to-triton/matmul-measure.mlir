@@ -1,0 +1,64 @@
+// RUN: mlc-opt %s --convert-to-triton="gemm=measure" | filecheck %s
+// RUN: mlc-opt %s --convert-to-triton="gemm=measure" | mlc-opt | filecheck %s
+// RUN: mlc-opt %s --convert-to-triton="gemm=measure" | mlc-translate --emit-python | filecheck %s --check-prefix=PY
+// RUN: not mlc-opt %s --convert-to-triton="gemm=sometimes" 2>&1 | filecheck %s --check-prefix=BAD
+
+// gemm=measure: a GEMM kernel whose operands are plain strided reads is launched `against` a
+// wrapper doing the same work unfused over the same buffers: views of the operands as the
+// contraction reads them (B transposed here), aten's mm, and the epilogue (bias + gelu) as a
+// pointwise kernel reading the product; the first run times both (`choose`).
+// CHECK:       triton.kernel @triton_mm_fused_addmm_gelu_t_0 matmul(
+// CHECK:       triton.kernel @triton_poi_fused_addmm_gelu_t_1 pointwise(
+// CHECK:       triton.wrapper @triton_mm_fused_addmm_gelu_t_0_unfused0 {
+// CHECK-NEXT:    triton.input "x" #buffer.layout<[64, 96], [96, 1], bf16>
+// CHECK-NEXT:    triton.input "w" #buffer.layout<[128, 96], [96, 1], bf16>
+// CHECK-NEXT:    triton.input "b" #buffer.layout<[128], [1], bf16>
+// CHECK-NEXT:    triton.input "buf1" #buffer.layout<[64, 128], [128, 1], bf16>
+// CHECK-NEXT:    triton.view "buf0_lhs" = @x #buffer.layout<[64, 96], [96, 1], bf16>
+// CHECK-NEXT:    triton.view "buf0_rhs" = @w #buffer.layout<[96, 128], [1, 96], bf16>
+// CHECK-NEXT:    triton.extern "buf0_mm" = "mm.default" {args = [@buf0_lhs, @buf0_rhs], fresh} : #buffer.layout<[64, 128], [128, 1], bf16>
+// CHECK-NEXT:    triton.launch @triton_poi_fused_addmm_gelu_t_1(@buf0_mm, @b, @buf1) xnumel 8192
+// CHECK-NEXT:    triton.free @buf0_lhs, @buf0_rhs, @buf0_mm
+// CHECK-NEXT:    triton.return
+// CHECK:       triton.wrapper @call {
+// CHECK:         triton.launch @triton_mm_fused_addmm_gelu_t_0(@x, @w, @b, @buf1) ynumel 64 xnumel 128 r0_numel 96 against @triton_mm_fused_addmm_gelu_t_0_unfused0
+// PY:          def triton_mm_fused_addmm_gelu_t_0_unfused0(args):
+// PY:            buf0_mm = torch.mm(buf0_lhs, buf0_rhs)
+// PY:            launch(triton_poi_fused_addmm_gelu_t_1,
+// PY:          def call(args):
+// PY:            choose(triton_mm_fused_addmm_gelu_t_0, lambda: launch(triton_mm_fused_addmm_gelu_t_0, {{.*}}, lambda: triton_mm_fused_addmm_gelu_t_0_unfused0([x, w, b, buf1]), (64, 128, 96), launches)
+// BAD: gemm is fused or measure, got 'sometimes'
+builtin.module {
+  buffer.graph @mm_bias_gelu {
+    buffer.input "x" #buffer.layout<[64, 96], [96, 1], bf16>
+    buffer.input "w" #buffer.layout<[128, 96], [96, 1], bf16>
+    buffer.input "b" #buffer.layout<[128], [1], bf16>
+    buffer.fused {
+      buffer.computed "buf0" #buffer.layout<[64, 128], [128, 1], bf16> ranges [64, 128] reduce [96] origins ["addmm", "t"] {
+        %0 = buffer.load @x[r0_0 + 96*i0] : bf16
+        %1 = buffer.load @w[r0_0 + 96*i1] : bf16
+        %2 = buffer.dot %0, %1 : bf16, bf16 -> f32
+        %3 = buffer.load @b[i1] : bf16
+        %4 = arith.extf %3 : bf16 to f32
+        %5 = arith.addf %2, %4 : f32
+        %6 = arith.truncf %5 : f32 to bf16
+        buffer.store @buf0[i1 + 128*i0], %6 : bf16
+      }
+      buffer.computed "buf1" #buffer.layout<[64, 128], [128, 1], bf16> ranges [8192] origins ["gelu"] {
+        %7 = buffer.load @buf0[i0] : bf16
+        %8 = arith.extf %7 : bf16 to f32
+        %9 = arith.constant 5.000000e-01 : f32
+        %10 = arith.constant 1.000000e+00 : f32
+        %11 = arith.constant 0.707106769 : f32
+        %12 = arith.mulf %8, %11 : f32
+        %13 = math.erf %12 : f32
+        %14 = arith.addf %10, %13 : f32
+        %15 = arith.mulf %8, %9 : f32
+        %16 = arith.mulf %15, %14 : f32
+        %17 = arith.truncf %16 : f32 to bf16
+        buffer.store @buf1[i0], %17 : bf16
+      }
+    }
+    buffer.output @buf1
+  }
+}

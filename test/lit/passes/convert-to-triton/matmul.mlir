@@ -1,0 +1,118 @@
+// RUN: mlc-opt %s --split-input-file --convert-to-triton | filecheck %s
+// RUN: mlc-opt %s --split-input-file --convert-to-triton | mlc-opt --split-input-file | filecheck %s
+// RUN: mlc-opt %s --split-input-file --convert-to-triton="tf32=true" | filecheck %s --check-prefix=TF32
+
+// GEMM kernels (triton_mm_...): a group holding a contraction is a `matmul` kernel, ynumel M
+// rows by xnumel N columns over r0_numel K. Its triton.rloop loads the A tile along
+// (r0_index, yindex) and the B tile along (r0_index_t, xindex) and accumulates their
+// triton.dot in f32; the contraction's own epilogue and the fused members follow the loop on
+// the accumulator tile, then the store. Masks only where some config's blocks do not divide
+// M, N or K. tf32=true lets f32 products use TF32; bf16 products are exact ("ieee") anyway.
+
+// bf16 addmm + relu, 256 x 256 over 128: every block divides, no mask; bias and relu after the loop.
+// CHECK-LABEL: triton.kernel @triton_mm_fused_addmm_relu_t_0 matmul(%in_ptr0: !triton.ptr<bf16>, %in_ptr1: !triton.ptr<bf16>, %in_ptr2: !triton.ptr<bf16>, %out_ptr0: !triton.ptr<bf16>) ynumel 256 xnumel 256 r0_numel 128 origins ["addmm", "relu", "t"] configs [#triton.config<YBLOCK = 128, XBLOCK = 128, R0_BLOCK = 64, num_warps = 8, num_stages = 3>, #triton.config<YBLOCK = 128, XBLOCK = 256, R0_BLOCK = 64, num_warps = 8, num_stages = 3>, #triton.config<YBLOCK = 64, XBLOCK = 128, R0_BLOCK = 64, num_warps = 4, num_stages = 4>, #triton.config<YBLOCK = 128, XBLOCK = 64, R0_BLOCK = 64, num_warps = 4, num_stages = 4>, #triton.config<YBLOCK = 64, XBLOCK = 64, R0_BLOCK = 64, num_warps = 4, num_stages = 3>, #triton.config<YBLOCK = 64, XBLOCK = 64, R0_BLOCK = 32, num_warps = 4, num_stages = 2>] {
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[ACC:.*]] = triton.rloop iter_args(%[[A:.*]] = %[[ZERO]] : f32) {
+// CHECK-NEXT:      %[[L:.*]] = triton.load %in_ptr0[r0_index + 128*yindex] : bf16
+// CHECK-NEXT:      %[[R:.*]] = triton.load %in_ptr1[r0_index_t + 128*xindex] : bf16
+// CHECK-NEXT:      %[[D:.*]] = triton.dot %[[L]], %[[R]] into %[[A]] "ieee" : bf16, bf16 -> f32
+// CHECK-NEXT:      triton.yield %[[D]] : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[BIAS:.*]] = triton.load %in_ptr2[xindex] : bf16
+// CHECK-NEXT:    %[[WIDE:.*]] = arith.extf %[[BIAS]] : bf16 to f32
+// CHECK-NEXT:    %{{.*}} = arith.addf %[[ACC]], %[[WIDE]] : f32
+// CHECK:         %[[RELU:.*]] = arith.maximumf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:    %[[OUT:.*]] = arith.truncf %[[RELU]] : f32 to bf16
+// CHECK-NEXT:    triton.store %out_ptr0[xindex + 256*yindex], %[[OUT]] : bf16
+// CHECK-NEXT:  }
+// CHECK:         triton.launch @triton_mm_fused_addmm_relu_t_0(@x, @w, @b, @buf1) ynumel 256 xnumel 256 r0_numel 128
+// TF32-LABEL: triton.kernel @triton_mm_fused_addmm_relu_t_0 matmul
+// TF32:         triton.dot %{{.*}}, %{{.*}} into %{{.*}} "ieee" : bf16, bf16 -> f32
+buffer.graph @aligned_bf16 {
+  buffer.input "x" #buffer.layout<[256, 128], [128, 1], bf16>
+  buffer.input "w" #buffer.layout<[256, 128], [128, 1], bf16>
+  buffer.input "b" #buffer.layout<[256], [1], bf16>
+  buffer.fused {
+    buffer.computed "buf0" #buffer.layout<[256, 256], [256, 1], bf16> ranges [256, 256] reduce [128] origins ["addmm", "t"] {
+      %0 = buffer.load @x[r0_0 + 128*i0] : bf16
+      %1 = buffer.load @w[r0_0 + 128*i1] : bf16
+      %2 = buffer.dot %0, %1 : bf16, bf16 -> f32
+      %3 = buffer.load @b[i1] : bf16
+      %4 = arith.extf %3 : bf16 to f32
+      %5 = arith.addf %2, %4 : f32
+      %6 = arith.truncf %5 : f32 to bf16
+      buffer.store @buf0[i1 + 256*i0], %6 : bf16
+    }
+    buffer.computed "buf1" #buffer.layout<[256, 256], [256, 1], bf16> ranges [65536] origins ["relu"] {
+      %7 = buffer.load @buf0[i0] : bf16
+      %8 = arith.extf %7 : bf16 to f32
+      %9 = arith.constant 0.000000e+00 : f32
+      %10 = arith.maximumf %8, %9 : f32
+      %11 = arith.truncf %10 : f32 to bf16
+      buffer.store @buf1[i0], %11 : bf16
+    }
+  }
+  buffer.output @buf1
+}
+
+// -----
+
+// f32 mm * c, 37 x 50 over 29: A masked by ymask, r0_mask; B by xmask, r0_mask_t; epilogue and store by both.
+// CHECK-LABEL: triton.kernel @triton_mm_fused_mm_mul_0 matmul(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %in_ptr2: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) ynumel 37 xnumel 50 r0_numel 29 origins ["mm", "mul"] configs [#triton.config<YBLOCK = 64, XBLOCK = 64, R0_BLOCK = 32, num_warps = 8, num_stages = 3>, #triton.config<YBLOCK = 64, XBLOCK = 64, R0_BLOCK = 32, num_warps = 4, num_stages = 4>, #triton.config<YBLOCK = 64, XBLOCK = 64, R0_BLOCK = 32, num_warps = 4, num_stages = 3>, #triton.config<YBLOCK = 64, XBLOCK = 64, R0_BLOCK = 16, num_warps = 4, num_stages = 2>] {
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[ACC:.*]] = triton.rloop iter_args(%[[A:.*]] = %[[ZERO]] : f32) {
+// CHECK-NEXT:      %[[L:.*]] = triton.load %in_ptr0[r0_index + 29*yindex] mask ymask, r0_mask other 0.000000e+00 : f32
+// CHECK-NEXT:      %[[R:.*]] = triton.load %in_ptr1[xindex + 50*r0_index_t] mask xmask, r0_mask_t other 0.000000e+00 : f32
+// CHECK-NEXT:      %[[D:.*]] = triton.dot %[[L]], %[[R]] into %[[A]] "ieee" : f32, f32 -> f32
+// CHECK-NEXT:      triton.yield %[[D]] : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[C:.*]] = triton.load %in_ptr2[xindex + 50*yindex] mask ymask, xmask other 0.000000e+00 : f32
+// CHECK-NEXT:    %[[P:.*]] = arith.mulf %[[ACC]], %[[C]] : f32
+// CHECK-NEXT:    triton.store %out_ptr0[xindex + 50*yindex], %[[P]] mask ymask, xmask : f32
+// CHECK-NEXT:  }
+// CHECK:         triton.launch @triton_mm_fused_mm_mul_0(@a, @b, @c, @buf1) ynumel 37 xnumel 50 r0_numel 29
+// TF32-LABEL: triton.kernel @triton_mm_fused_mm_mul_0 matmul
+// TF32:         triton.dot %{{.*}}, %{{.*}} into %{{.*}} "tf32" : f32, f32 -> f32
+buffer.graph @odd_f32 {
+  buffer.input "a" #buffer.layout<[37, 29], [29, 1], f32>
+  buffer.input "b" #buffer.layout<[29, 50], [50, 1], f32>
+  buffer.input "c" #buffer.layout<[37, 50], [50, 1], f32>
+  buffer.fused {
+    buffer.computed "buf0" #buffer.layout<[37, 50], [50, 1], f32> ranges [37, 50] reduce [29] origins ["mm"] {
+      %0 = buffer.load @a[r0_0 + 29*i0] : f32
+      %1 = buffer.load @b[i1 + 50*r0_0] : f32
+      %2 = buffer.dot %0, %1 : f32, f32 -> f32
+      buffer.store @buf0[i1 + 50*i0], %2 : f32
+    }
+    buffer.computed "buf1" #buffer.layout<[37, 50], [50, 1], f32> ranges [1850] origins ["mul"] {
+      %3 = buffer.load @buf0[i0] : f32
+      %4 = buffer.load @c[i0] : f32
+      %5 = arith.mulf %3, %4 : f32
+      buffer.store @buf1[i0], %5 : f32
+    }
+  }
+  buffer.output @buf1
+}
+
+// -----
+
+// An inlined exp prologue on A (exp(0) = 1): the dot masks its lhs with r0_mask; the plain B load needs none.
+// CHECK-LABEL: triton.kernel @triton_mm_fused_exp_mm_0 matmul
+// CHECK:           %[[L:.*]] = triton.load %in_ptr0[r0_index + 29*yindex] mask ymask, r0_mask other 0.000000e+00 : f32
+// CHECK-NEXT:      %[[E:.*]] = math.exp %[[L]] : f32
+// CHECK-NEXT:      %[[R:.*]] = triton.load %in_ptr1[xindex + 50*r0_index_t] mask xmask, r0_mask_t other 0.000000e+00 : f32
+// CHECK-NEXT:      %{{.*}} = triton.dot %[[E]], %[[R]] into %{{.*}} mask r0_mask "ieee" : f32, f32 -> f32
+// TF32-LABEL: triton.kernel @triton_mm_fused_exp_mm_0 matmul
+// TF32:         triton.dot %{{.*}}, %{{.*}} into %{{.*}} mask r0_mask "tf32" : f32, f32 -> f32
+buffer.graph @prologue {
+  buffer.input "a" #buffer.layout<[37, 29], [29, 1], f32>
+  buffer.input "b" #buffer.layout<[29, 50], [50, 1], f32>
+  buffer.computed "buf0" #buffer.layout<[37, 50], [50, 1], f32> ranges [37, 50] reduce [29] origins ["exp", "mm"] {
+    %0 = buffer.load @a[r0_0 + 29*i0] : f32
+    %1 = math.exp %0 : f32
+    %2 = buffer.load @b[i1 + 50*r0_0] : f32
+    %3 = buffer.dot %1, %2 : f32, f32 -> f32
+    buffer.store @buf0[i1 + 50*i0], %3 : f32
+  }
+  buffer.output @buf0
+}
