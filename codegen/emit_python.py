@@ -144,7 +144,7 @@ def _parts(module: ModuleOp) -> tuple[list[tt.KernelOp], tt.WrapperOp, list[tt.W
             raise EmitError(f"{_where(op)}: emit-python expects triton.kernel and triton.wrapper ops, got {op.name}", op)
     calls = [w for w in wrappers if w.sym_name.data == "call"] if len(wrappers) > 1 else wrappers
     if len(calls) != 1:
-        raise EmitError(f"emit-python expects one triton.wrapper (or one @call among several), found {len(wrappers)}")
+        raise EmitError(f"emit-python expects one triton.wrapper, found {len(wrappers)}" + (" and no @call" if wrappers else ""))
     return kernels, calls[0], [w for w in wrappers if w is not calls[0]]
 
 

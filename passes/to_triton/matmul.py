@@ -209,8 +209,13 @@ def build_matmul_kernel(
     """The kernel of a group holding a contraction, with its configs."""
     dot = next(m for m in members if m.is_contraction)
     (m, n), k = dot.range_exprs, dot.reduction_range_exprs[0]
-    operand = dot.dot_op().lhs.type  # type: ignore[union-attr]
-    configs = matmul_configs(m, n, k, element_bytes(operand), autotune)
+    contraction = dot.dot_op()
+    assert contraction is not None
+    operand = contraction.lhs.type
+    # The tiles' shared memory holds what the loop loads: an inlined prologue's wider reads (a
+    # bf16 operand cast from f32) take more of it than the operand's type says.
+    loaded = [op.result.type for op in _chain(contraction.lhs) | _chain(contraction.rhs) if isinstance(op, buffer.LoadOp)]
+    configs = matmul_configs(m, n, k, max(map(element_bytes, [operand, *loaded])), autotune)
     blocks = {name: [c.block_sizes[b] for c in configs] for name, b in
               (("ymask", "YBLOCK"), ("xmask", "XBLOCK"), ("r0_mask", "R0_BLOCK"), ("r0_mask_t", "R0_BLOCK"))}
     sizes = {"ymask": m, "xmask": n, "r0_mask": k, "r0_mask_t": k}
