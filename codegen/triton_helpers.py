@@ -23,6 +23,7 @@ between the GPU and Triton's interpreter is decided here, once, at import.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import statistics
 import time
@@ -41,6 +42,7 @@ import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 from triton import knobs  # noqa: E402
 from triton.runtime import driver  # noqa: E402
+from triton.runtime.errors import OutOfResources  # noqa: E402
 
 from mlc.codegen.cache import cache_dir, cache_enabled, write_atomic  # noqa: E402
 
@@ -373,11 +375,21 @@ TUNE_LAUNCHES = 50
 
 def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> dict:
     """The fastest of `configs` on these arguments (all compiled together first). Each config
-    runs once (`_run_binding`) and is then timed through its C launcher (`_kernel_ms`)."""
+    runs once (`_run_binding`) and is then timed through its C launcher (`_kernel_ms`); one
+    that needs more of the GPU than it has is left out, as Inductor's autotuner leaves it (where
+    every config does, the launch of the first reports it)."""
     _compile_all([(kernel, configs, args)], min(len(configs), os.cpu_count() or 1))
     _launch_state(kernel).compiling.clear()  # all finished, and in the kernel's cache
     flush = torch.empty(_flush_bytes(), dtype=torch.int8, device=DEVICE)
-    return min(configs, key=lambda config: _kernel_ms(_run_binding(kernel, config, xnumel, ynumel, args), args, flush))
+
+    def ms(config: dict) -> float:
+        try:
+            binary = _run_binding(kernel, config, xnumel, ynumel, args)
+        except OutOfResources:  # more shared memory than the GPU has (a GEMM's big tile with an
+            return math.inf  # epilogue that converts the accumulator's layout): never picked
+        return _kernel_ms(binary, args, flush)
+
+    return min(configs, key=ms)
 
 
 def _flush_bytes() -> int:
