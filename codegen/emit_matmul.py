@@ -44,8 +44,8 @@ class MatmulKernelEmitter(_ReductionKernelEmitter):
             _jit(k), f"def {k.sym_name.data}({', '.join(params)}):", *_static_numels(k),
             f"    GROUP_Y: tl.constexpr = {GROUP_Y}",
             f"    pid = tl.program_id(0){self.widen} + {y_program}{self.widen} * tl.num_programs(0)",
-            "    y_tiles = tl.cdiv(ynumel, YBLOCK)",
-            "    x_tiles = tl.cdiv(xnumel, XBLOCK)",
+            "    y_tiles = (ynumel + YBLOCK - 1) // YBLOCK",  # not tl.cdiv: a jit function of triton.language
+            "    x_tiles = (xnumel + XBLOCK - 1) // XBLOCK",
             "    first_y = (pid // (GROUP_Y * x_tiles)) * GROUP_Y",
             "    group_rows = tl.minimum(y_tiles - first_y, GROUP_Y)",
             "    yoffset = (first_y + (pid % (GROUP_Y * x_tiles)) % group_rows) * YBLOCK",

@@ -55,12 +55,14 @@ class MatmulKernelBuilder(KernelBuilder):
     rnumel: sympy.Expr = sympy.Integer(1)
     constant_masks: frozenset[str] = frozenset()  # the masks every config's blocks make constant
     precision: str = "ieee"
+    # The K loop: its ops (`place` puts them there while `in_loop`), their CSE table, the
+    # accumulator's init before it and its block argument in it, and the rloop once closed.
     loop_ops: list[Operation] = field(default_factory=list)
     loop_cse: dict[tuple, Operation] = field(default_factory=dict)
     in_loop: bool = False
-    accumulator: SSAValue | None = None
-    result: SSAValue | None = None  # the rloop's: the last accumulator
     init: Operation | None = None
+    loop_block: Block = field(default_factory=lambda: Block(arg_types=[Float32Type()]))
+    rloop: triton.RLoopOp | None = None
 
     merge_contiguous_dims = False
 
@@ -108,7 +110,7 @@ class MatmulKernelBuilder(KernelBuilder):
         self._convert(node, [op for op in node.body.block.ops if op in rhs], self.coordinates(node, R0_INDEX_T), values)
         masks = [mask for mask, v in (("r0_mask", dot.lhs), ("r0_mask_t", dot.rhs))
                  if mask not in self.constant_masks and not _masked_load(values[v], mask)]
-        step = triton.DotOp(values[dot.lhs], values[dot.rhs], self.accumulator, masks, self.precision)  # type: ignore[arg-type]
+        step = triton.DotOp(values[dot.lhs], values[dot.rhs], self.loop_block.args[0], masks, self.precision)
         self.loop_ops.append(step)
         self.in_loop = False
         values[dot.result] = self._end_loop(step.result)
@@ -123,14 +125,13 @@ class MatmulKernelBuilder(KernelBuilder):
         if self.init is not None:
             raise PassFailedException("convert-to-triton: two contractions in one GEMM kernel")
         self.init = arith.ConstantOp(zero_of(Float32Type()))
-        self.loop_block = Block(arg_types=[Float32Type()])
-        self.accumulator = self.loop_block.args[0]
         self.in_loop = True
 
     def _end_loop(self, last: SSAValue) -> SSAValue:
         """Close the K loop, yielding `last`; its result is the accumulated tile."""
         self.loop_block.add_ops([*self.loop_ops, triton.YieldOp([last])])
-        self.rloop = triton.RLoopOp([self.init.results[0]], Region(self.loop_block))  # type: ignore[union-attr]
+        assert self.init is not None
+        self.rloop = triton.RLoopOp([self.init.results[0]], Region(self.loop_block))
         return self.rloop.results[0]
 
     def place(self, new: Operation) -> None:
@@ -169,7 +170,7 @@ class MatmulKernelBuilder(KernelBuilder):
     # -- the kernel --------------------------------------------------------------------------------
 
     def body_ops(self) -> list[Operation]:
-        if self.init is None:
+        if self.init is None or self.rloop is None:
             raise PassFailedException("convert-to-triton: a GEMM kernel without its contraction")
         return [self.init, self.rloop, *self.ops]
 
@@ -228,7 +229,6 @@ def build_matmul_kernel(
     kernel = builder.build("", sorted({o for x in members for o in x.origin_names}), [])
     kernel.properties["configs"] = ArrayAttr(configs)
     return GroupKernels([kernel], builder.launch_args(), n, k, m)
-
 
 
 # ---------------------------------------------------------------------------------------------

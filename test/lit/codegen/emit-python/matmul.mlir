@@ -55,8 +55,8 @@ triton.wrapper @call {
 // CHECK-NEXT:      r0_numel = 128
 // CHECK-NEXT:      GROUP_Y: tl.constexpr = 8
 // CHECK-NEXT:      pid = tl.program_id(0) + tl.program_id(1) * tl.num_programs(0)
-// CHECK-NEXT:      y_tiles = tl.cdiv(ynumel, YBLOCK)
-// CHECK-NEXT:      x_tiles = tl.cdiv(xnumel, XBLOCK)
+// CHECK-NEXT:      y_tiles = (ynumel + YBLOCK - 1) // YBLOCK
+// CHECK-NEXT:      x_tiles = (xnumel + XBLOCK - 1) // XBLOCK
 // CHECK-NEXT:      first_y = (pid // (GROUP_Y * x_tiles)) * GROUP_Y
 // CHECK-NEXT:      group_rows = tl.minimum(y_tiles - first_y, GROUP_Y)
 // CHECK-NEXT:      yoffset = (first_y + (pid % (GROUP_Y * x_tiles)) % group_rows) * YBLOCK
