@@ -75,12 +75,12 @@ func.func @operand_types_differ(%a: tensor<4x8xbf16>, %b: tensor<8x4xf16>) {
 
 // -----
 
-// bf16 products accumulate in bf16 or f32, not in f16.
+// bf16 products accumulate in f32 (what tl.dot accumulates in), not in f16.
 func.func @f16_from_bf16(%a: tensor<4x8xbf16>, %b: tensor<8x4xbf16>) {
   %0 = loops.reduction [4, 4] over [8] -> tensor<4x4xf16> {
     %x = loops.load %a[i0, r0_0] : tensor<4x8xbf16>
     %y = loops.load %b[r0_0, i1] : tensor<8x4xbf16>
-    // expected-error@+1 {{loops.dot: bf16 products accumulate in bf16 or f32, not f16}}
+    // expected-error@+1 {{loops.dot: bf16 products accumulate in f32, not f16}}
     %d = loops.dot %x, %y : bf16, bf16 -> f16
     loops.yield %d : f16
   }
