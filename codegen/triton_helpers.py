@@ -27,6 +27,7 @@ import math
 import os
 import statistics
 import time
+from pathlib import Path
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -280,31 +281,49 @@ class _Binary:
         k.run(*self.grid, context.stream, k.function, k.packed_metadata, metadata, enter, leave, *full)
 
 
-def _kept_tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> dict:
-    """`_tuned`'s choice, kept across processes in `<cache>/autotune/<key>.json` (the key: a hash
-    of the kernel's `cache_key`, which covers its source and the jit functions it calls, the
-    configs, the sizes, triton's version and the device), so that a second process launching
-    the same kernel does not time it again. A file that is unreadable, or names a config not
-    among `configs`, is ignored and rewritten; `MLC_CACHE=0` tunes every time."""
+def _record_path(fields: list) -> Path | None:
+    """Where a timing's result is kept across processes: `<cache>/autotune/<key>.json`, the key a
+    hash of `fields` (the kernel's `cache_key`, which covers its source and the jit functions it
+    calls, what was timed, the sizes, triton's version, the device); None under `MLC_CACHE=0`."""
     import hashlib
     import json
 
     if not cache_enabled():
-        return _tuned(kernel, configs, xnumel, args, ynumel)
-    fields = [kernel.cache_key, list(configs), _sizes_of(xnumel, ynumel, args), triton.__version__, device_description()]
-    key = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()
-    path = cache_dir("autotune") / f"{key}.json"
+        return None
+    return cache_dir("autotune") / f"{hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()}.json"
+
+
+def _read_record(path: Path | None, field: str) -> object:
+    """The record's `field`, or None where there is none or it is unreadable."""
+    import json
+
     try:
-        kept = json.loads(path.read_text()).get("config")
+        return None if path is None else json.loads(path.read_text()).get(field)
     except (OSError, ValueError, AttributeError):
-        kept = None
+        return None
+
+
+def _write_record(path: Path | None, record: dict) -> None:
+    import json
+
+    if path is not None:
+        try:
+            write_atomic(path, json.dumps(record))
+        except OSError:
+            pass  # a read-only cache: the next process times again
+
+
+def _kept_tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> dict:
+    """`_tuned`'s choice, kept across processes (`_record_path`), so that a second process
+    launching the same kernel does not time it again. A record that is unreadable, or names a
+    config not among `configs`, is ignored and rewritten; `MLC_CACHE=0` tunes every time."""
+    path = _record_path([kernel.cache_key, list(configs), _sizes_of(xnumel, ynumel, args), triton.__version__,
+                         device_description()])
+    kept = _read_record(path, "config")
     if kept in configs:
         return next(c for c in configs if c == kept)
     config = _tuned(kernel, configs, xnumel, args, ynumel)
-    try:
-        write_atomic(path, json.dumps({"config": config}))
-    except OSError:
-        pass  # a read-only cache: the next process tunes again
+    _write_record(path, {"config": config})
     return config
 
 
@@ -326,29 +345,15 @@ def choose(kernel, fused: Callable[[], None], unfused: Callable[[], None], sizes
 
 
 def _kept_choice(kernel, fused: Callable[[], None], unfused: Callable[[], None], sizes: tuple) -> bool:
-    """Whether the fused kernel won, kept in `<cache>/autotune/<key>.json` with both times (the
-    key: the kernel's `cache_key`, the sizes, triton's version and the device), as `_kept_tuned`
-    keeps configs; `MLC_CACHE=0` times every process."""
-    import hashlib
-    import json
-
-    path = None
-    if cache_enabled():
-        fields = [kernel.cache_key, "against unfused", list(sizes), triton.__version__, device_description()]
-        path = cache_dir("autotune") / f"{hashlib.sha256(json.dumps(fields).encode()).hexdigest()}.json"
-        try:
-            kept = json.loads(path.read_text()).get("fused_wins")
-        except (OSError, ValueError, AttributeError):
-            kept = None
-        if isinstance(kept, bool):
-            return kept
+    """Whether the fused kernel won, kept across processes with both times (`_record_path`), as
+    `_kept_tuned` keeps configs; `MLC_CACHE=0` times every process."""
+    path = _record_path([kernel.cache_key, "against unfused", list(sizes), triton.__version__, device_description()])
+    kept = _read_record(path, "fused_wins")
+    if isinstance(kept, bool):
+        return kept
     flush = torch.empty(_flush_bytes(), dtype=torch.int8, device=DEVICE)
     fused_ms, unfused_ms = _work_ms(fused, flush), _work_ms(unfused, flush)
-    if path is not None:
-        try:
-            write_atomic(path, json.dumps({"fused_wins": fused_ms <= unfused_ms, "fused_ms": fused_ms, "unfused_ms": unfused_ms}))
-        except OSError:
-            pass
+    _write_record(path, {"fused_wins": fused_ms <= unfused_ms, "fused_ms": fused_ms, "unfused_ms": unfused_ms})
     return fused_ms <= unfused_ms
 
 

@@ -95,22 +95,27 @@ class DotBase(IRDLOperation):
             raise VerifyException(f"{self.name}: {self.lhs.type} products accumulate in f32, not {self.result.type}")
 
 
-def read_symbols(value: SSAValue) -> set[str]:
-    """The index symbols (i0, r0_0, ind0, sizes) the ops computing `value` read, through its
-    whole chain of operands in one body."""
-    seen: set[Operation] = set()
-    names: set[str] = set()
-    pending = [value.owner] if isinstance(value.owner, Operation) else []
+def defining_ops(value: SSAValue) -> set[Operation]:
+    """The ops of one body that compute `value`: its own and, through their operands, all
+    before it (a dot's operand: its loads and the prologue on them)."""
+    ops: set[Operation] = set()
+    pending = [value]
     while pending:
-        op = pending.pop()
-        if op in seen:
-            continue
-        seen.add(op)
+        owner = pending.pop().owner
+        if isinstance(owner, Operation) and owner not in ops:
+            ops.add(owner)
+            pending.extend(owner.operands)
+    return ops
+
+
+def read_symbols(value: SSAValue) -> set[str]:
+    """The index symbols (i0, r0_0, ind0, sizes) the ops computing `value` read."""
+    names: set[str] = set()
+    for op in defining_ops(value):
         for prop in op.properties.values():
             for attr in prop.data if isinstance(prop, ArrayAttr) else (prop,):
                 if isinstance(attr, ExprAttr):
                     names |= {s.name for s in attr.expr.free_symbols}
-        pending.extend(o.owner for o in op.operands if isinstance(o.owner, Operation))
     return names
 
 

@@ -40,6 +40,7 @@ from mlc.analysis.flat_index import affine_strides, simplify_index
 from mlc.analysis.launch import blocks_divide, matmul_configs
 from mlc.dialects import buffer, triton
 from mlc.dialects.buffer_layout import LayoutAttr, element_bytes
+from mlc.dialects.loops_reduce import defining_ops
 from mlc.dialects.sym import symbol
 from mlc.passes.to_triton.builder import XINDEX, GroupKernels, KernelBuilder, zero_of
 
@@ -103,7 +104,7 @@ class MatmulKernelBuilder(KernelBuilder):
                 raise PassFailedException(f"convert-to-triton: reduction '{node.buffer.data}' in a GEMM's kernel")
             self._convert(node, list(node.body.block.ops), self.coordinates(node, R0_INDEX), {})
             return
-        lhs, rhs = _chain(dot.lhs), _chain(dot.rhs)
+        lhs, rhs = defining_ops(dot.lhs), defining_ops(dot.rhs)
         values: dict[SSAValue, SSAValue] = {}
         self._start_loop()
         self._convert(node, [op for op in node.body.block.ops if op in lhs], self.coordinates(node, R0_INDEX), values)
@@ -186,18 +187,6 @@ def _masked_load(value: SSAValue, mask: str) -> bool:
     return isinstance(value.owner, triton.LoadOp) and mask in value.owner.masks
 
 
-def _chain(value: SSAValue) -> set[Operation]:
-    """The ops of one body that compute `value`: an operand of the dot and what it is made of."""
-    ops: set[Operation] = set()
-    pending = [value]
-    while pending:
-        owner = pending.pop().owner
-        if isinstance(owner, Operation) and owner not in ops:
-            ops.add(owner)
-            pending.extend(owner.operands)
-    return ops
-
-
 def build_matmul_kernel(
     members: Sequence[buffer.ComputedOp],
     layouts: dict[str, LayoutAttr],
@@ -215,7 +204,7 @@ def build_matmul_kernel(
     operand = contraction.lhs.type
     # The tiles' shared memory holds what the loop loads: an inlined prologue's wider reads (a
     # bf16 operand cast from f32) take more of it than the operand's type says.
-    loaded = [op.result.type for op in _chain(contraction.lhs) | _chain(contraction.rhs) if isinstance(op, buffer.LoadOp)]
+    loaded = [op.result.type for op in defining_ops(contraction.lhs) | defining_ops(contraction.rhs) if isinstance(op, buffer.LoadOp)]
     configs = matmul_configs(m, n, k, max(map(element_bytes, [operand, *loaded])), autotune)
     blocks = {name: [c.block_sizes[b] for c in configs] for name, b in
               (("ymask", "YBLOCK"), ("xmask", "XBLOCK"), ("r0_mask", "R0_BLOCK"), ("r0_mask_t", "R0_BLOCK"))}
@@ -273,7 +262,7 @@ def unfused(members: Sequence[buffer.ComputedOp], roots: dict[str, str]) -> Unfu
         widen = arith.ExtFOp(value, dot.result.type)
         block.add_op(widen)
         value = widen.result
-    chains = _chain(dot.lhs) | _chain(dot.rhs)
+    chains = defining_ops(dot.lhs) | defining_ops(dot.rhs)
     mapping: dict[SSAValue, SSAValue] = {dot.result: value}
     for op in node.body.block.ops:
         if op not in chains and op is not dot:
