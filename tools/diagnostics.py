@@ -151,6 +151,23 @@ def _message(e: BaseException) -> str:
     return text.removeprefix("Operation does not verify: ")
 
 
+SPLIT_MARKER = "// -----"
+
+
+def split_input(text: str) -> list[tuple[int, str]]:
+    """`--split-input-file`: split on `// -----` lines; each chunk keeps its line numbers by leading newlines."""
+    out, start, current = [], 0, []
+    lines = text.split("\n")
+    for number, line in enumerate(lines):
+        if line.strip() == SPLIT_MARKER:
+            out.append((start, "\n" * start + "\n".join(current)))
+            start, current = number + 1, []
+        else:
+            current.append(line)
+    out.append((start, "\n" * start + "\n".join(current)))
+    return out
+
+
 def write_output(tool: str, path: str, text: str) -> bool:
     """Write a tool's result to `path` (`-`: stdout); False, with a one-line error, when the
     file cannot be written."""

@@ -32,6 +32,7 @@ from xdsl.utils.exceptions import ArgSpecParseError
 from mlc.passes.pipeline import Timing
 from mlc.passes.registry import PipelineError
 from mlc.tools.diagnostics import (
+    SPLIT_MARKER,
     CompileError,
     Diagnostic,
     Source,
@@ -40,12 +41,12 @@ from mlc.tools.diagnostics import (
     parse_source,
     pass_failure_diagnostic,
     pipeline_error_text,
+    split_input,
     tool_main,
     verify_with_positions,
     write_output,
 )
 
-SPLIT_MARKER = "// -----"
 
 
 class _PassAction(argparse.Action):
@@ -173,20 +174,6 @@ def _summed(timing: Timing) -> Timing:
     return Timing(list(totals.items()))
 
 
-def _chunks(text: str) -> list[tuple[int, str]]:
-    """Split on `// -----` lines; each chunk keeps its line numbers by leading newlines."""
-    out, start, current = [], 0, []
-    lines = text.split("\n")
-    for number, line in enumerate(lines):
-        if line.strip() == SPLIT_MARKER:
-            out.append((start, "\n" * start + "\n".join(current)))
-            start, current = number + 1, []
-        else:
-            current.append(line)
-    out.append((start, "\n" * start + "\n".join(current)))
-    return out
-
-
 def _options_only_after_equals(argv: Sequence[str]) -> list[str]:
     """`--pass` alone takes no options, so `mlc-opt --lower-aten file.mlir` reads the file (an
     optional argparse value would swallow it): options come only as `--pass=...`, as in MLIR."""
@@ -210,7 +197,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     except (OSError, UnicodeDecodeError) as e:
         sys.stderr.write(f"mlc-opt: error: cannot read {name}: {e}\n")
         return 1
-    chunks = _chunks(text) if args.split_input_file else [(0, text)]
+    chunks = split_input(text) if args.split_input_file else [(0, text)]
     outputs, problems, failed = [], [], False
     timing = Timing() if args.timing else None
     for _, chunk in chunks:

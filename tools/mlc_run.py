@@ -640,10 +640,10 @@ def _read(path: str) -> str:
 
 def jobs(args: argparse.Namespace) -> list[Job]:
     """The modules to run: the input (or each of its chunks), each with its reference."""
-    from mlc.tools.mlc_opt import _chunks
+    from mlc.tools.diagnostics import split_input
 
     name = "<stdin>" if args.input == "-" else args.input
-    split = _chunks if args.split_input_file else (lambda text: [(0, text)])
+    split = split_input if args.split_input_file else (lambda text: [(0, text)])
     inputs = [Source(name, chunk) for _, chunk in split(_read(args.input))]
     if args.reference is None:
         return [Job(s, None) for s in inputs]

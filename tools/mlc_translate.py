@@ -9,7 +9,8 @@ its kernels) as Graphviz dot (see `mlc.codegen.emit_dot`). The input is read fro
 
 Errors (malformed IR, verifier failures, ops emit-python cannot print) are one line,
 `file:line:col: error: message`, followed by the source line and a caret; exit status 1. A
-crash prints one line, and its traceback only with `--debug`.
+crash prints one line, and its traceback only with `--debug`. `--split-input-file`
+translates each `// -----` chunk of the input on its own, as mlc-opt's does.
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ import sys
 from collections.abc import Sequence
 
 from mlc.tools.diagnostics import (
+    SPLIT_MARKER,
     CompileError,
     Diagnostic,
     Source,
     internal_error,
     parse_source,
+    split_input,
     tool_main,
     write_output,
 )
@@ -45,6 +48,8 @@ def build_arg_parser() -> argparse.ArgumentParser:
     target.add_argument("--emit-dot", action="store_true",
                         help="buffer dialect -> Graphviz dot: buffers, kernels (fused groups) as clusters, "
                              "dependencies; refused fusions dashed where --fuse{explain=true} ran")
+    ap.add_argument("--split-input-file", action="store_true",
+                    help="translate each `// -----` chunk as its own module (outputs joined by `# -----`)")
     ap.add_argument("--debug", action="store_true", help="show Python tracebacks of crashes")
     return ap
 
@@ -75,11 +80,13 @@ def run(argv: Sequence[str] | None = None) -> int:
     except (OSError, UnicodeDecodeError) as e:
         sys.stderr.write(f"mlc-translate: error: cannot read {name}: {e}\n")
         return 1
+    chunks = split_input(text) if args.split_input_file else [(0, text)]
     try:
-        result = translate(Source(name, text), args.debug, "dot" if args.emit_dot else "python")
+        results = [translate(Source(name, chunk), args.debug, "dot" if args.emit_dot else "python") for _, chunk in chunks]
     except CompileError as e:
         sys.stderr.write(e.diagnostic.format() + "\n")
         return 1
+    result = f"# {SPLIT_MARKER[3:]}\n".join(results)
     return 0 if write_output("mlc-translate", args.output, result) else 1
 
 

@@ -236,12 +236,14 @@ class _GraphConversion:
         if work is None:
             return None
         self.layouts[work.product] = work.product_layout
-        epilogue = build_pointwise_kernel(work.members, self.layouts, self.roots, local, self.target,
-                                          self.options.autotune_pointwise, self.options.tile_2d, self.options.check_indices)
-        name = self._emit(epilogue, work.members)[0]
         body: list[triton.WrapperBodyOp] = [triton.InputOp(a, self.layouts[a]) for a in args]
-        body += [*work.views, work.call, triton.LaunchOp(name, epilogue.args, epilogue.numel, None, epilogue.ynumel),
-                 triton.FreeOp([v.buffer.data for v in work.views] + [work.product]), triton.ReturnOp([])]
+        body += [*work.views, work.call]
+        if work.members:  # the epilogue cuBLAS does not do, as its own kernel
+            epilogue = build_pointwise_kernel(work.members, self.layouts, self.roots, local, self.target,
+                                              self.options.autotune_pointwise, self.options.tile_2d, self.options.check_indices)
+            body.append(triton.LaunchOp(self._emit(epilogue, work.members)[0], epilogue.args, epilogue.numel, None,
+                                        epilogue.ynumel))
+        body += [triton.FreeOp([v.buffer.data for v in work.views] + [work.product]), triton.ReturnOp([])]
         # One per launch: a kernel launched by several groups (identical layers) is timed once.
         wrapper = triton.WrapperOp(f"{kernel}_unfused{len(self.unfused)}", Region(Block(body)))
         self.unfused.append(wrapper)

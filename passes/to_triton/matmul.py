@@ -227,8 +227,10 @@ def build_matmul_kernel(
 @dataclass
 class Unfused:
     """A GEMM group's work without its fused kernel: `views` of the operands as the contraction
-    reads them, the `call` of aten's mm writing `product`, and the group's `members` with the
-    contraction made a pointwise that reads the product and runs its epilogue."""
+    reads them and the `call` of aten's mm (or addmm) writing `product`, then the group's
+    `members` with the contraction made a pointwise that reads the product and runs its
+    epilogue. Where the epilogue is only a bias add and the store, the call writes the group's
+    output itself (`out=`) and `members` is empty: the unfused side is cuBLAS alone."""
 
     views: list[triton.ViewOp]
     call: triton.ExternOp
@@ -253,6 +255,12 @@ def unfused(members: Sequence[buffer.ComputedOp], roots: dict[str, str]) -> Unfu
     dtype = dot.lhs.type
     product, layout = f"{name}_mm", LayoutAttr([m, n], [n, 1], dtype)
     args = [SymbolRefAttr(v.buffer.data) for v in views]  # type: ignore[union-attr]
+    if len(members) == 1 and (direct := _cublas_epilogue(node, dot, roots)) is not None:
+        bias = [direct] if isinstance(direct, triton.ViewOp) else []
+        overload = "addmm.default" if bias else "mm.default"
+        call = triton.ExternOp([product], [node.layout], overload, [SymbolRefAttr(v.buffer.data) for v in bias] + args,
+                               {"out": SymbolRefAttr(name)})
+        return Unfused([*views, *bias], call, product, node.layout, [])  # type: ignore[list-item]
     call = triton.ExternOp([product], [layout], "mm.default", args, fresh=True)
     block = Block()
     read = buffer.LoadOp(product, n * i0 + i1, dtype)
@@ -270,6 +278,42 @@ def unfused(members: Sequence[buffer.ComputedOp], roots: dict[str, str]) -> Unfu
     pointwise = buffer.ComputedOp(name, node.layout, node.range_exprs, Region(block), origins=node.origin_names)
     rest = [pointwise if x is node else x for x in members]
     return Unfused(views, call, product, layout, rest)  # type: ignore[arg-type]
+
+
+def _cublas_epilogue(node: buffer.ComputedOp, dot: buffer.DotOp, roots: dict[str, str]) -> triton.ViewOp | bool | None:
+    """Whether cuBLAS does the contraction's whole epilogue, writing its output as mm does (row
+    major, the operands' dtype): True where the epilogue is only the store (mm), the view of the
+    bias where it adds one, rounding once (addmm); None where it does more."""
+    (m, n), i0, i1 = node.range_exprs, symbol("i0"), symbol("i1")
+    if node.layout != LayoutAttr([m, n], [n, 1], dot.lhs.type):
+        return None
+    chains = defining_ops(dot.lhs) | defining_ops(dot.rhs)
+    kinds: dict[SSAValue, str] = {dot.result: "acc"}  # what each value is: the product, the bias, or their sum
+    bias: buffer.LoadOp | None = None
+    for op in node.body.block.ops:
+        if op in chains or op is dot:
+            continue
+        if isinstance(op, buffer.LoadOp) and bias is None and op.mask is None and not op.indirect:
+            bias, kinds[op.result] = op, "bias"
+        elif isinstance(op, (arith.ExtFOp, arith.TruncFOp)) and op.input in kinds:
+            kinds[op.result] = kinds[op.input]
+        elif isinstance(op, arith.AddfOp) and {kinds.get(op.lhs), kinds.get(op.rhs)} == {"acc", "bias"}:
+            kinds[op.result] = "acc+bias"
+        elif isinstance(op, buffer.StoreOp) and op.buffer_name == node.buffer.data and op.mode is None and not op.indirect:
+            done = kinds.get(op.value) == ("acc+bias" if bias else "acc") and op.value.type == dot.lhs.type
+            if not done or simplify_index(op.index.expr - n * i0 - i1, {i0: m, i1: n}) != 0:
+                return None
+        else:
+            return None
+    if bias is None:
+        return True
+    strided = affine_strides(bias.index.expr, [i0, i1])
+    if strided is None or bias.result.type != dot.lhs.type:
+        return None
+    offset, (s0, s1) = strided
+    source = roots.get(bias.buffer_name, bias.buffer_name)
+    row = LayoutAttr([n], [s1], bias.result.type, offset) if s0 == 0 else LayoutAttr([m, n], [s0, s1], bias.result.type, offset)
+    return triton.ViewOp(f"{node.buffer.data}_bias", source, row)
 
 
 def _operand_view(value: SSAValue, variables: list[sympy.Symbol], sizes: list[sympy.Expr], name: str,

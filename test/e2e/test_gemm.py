@@ -9,6 +9,8 @@ Each backward runs the transposed products as GEMMs of their own.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -102,3 +104,8 @@ def test_auto_times_each_gemm_against_its_unfused_work(check_grad, make, monkeyp
     compiled = mlc.compile_fx(make_fx(fn)(x.detach(), w.detach(), b.detach()), [x.detach(), w.detach(), b.detach()])
     assert "choose(" in compiled.source and "_unfused0([" in compiled.source and "torch.mm(" in compiled.source
     check_grad(fn, x, w, b, atol=1e-4, rtol=1e-4)
+    # Only a bias add after the product: the unfused side is addmm writing the output itself.
+    linear = make_fx(F.linear)(x.detach(), w.detach(), b.detach())
+    source = mlc.compile_fx(linear, [x.detach(), w.detach(), b.detach()]).source
+    assert re.search(r"torch\.addmm\(\w+_bias, \w+_lhs, \w+_rhs, out=buf\d+\)", source), source
+    check_grad(F.linear, x, w, b, atol=1e-4, rtol=1e-4)

@@ -1,6 +1,6 @@
-// RUN: mlc-opt %s --convert-to-triton="gemm=measure" | filecheck %s
-// RUN: mlc-opt %s --convert-to-triton="gemm=measure" | mlc-opt | filecheck %s
-// RUN: mlc-opt %s --convert-to-triton="gemm=measure" | mlc-translate --emit-python | filecheck %s --check-prefix=PY
+// RUN: mlc-opt %s --split-input-file --convert-to-triton="gemm=measure" | filecheck %s
+// RUN: mlc-opt %s --split-input-file --convert-to-triton="gemm=measure" | mlc-opt --split-input-file | filecheck %s
+// RUN: mlc-opt %s --split-input-file --convert-to-triton="gemm=measure" | mlc-translate --split-input-file --emit-python | filecheck %s --check-prefix=PY
 // RUN: not mlc-opt %s --convert-to-triton="gemm=sometimes" 2>&1 | filecheck %s --check-prefix=BAD
 
 // gemm=measure: a GEMM kernel whose operands are plain strided reads is launched `against` a
@@ -60,5 +60,89 @@ builtin.module {
       }
     }
     buffer.output @buf1
+  }
+}
+
+// -----
+
+// Where cuBLAS does the whole epilogue the unfused side is one call writing the output itself:
+// addmm with the row bias (broadcast along M: a 1-D view) rounded once, and no pointwise kernel.
+// CHECK-LABEL: triton.kernel @triton_mm_fused_addmm_t_0 matmul(
+// CHECK-NOT:   triton.kernel
+// CHECK:       triton.wrapper @triton_mm_fused_addmm_t_0_unfused0 {
+// CHECK:         triton.view "buf0_lhs" = @x #buffer.layout<[64, 96], [96, 1], bf16>
+// CHECK-NEXT:    triton.view "buf0_rhs" = @w #buffer.layout<[96, 128], [1, 96], bf16>
+// CHECK-NEXT:    triton.view "buf0_bias" = @b #buffer.layout<[128], [1], bf16>
+// CHECK-NEXT:    triton.extern "buf0_mm" = "addmm.default" {args = [@buf0_bias, @buf0_lhs, @buf0_rhs], kwargs = {out = @buf0}} : #buffer.layout<[64, 128], [128, 1], bf16>
+// CHECK-NEXT:    triton.free @buf0_lhs, @buf0_rhs, @buf0_bias, @buf0_mm
+// CHECK-NEXT:    triton.return
+// PY:          def triton_mm_fused_addmm_t_0_unfused0(args):
+// PY:            buf0_mm = torch.addmm(buf0_bias, buf0_lhs, buf0_rhs, out=buf0)
+builtin.module {
+  buffer.graph @mm_bias {
+    buffer.input "x" #buffer.layout<[64, 96], [96, 1], bf16>
+    buffer.input "w" #buffer.layout<[128, 96], [96, 1], bf16>
+    buffer.input "b" #buffer.layout<[128], [1], bf16>
+    buffer.computed "buf0" #buffer.layout<[64, 128], [128, 1], bf16> ranges [64, 128] reduce [96] origins ["addmm", "t"] {
+      %0 = buffer.load @x[r0_0 + 96*i0] : bf16
+      %1 = buffer.load @w[r0_0 + 96*i1] : bf16
+      %2 = buffer.dot %0, %1 : bf16, bf16 -> f32
+      %3 = buffer.load @b[i1] : bf16
+      %4 = arith.extf %3 : bf16 to f32
+      %5 = arith.addf %2, %4 : f32
+      %6 = arith.truncf %5 : f32 to bf16
+      buffer.store @buf0[i1 + 128*i0], %6 : bf16
+    }
+    buffer.output @buf0
+  }
+}
+
+// -----
+
+// A plain f32 mm: torch.mm into the output.
+// CHECK-LABEL: triton.kernel @triton_mm_fused_mm_0 matmul(
+// CHECK:       triton.wrapper @triton_mm_fused_mm_0_unfused0 {
+// CHECK:         triton.extern "buf0_mm" = "mm.default" {args = [@buf0_lhs, @buf0_rhs], kwargs = {out = @buf0}} : #buffer.layout<[64, 128], [128, 1], f32>
+// CHECK-NEXT:    triton.free @buf0_lhs, @buf0_rhs, @buf0_mm
+// PY:          def triton_mm_fused_mm_0_unfused0(args):
+// PY:            buf0_mm = torch.mm(buf0_lhs, buf0_rhs, out=buf0)
+builtin.module {
+  buffer.graph @mm {
+    buffer.input "x" #buffer.layout<[64, 96], [96, 1], f32>
+    buffer.input "w" #buffer.layout<[96, 128], [128, 1], f32>
+    buffer.computed "buf0" #buffer.layout<[64, 128], [128, 1], f32> ranges [64, 128] reduce [96] origins ["mm"] {
+      %0 = buffer.load @x[r0_0 + 96*i0] : f32
+      %1 = buffer.load @w[i1 + 128*r0_0] : f32
+      %2 = buffer.dot %0, %1 : f32, f32 -> f32
+      buffer.store @buf0[i1 + 128*i0], %2 : f32
+    }
+    buffer.output @buf0
+  }
+}
+
+// -----
+
+// Alpha scales the product: more than cuBLAS's epilogue here, so mm and a pointwise kernel.
+// CHECK-LABEL: triton.kernel @triton_mm_fused_addmm_0 matmul(
+// CHECK:       triton.kernel @triton_poi_fused_addmm_1 pointwise(
+// CHECK:       triton.wrapper @triton_mm_fused_addmm_0_unfused0 {
+// CHECK:         triton.extern "buf0_mm" = "mm.default" {args = [@buf0_lhs, @buf0_rhs], fresh} : #buffer.layout<[64, 128], [128, 1], f32>
+// CHECK-NEXT:    triton.launch @triton_poi_fused_addmm_1(@buf0_mm, @b, @buf0) xnumel 8192
+builtin.module {
+  buffer.graph @mm_scaled {
+    buffer.input "x" #buffer.layout<[64, 96], [96, 1], f32>
+    buffer.input "w" #buffer.layout<[96, 128], [128, 1], f32>
+    buffer.input "b" #buffer.layout<[64, 128], [128, 1], f32>
+    buffer.computed "buf0" #buffer.layout<[64, 128], [128, 1], f32> ranges [64, 128] reduce [96] origins ["addmm"] {
+      %0 = buffer.load @x[r0_0 + 96*i0] : f32
+      %1 = buffer.load @w[i1 + 128*r0_0] : f32
+      %2 = buffer.dot %0, %1 : f32, f32 -> f32
+      %3 = arith.constant 2.000000e+00 : f32
+      %4 = arith.mulf %2, %3 : f32
+      %5 = buffer.load @b[i1 + 128*i0] : f32
+      %6 = arith.addf %4, %5 : f32
+      buffer.store @buf0[i1 + 128*i0], %6 : f32
+    }
+    buffer.output @buf0
   }
 }
