@@ -423,7 +423,7 @@ def _jit(kernel: tt.KernelOp) -> str:
 
 def _static_numels(kernel: tt.KernelOp) -> list[str]:
     """`xnumel = 2048`, ... for each static numel, first in the body (`emit_python`: why)."""
-    numels = {"ynumel": kernel.ynumel, "xnumel": kernel.xnumel, "r0_numel": kernel.r0_numel}
+    numels = {"znumel": kernel.znumel, "ynumel": kernel.ynumel, "xnumel": kernel.xnumel, "r0_numel": kernel.r0_numel}
     return [f"    {name} = {int(n.expr)}" for name, n in numels.items() if n is not None and n.expr.is_Integer]
 
 

@@ -14,8 +14,9 @@
         _tmp1 = tmp4
     ... the epilogue on [YBLOCK, XBLOCK] tiles, stores ...
 
-The launch's grid is a 2-D tiled kernel's, (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK)); the
-kernel renumbers its programs so that GROUP_Y consecutive ones walk down a column of tiles
+The launch's grid is a 2-D tiled kernel's, (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK)), with
+z = znumel for a batched kernel: `zindex = tl.program_id(2)`, the product a program computes,
+which its loads and stores index (a scalar). The kernel renumbers its programs so that GROUP_Y consecutive ones walk down a column of tiles
 before the next column (the grouped order of Triton's matmul tutorial and Inductor's templates:
 the B tiles a group reads stay in L2). GROUP_Y is 8, as in both.
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 from xdsl.ir import Operation
 
+from mlc.analysis.target import CUDA_MAX_GRID_Y as MAX_GRID_Y
 from mlc.codegen.emit_kernel import _ReductionKernelEmitter, _jit, _static_numels
 from mlc.dialects import triton as tt
 
@@ -34,17 +36,14 @@ _TILE = "[YBLOCK, XBLOCK]"
 class MatmulKernelEmitter(_ReductionKernelEmitter):
     def emit(self) -> str:
         k = self.kernel
-        params = [*k.arg_names, *k.size_args, "ynumel", "xnumel", "r0_numel",
+        batched = k.znumel is not None
+        params = [*k.arg_names, *k.size_args, *(["znumel"] if batched else []), "ynumel", "xnumel", "r0_numel",
                   "YBLOCK: tl.constexpr", "XBLOCK: tl.constexpr", "R0_BLOCK: tl.constexpr"]
-        # A symbolic ynumel may need more y programs than CUDA's grid holds: the launch wraps
-        # them into z (`triton_helpers._grid`).
-        y_program = "tl.program_id(1)" if k.ynumel.expr.is_Integer else "(tl.program_id(1) + tl.program_id(2) * tl.num_programs(1))"
         head = [f"# origins: {', '.join(k.origin_names)}"] if k.origin_names else []
         head += [
             _jit(k), f"def {k.sym_name.data}({', '.join(params)}):", *_static_numels(k),
             f"    GROUP_Y: tl.constexpr = {GROUP_Y}",
-            f"    pid = tl.program_id(0){self.widen} + {y_program}{self.widen} * tl.num_programs(0)",
-            "    y_tiles = (ynumel + YBLOCK - 1) // YBLOCK",  # not tl.cdiv: a jit function of triton.language
+            *self._programs(),
             "    x_tiles = (xnumel + XBLOCK - 1) // XBLOCK",
             "    first_y = (pid // (GROUP_Y * x_tiles)) * GROUP_Y",
             "    group_rows = tl.minimum(y_tiles - first_y, GROUP_Y)",
@@ -59,6 +58,24 @@ class MatmulKernelEmitter(_ReductionKernelEmitter):
         for op in k.body.block.ops:
             self.op(op)
         return "\n".join(head + ["    " + line for line in self.lines]) + "\n"
+
+    def _programs(self) -> list[str]:
+        """`pid`, the tile's number among its product's, and a batched kernel's `zindex`. A
+        symbolic ynumel may need more y programs than CUDA's grid holds: the launch wraps them
+        into z rows (`triton_helpers._grid`), and a batched kernel's z counts the products too,
+        each taking `y_wraps` rows of z."""
+        k, w = self.kernel, self.widen
+        y_tiles = "y_tiles = (ynumel + YBLOCK - 1) // YBLOCK"  # not tl.cdiv: a jit function of triton.language
+        if k.ynumel.expr.is_Integer or k.znumel is None:
+            y_program = "tl.program_id(1)" if k.ynumel.expr.is_Integer else "(tl.program_id(1) + tl.program_id(2) * tl.num_programs(1))"
+            batch = [f"zindex = tl.program_id(2){w}"] if k.znumel is not None else []
+            lines = [*batch, f"pid = tl.program_id(0){w} + {y_program}{w} * tl.num_programs(0)", y_tiles]
+        else:
+            y_program = "(tl.program_id(1) + (tl.program_id(2) % y_wraps) * tl.num_programs(1))"
+            lines = [y_tiles, f"y_wraps = (y_tiles + {MAX_GRID_Y - 1}) // {MAX_GRID_Y}",
+                     f"zindex = (tl.program_id(2) // y_wraps){w}",
+                     f"pid = tl.program_id(0){w} + {y_program}{w} * tl.num_programs(0)"]
+        return ["    " + line for line in lines]
 
     def _op(self, op: Operation) -> None:
         if isinstance(op, tt.DotOp):

@@ -197,7 +197,7 @@ def _launch_choice(op: tt.LaunchOp, kernels: dict[str, tt.KernelOp], context: st
     kernel = _kernel_of(op, op.kernel_name, kernels)
     if op.unfused_name is not None:
         # Timed against the same work unfused at its first run at these sizes (`choose`).
-        sizes = _host_tuple([e.expr for e in (op.ynumel, op.xnumel, op.r0_numel) if e is not None])
+        sizes = _host_tuple([e.expr for e in (op.znumel, op.ynumel, op.xnumel, op.r0_numel) if e is not None])
         return [f"choose({kernel.sym_name.data}, lambda: {_launch(op, kernel, context)}, "
                 f"lambda: {op.unfused_name}([{', '.join(op.arg_names)}]), {sizes}, {context})"]
     if op.looped_kernel_name is None or op.persistent_max is None or op.r0_numel is None:
@@ -229,13 +229,16 @@ def _launch(op: tt.LaunchOp, kernel: tt.KernelOp, context: str, configs: str | N
     debug = ", debug=True" if checks_indices(kernel) else ""  # its asserts run under the interpreter too
     args = ", ".join(a if isinstance(a, str) else _host(a) for a in _launch_args(op, kernel))
     ynumel = f", ynumel={_host(op.ynumel.expr)}" if op.ynumel is not None else ""
-    return f"launch({name}, {configs}, {xnumel}, ({args},), {context}{ynumel}{debug})"
+    znumel = f", znumel={_host(op.znumel.expr)}" if op.znumel is not None else ""
+    return f"launch({name}, {configs}, {xnumel}, ({args},), {context}{ynumel}{znumel}{debug})"
 
 
 def _launch_args(op: tt.LaunchOp, kernel: tt.KernelOp) -> list[str | sympy.Expr]:
     """What a launch passes the kernel, in order: its buffers (by name), the size symbols it
-    takes, then [ynumel,] xnumel[, r0_numel] (as expressions)."""
+    takes, then [[znumel,] ynumel,] xnumel[, r0_numel] (as expressions)."""
     args: list[str | sympy.Expr] = [*op.arg_names, *kernel.size_args]
+    if op.znumel is not None:
+        args.append(op.znumel.expr)
     if op.ynumel is not None:
         return [*args, op.ynumel.expr, op.xnumel.expr, *([op.r0_numel.expr] if op.r0_numel is not None else [])]
     args.append(op.xnumel.expr)

@@ -116,12 +116,21 @@ def ceil_div_integer(a, b):
 from mlc.analysis.target import CUDA_MAX_GRID_Y as MAX_GRID_Y  # noqa: E402  (the grid reads it at each call)
 
 
-def _grid(config: dict, xnumel: int, ynumel: int | None) -> tuple[int, int, int]:
+Tiles = tuple[int | None, int | None]
+"""A launch's (ynumel, znumel): a 2-D tiled kernel's rows, and a batched GEMM's products."""
+
+
+def _grid(config: dict, xnumel: int, ynumel: int | None, znumel: int | None = None) -> tuple[int, int, int]:
     """(x programs, y programs, 1); y programs past MAX_GRID_Y wrap into z rows of MAX_GRID_Y
     (a kernel over a symbolic ynumel counts program_id(2) in its yoffset; a static one's configs
-    never need it). Programs past ynumel are masked off by ymask."""
+    never need it). Programs past ynumel are masked off by ymask. A batched GEMM's `znumel`
+    products each take those z rows."""
     ny = 1 if ynumel is None else triton.cdiv(ynumel, config["YBLOCK"])
-    return (triton.cdiv(xnumel, config["XBLOCK"]), min(ny, MAX_GRID_Y), triton.cdiv(ny, MAX_GRID_Y))
+    nz = triton.cdiv(ny, MAX_GRID_Y) * (znumel or 1)
+    if nz > MAX_GRID_Y:
+        raise ValueError(f"mlc: a batched GEMM of {znumel} products of {ynumel} rows needs {nz} rows of programs in z, "
+                         f"over CUDA's {MAX_GRID_Y}")
+    return (triton.cdiv(xnumel, config["XBLOCK"]), min(ny, MAX_GRID_Y), nz)
 
 
 class LaunchContext(NamedTuple):
@@ -152,10 +161,10 @@ def _hooked(hook: object) -> bool:
 
 
 def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, context: LaunchContext | None,
-           ynumel: int | None = None, debug: bool = False) -> None:
+           ynumel: int | None = None, znumel: int | None = None, debug: bool = False) -> None:
     """Launch `kernel` over cdiv(xnumel, XBLOCK) programs with the best of `configs` (a 2-D
-    tiled kernel, given `ynumel`: over (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK))), on the
-    `context` of `launch_context()`.
+    tiled kernel, given `ynumel`: over (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK)); a batched
+    GEMM, given `znumel` too, over znumel of those in z), on the `context` of `launch_context()`.
 
     With several configs on a GPU, the first launch at new sizes (`_sizes_of`: rounded up to
     powers of two) times each one (Inductor's CachingAutotuner: every listed config is
@@ -178,37 +187,37 @@ def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, context:
     if context is None:
         config = configs[0]
         with interpreter_debug(debug):
-            kernel[_grid(config, xnumel, ynumel)](*args, **config)
+            kernel[_grid(config, xnumel, ynumel, znumel)](*args, **config)
         return
     state = kernel.__dict__.get("mlc_launch_state")
     key = (context.device, xnumel, ynumel,
            *[(a.dtype, a.data_ptr() & 15 == 0) if isinstance(a, torch.Tensor) else a for a in args])
     binary = None if state is None else state.binaries.get(key)
     if binary is None:
-        _compile_and_run(kernel, configs, xnumel, args, ynumel, key)
+        _compile_and_run(kernel, configs, xnumel, args, (ynumel, znumel), key)
     else:
         binary.run(context, args)
 
 
-def _compile_and_run(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None, key: tuple) -> None:
+def _compile_and_run(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, tiles: Tiles, key: tuple) -> None:
     """Run the kernel through `kernel[grid]`, which compiles it, with the config tuned for these
     sizes (tuned first where none is kept), and keep the binary for `key`'s next launches. It
     runs once: a scatter adds into memory."""
     state = _launch_state(kernel)
     while state.compiling:  # what `precompile` started for this kernel: wait, don't compile twice
         _wait(state.compiling.pop())
-    sizes = _sizes_of(xnumel, ynumel, args)
+    sizes = _sizes_of(xnumel, tiles[0], args)
     config = state.tuned.get(sizes)
     if config is None:
-        config = configs[0] if len(configs) == 1 else _kept_tuned(kernel, configs, xnumel, args, ynumel)
+        config = configs[0] if len(configs) == 1 else _kept_tuned(kernel, configs, xnumel, args, tiles)
         state.tuned[sizes] = config
-    state.binaries[key] = _run_binding(kernel, config, xnumel, ynumel, args)
+    state.binaries[key] = _run_binding(kernel, config, xnumel, tiles, args)
 
 
-def _run_binding(kernel, config: dict, xnumel: int, ynumel: int | None, args: tuple) -> _Binary:
+def _run_binding(kernel, config: dict, xnumel: int, tiles: Tiles, args: tuple) -> _Binary:
     """Run `kernel` with `config` once through `kernel[grid]` (which compiles or loads it and
     binds the arguments), and return its binary for direct launches."""
-    grid = _grid(config, xnumel, ynumel)
+    grid = _grid(config, xnumel, *tiles)
     compiled = kernel[grid](*args, **config)
     return _Binary.of(compiled, grid, tuple(config[name] for name in kernel.arg_names[len(args):]))
 
@@ -313,16 +322,16 @@ def _write_record(path: Path | None, record: dict) -> None:
             pass  # a read-only cache: the next process times again
 
 
-def _kept_tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> dict:
+def _kept_tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, tiles: Tiles = (None, None)) -> dict:
     """`_tuned`'s choice, kept across processes (`_record_path`), so that a second process
     launching the same kernel does not time it again. A record that is unreadable, or names a
     config not among `configs`, is ignored and rewritten; `MLC_CACHE=0` tunes every time."""
-    path = _record_path([kernel.cache_key, list(configs), _sizes_of(xnumel, ynumel, args), triton.__version__,
+    path = _record_path([kernel.cache_key, list(configs), _sizes_of(xnumel, tiles[0], args), triton.__version__,
                          device_description()])
     kept = _read_record(path, "config")
     if kept in configs:
         return next(c for c in configs if c == kept)
-    config = _tuned(kernel, configs, xnumel, args, ynumel)
+    config = _tuned(kernel, configs, xnumel, args, tiles)
     _write_record(path, {"config": config})
     return config
 
@@ -378,7 +387,7 @@ TUNE_MS = 0.5
 TUNE_LAUNCHES = 50
 
 
-def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: int | None = None) -> dict:
+def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, tiles: Tiles = (None, None)) -> dict:
     """The fastest of `configs` on these arguments (all compiled together first). Each config
     runs once (`_run_binding`) and is then timed through its C launcher (`_kernel_ms`); one
     that needs more of the GPU than it has is left out, as Inductor's autotuner leaves it (where
@@ -389,7 +398,7 @@ def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, ynumel: 
 
     def ms(config: dict) -> float:
         try:
-            binary = _run_binding(kernel, config, xnumel, ynumel, args)
+            binary = _run_binding(kernel, config, xnumel, tiles, args)
         except OutOfResources:  # more shared memory than the GPU has (a GEMM's big tile with an
             return math.inf  # epilogue that converts the accumulator's layout): never picked
         return _kernel_ms(binary, args, flush)

@@ -77,7 +77,8 @@ class DotBase(IRDLOperation):
     """`%c = <dialect>.dot %a, %b : bf16, bf16 -> f32`: the sum over every reduction index of
     `a * b`, each product and the sum in the result's type (a GEMM's K loop, accumulated in f32
     as cuBLAS does). Its node is a contraction: ranges [M, N] over [K], `a` computed from loads
-    at (i0, r0_0) and `b` at (r0_0, i1), which `verify_contraction` checks. `loops.dot` and
+    at (i0, r0_0) and `b` at (r0_0, i1) (batched: [B, M, N], `a` at (i0, i1, r0_0) and `b` at
+    (i0, r0_0, i2)), which `verify_contraction` checks. `loops.dot` and
     `buffer.dot` share this definition; the node's ops after it are the GEMM's epilogue."""
 
     lhs = operand_def(AnyFloat)
@@ -120,11 +121,14 @@ def read_symbols(value: SSAValue) -> set[str]:
 
 
 def verify_contraction(node: Operation, dot: DotBase, rank: int, reduction_rank: int) -> None:
-    """A contraction's node runs [M, N] over [K] and its dot reads `a` along (i0, r0_0) only
-    and `b` along (r0_0, i1) only: a tile of A times a tile of B."""
-    if rank != 2 or reduction_rank != 1:
-        raise VerifyException(f"{node.name}: a {dot.name} needs ranges [M, N] over [K], got {rank} over {reduction_rank}")
-    for operand, side, other in ((dot.lhs, "lhs", "i1"), (dot.rhs, "rhs", "i0")):
+    """A contraction's node runs [M, N] over [K], or [B, M, N] over [K] (batched: i0 picks the
+    product), and its dot reads `a` along (i_M, r0_0) only and `b` along (r0_0, i_N) only (and
+    both along the batch): a tile of A times a tile of B."""
+    if rank not in (2, 3) or reduction_rank != 1:
+        raise VerifyException(f"{node.name}: a {dot.name} needs ranges [M, N] or [B, M, N] over [K], "
+                              f"got {rank} over {reduction_rank}")
+    m, n = f"i{rank - 2}", f"i{rank - 1}"
+    for operand, side, other in ((dot.lhs, "lhs", n), (dot.rhs, "rhs", m)):
         if other in read_symbols(operand):
             raise VerifyException(f"{dot.name}: its {side} varies with {other}, which a tile of "
                                   f"{'A' if side == 'lhs' else 'B'} does not walk")

@@ -38,7 +38,8 @@ KERNEL_KINDS = ("pointwise", "reduction", "persistent_reduction", "matmul")
 _REDUCTION_INDICES, _REDUCTION_MASKS = ("xindex", "r0_index"), ("xmask", "r0_mask")
 # A `matmul` kernel's tile is [YBLOCK, 1] rows (M) by [1, XBLOCK] columns (N); inside its rloop
 # the K slice is r0_index ([1, R0_BLOCK], the columns of an A tile) and r0_index_t ([R0_BLOCK, 1],
-# the rows of a B tile), with r0_mask and r0_mask_t.
+# the rows of a B tile), with r0_mask and r0_mask_t. A batched one (`znumel`: its products) also
+# defines zindex, the product its program computes (a scalar: one per program, never masked).
 _MATMUL_LOOP_INDICES, _MATMUL_LOOP_MASKS = ("r0_index", "r0_index_t"), ("r0_mask", "r0_mask_t")
 IMPLICIT_INDICES = {"pointwise": ("xindex",), "reduction": _REDUCTION_INDICES, "persistent_reduction": _REDUCTION_INDICES,
                     "matmul": ("yindex", "xindex", *_MATMUL_LOOP_INDICES)}
@@ -48,6 +49,7 @@ MASK_NAMES = {"pointwise": ("xmask",), "reduction": _REDUCTION_MASKS, "persisten
 # A 2-D tiled pointwise kernel (one with `ynumel`) also defines yindex ([YBLOCK, 1]) and ymask.
 TILED_INDICES, TILED_MASKS = ("xindex", "yindex"), ("xmask", "ymask")
 RESERVED = {"xoffset", "xindex", "xmask", "xnumel", "XBLOCK"} | {"yoffset", "yindex", "ymask", "ynumel", "YBLOCK"} | {
+    "zindex", "znumel"} | {
     "r0_offset", "r0_index", "r0_mask", "r0_numel", "R0_BLOCK", "r0_base", "r0_index_t", "r0_mask_t"}
 # Reductions: kinds, and how many accumulators a looped reduction of each kind carries.
 REDUCE_KINDS = ("sum", "prod", "max", "min", "argmax", "argmin", "any", "welford", "online_softmax")
@@ -73,8 +75,11 @@ def _ref_names(refs: ArrayAttr) -> list[str]:
 
 
 def _print_numels(
-    printer: Printer, xnumel: ExprAttr, r0_numel: ExprAttr | None, ynumel: ExprAttr | None = None
+    printer: Printer, xnumel: ExprAttr, r0_numel: ExprAttr | None, ynumel: ExprAttr | None = None,
+    znumel: ExprAttr | None = None,
 ) -> None:
+    if znumel is not None:
+        printer.print_string(f" znumel {expr_str(znumel.expr)}")
     if ynumel is not None:
         printer.print_string(f" ynumel {expr_str(ynumel.expr)}")
     printer.print_string(f" xnumel {expr_str(xnumel.expr)}")
@@ -82,13 +87,14 @@ def _print_numels(
         printer.print_string(f" r0_numel {expr_str(r0_numel.expr)}")
 
 
-def _parse_numels(parser: Parser) -> tuple[ExprAttr, ExprAttr | None, ExprAttr | None]:
-    """`[ynumel Y] xnumel X [r0_numel R]` -> (xnumel, r0_numel, ynumel)."""
+def _parse_numels(parser: Parser) -> tuple[ExprAttr, ExprAttr | None, ExprAttr | None, ExprAttr | None]:
+    """`[znumel Z] [ynumel Y] xnumel X [r0_numel R]` -> (xnumel, r0_numel, ynumel, znumel)."""
+    znumel = ExprAttr(parse_expr(parser)) if parser.parse_optional_keyword("znumel") else None
     ynumel = ExprAttr(parse_expr(parser)) if parser.parse_optional_keyword("ynumel") else None
     parser.parse_keyword("xnumel")
     xnumel = ExprAttr(parse_expr(parser))
     r0_numel = ExprAttr(parse_expr(parser)) if parser.parse_optional_keyword("r0_numel") else None
-    return xnumel, r0_numel, ynumel
+    return xnumel, r0_numel, ynumel, znumel
 
 
 def mask_names_props(names: Sequence[str]) -> dict[str, Attribute]:

@@ -86,6 +86,7 @@ class KernelOp(IRDLOperation):
     xnumel = prop_def(ExprAttr)
     r0_numel = opt_prop_def(ExprAttr)
     ynumel = opt_prop_def(ExprAttr)  # a 2-D tiled pointwise kernel: rows (yindex) x xnumel columns
+    znumel = opt_prop_def(ExprAttr)  # a batched matmul kernel: its products (zindex)
     origins = opt_prop_def(ArrayAttr)
     configs = opt_prop_def(ArrayAttr)
     body = region_def("single_block")
@@ -101,12 +102,15 @@ class KernelOp(IRDLOperation):
         origins: Sequence[str] = (),
         configs: Sequence[ConfigAttr] = (),
         ynumel: sympy.Expr | int | None = None,
+        znumel: sympy.Expr | int | None = None,
     ):
         props: dict[str, Attribute] = {"sym_name": StringAttr(name), "kind": StringAttr(kind), "xnumel": ExprAttr(xnumel)}
         if r0_numel is not None:
             props["r0_numel"] = ExprAttr(r0_numel)
         if ynumel is not None:
             props["ynumel"] = ExprAttr(ynumel)
+        if znumel is not None:
+            props["znumel"] = ExprAttr(znumel)
         if origins:
             props["origins"] = ArrayAttr([StringAttr(o) for o in origins])
         if configs:
@@ -164,6 +168,8 @@ class KernelOp(IRDLOperation):
             raise VerifyException(f"triton.kernel: a {kind} kernel {'needs' if kind != 'pointwise' else 'takes no'} r0_numel")
         if (self.ynumel is not None) != (kind == "matmul") and kind != "pointwise":
             raise VerifyException(f"triton.kernel: a {kind} kernel {'needs' if kind == 'matmul' else 'takes no'} ynumel")
+        if self.znumel is not None and kind != "matmul":
+            raise VerifyException(f"triton.kernel: a {kind} kernel takes no znumel (only a batched matmul does)")
         seen: set[str] = set()
         for arg in self.body.block.args:
             if not isinstance(arg.type, PtrType):
@@ -203,7 +209,7 @@ class KernelOp(IRDLOperation):
             printer.print_string(": ")
             printer.print_attribute(arg.type)
         printer.print_string(")")
-        _print_numels(printer, self.xnumel, self.r0_numel, self.ynumel)
+        _print_numels(printer, self.xnumel, self.r0_numel, self.ynumel, self.znumel)
         if self.origins is not None:
             printer.print_string(" origins [")
             printer.print_list(self.origins.data, printer.print_attribute)
@@ -222,7 +228,7 @@ class KernelOp(IRDLOperation):
         name = parser.parse_symbol_name().data
         kind = parser.parse_identifier("kernel kind")
         args = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument)
-        xnumel, r0_numel, ynumel = _parse_numels(parser)
+        xnumel, r0_numel, ynumel, znumel = _parse_numels(parser)
         origins: list[str] = []
         if parser.parse_optional_keyword("origins"):
             origins = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_str_literal)
@@ -234,7 +240,8 @@ class KernelOp(IRDLOperation):
             body.add_block(Block(arg_types=[a.type for a in args]))
         r0 = None if r0_numel is None else r0_numel.expr
         y = None if ynumel is None else ynumel.expr
-        op = cls(name, kind, xnumel.expr, body, r0, origins, configs, y)  # type: ignore[arg-type]
+        z = None if znumel is None else znumel.expr
+        op = cls(name, kind, xnumel.expr, body, r0, origins, configs, y, z)  # type: ignore[arg-type]
         if (attrs := parser.parse_optional_attr_dict_with_keyword()) is not None:
             op.attributes |= attrs.data
         return op
@@ -263,11 +270,13 @@ class KernelBodyOp(IRDLOperation):
 
     def implicit_indices(self, kernel: KernelOp) -> tuple[str, ...]:
         """`xindex`, and `r0_index` where a reduction slice is defined (not outside a looped
-        kernel's rloop); a matmul kernel's `yindex`, `xindex`, and in its rloop the K slice."""
+        kernel's rloop); a matmul kernel's `yindex`, `xindex` (and a batched one's `zindex`), and
+        in its rloop the K slice."""
         if kernel.kernel_kind == "reduction" and not self.in_rloop():
             return ("xindex",)
         if kernel.kernel_kind == "matmul":
-            return IMPLICIT_INDICES["matmul"] if self.in_rloop() else TILED_INDICES
+            batch = ("zindex",) if kernel.znumel is not None else ()
+            return (*(IMPLICIT_INDICES["matmul"] if self.in_rloop() else TILED_INDICES), *batch)
         if kernel.is_tiled:
             return TILED_INDICES
         return IMPLICIT_INDICES.get(kernel.kernel_kind, ())
@@ -513,7 +522,8 @@ class Access:
 
 def kernel_accesses(kernel: KernelOp) -> list[Access]:
     """The kernel's checkable accesses: static spans over its numels."""
-    numels = {"xindex": kernel.xnumel, "yindex": kernel.ynumel, "r0_index": kernel.r0_numel, "r0_index_t": kernel.r0_numel}
+    numels = {"xindex": kernel.xnumel, "yindex": kernel.ynumel, "zindex": kernel.znumel, "r0_index": kernel.r0_numel,
+              "r0_index_t": kernel.r0_numel}
     ranges = {symbol(name): numel.expr for name, numel in numels.items() if numel is not None}
     accesses: list[Access] = []
     _collect_accesses(kernel.body.block, {}, ranges, accesses)

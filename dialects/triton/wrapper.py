@@ -96,7 +96,9 @@ class LaunchOp(WrapperBodyOp):
     A GEMM kernel may be timed against the same work unfused: `... r0_numel 96 against
     @triton_mm_fused_0_unfused` names a `triton.wrapper` taking the launch's buffers (cuBLAS
     and the epilogue's own kernel); the first run at these sizes times both and keeps the
-    faster (`triton_helpers.choose`)."""
+    faster (`triton_helpers.choose`).
+
+    A batched GEMM kernel runs `znumel` products: `... znumel 12 ynumel 64 xnumel 64 r0_numel 32`."""
 
     name = "triton.launch"
     kernel = prop_def(SymbolRefAttr)
@@ -104,11 +106,13 @@ class LaunchOp(WrapperBodyOp):
     xnumel = prop_def(ExprAttr)
     r0_numel = opt_prop_def(ExprAttr)
     ynumel = opt_prop_def(ExprAttr)
+    znumel = opt_prop_def(ExprAttr)
     looped = opt_prop_def(SymbolRefAttr)
     persistent_max = opt_prop_def(IntegerAttr[I64])
     unfused = opt_prop_def(SymbolRefAttr)
     assembly_format = (
-        "custom<SymbolRef>($kernel) `(` custom<SymbolRefs>($args) `)` (`ynumel` custom<Expr>($ynumel)^)? `xnumel` custom<Expr>($xnumel)"
+        "custom<SymbolRef>($kernel) `(` custom<SymbolRefs>($args) `)` (`znumel` custom<Expr>($znumel)^)?"
+        " (`ynumel` custom<Expr>($ynumel)^)? `xnumel` custom<Expr>($xnumel)"
         " (`r0_numel` custom<Expr>($r0_numel)^)? (`else` custom<SymbolRef>($looped)^ `when` `r0_numel` ` ` `>` $persistent_max)?"
         " (`against` custom<SymbolRef>($unfused)^)? attr-dict"
     )
@@ -116,8 +120,11 @@ class LaunchOp(WrapperBodyOp):
     def __init__(
         self, kernel: str, args: Sequence[str], xnumel: sympy.Expr | int, r0_numel: sympy.Expr | int | None = None,
         ynumel: sympy.Expr | int | None = None, looped: tuple[str, int] | None = None, unfused: str | None = None,
+        znumel: sympy.Expr | int | None = None,
     ):
         props: dict[str, Attribute] = {"kernel": SymbolRefAttr(kernel), "args": _refs(args)}
+        if znumel is not None:
+            props["znumel"] = ExprAttr(znumel)
         if ynumel is not None:
             props["ynumel"] = ExprAttr(ynumel)
         props["xnumel"] = ExprAttr(xnumel)
@@ -207,7 +214,7 @@ class LaunchOp(WrapperBodyOp):
                 f"triton.launch: @{kernel.sym_name.data} takes {len(ptrs)} pointers, got {len(self.args)} buffers"
             )
         pairs = ((self.xnumel, kernel.xnumel, "xnumel"), (self.r0_numel, kernel.r0_numel, "r0_numel"),
-                 (self.ynumel, kernel.ynumel, "ynumel"))
+                 (self.ynumel, kernel.ynumel, "ynumel"), (self.znumel, kernel.znumel, "znumel"))
         for mine, theirs, what in pairs:
             if (mine is None) != (theirs is None) or (
                 mine is not None and theirs is not None and not theirs.expr.free_symbols and mine.expr != theirs.expr

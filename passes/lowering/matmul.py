@@ -1,4 +1,5 @@
-"""mm and addmm as contractions: a `loops.reduction` [M, N] over [K] around one `loops.dot`.
+"""mm, addmm, bmm and baddbmm as contractions: a `loops.reduction` [M, N] (batched: [B, M, N])
+over [K] around one `loops.dot`.
 
     %0 = loops.reduction [64, 128] over [96] origins ["addmm"] -> tensor<64x128xbf16> {
       %1 = loops.load %x[i0, r0_0] : tensor<64x96xbf16>
@@ -13,15 +14,18 @@
 
 The operands are loaded in their storage type (tl.dot multiplies bf16 and f16 tiles exactly and
 accumulates in f32, as cuBLAS does); the products of f32 operands accumulate in f32. addmm's
-bias, scaled by beta, and alpha are the epilogue, rounded once, as cuBLAS's epilogue does.
+bias, scaled by beta, and alpha are the epilogue, rounded once, as cuBLAS's epilogue does
+(baddbmm's likewise). A batched product reads A at (i0, i1, r0_0) and B at (i0, r0_0, i2); its
+batch count is static and at most CUDA's grid z (each product is a z row of programs).
 Only where `lower-aten{gemm=triton}` asks, and only for float16, bfloat16 and float32 (float64
-and integer products stay cuBLAS calls); every other mm/addmm, and bmm, stays an extern call.
+and integer products stay cuBLAS calls); every other mm/addmm/bmm/baddbmm stays an extern call.
 """
 
 from __future__ import annotations
 
 from xdsl.ir import Operation
 
+from mlc.analysis.target import CUDA_MAX_GRID_Y
 from mlc.dialects.loops import DotOp
 from mlc.passes.lowering.body import Body, Value, make_reduction
 from mlc.passes.lowering.dtypes import compute_type, dtype_of
@@ -40,32 +44,44 @@ def addmm(call: Call) -> list[Operation] | None:
     return _contraction(call, call["mat1"], call["mat2"], bias=call["self"])
 
 
+@register("bmm")
+def bmm(call: Call) -> list[Operation] | None:
+    return _contraction(call, call["self"], call["mat2"])
+
+
+@register("baddbmm")
+def baddbmm(call: Call) -> list[Operation] | None:
+    return _contraction(call, call["batch1"], call["batch2"], bias=call["self"])
+
+
 def _contraction(call: Call, a, b, bias=None) -> list[Operation] | None:  # noqa: ANN001 (SSA values)
     dtype = dtype_of(call.result_type)
     if call.options.gemm != "triton" or dtype not in TRITON_GEMM_DTYPES:
         return None
     if any(dtype_of(v.type) != dtype for v in (a, b)):
         return None
-    (m, k), n = shape(a), shape(b)[1]
+    *batch, m, k = shape(a)
+    n = shape(b)[-1]
+    if batch and not (isinstance(batch[0], int) and batch[0] <= CUDA_MAX_GRID_Y):
+        return None  # the products are the grid's z: a number of them CUDA's grid holds
+    out = [*batch, m, n]
     beta, alpha = call.get("beta", 1), call.get("alpha", 1)
 
     def body(bb: Body) -> list[Value]:
-        i0, i1 = bb.vars
+        *z, i, j = bb.vars
         r0 = bb.rvars[0]
-        lhs = bb.load(a, [i0, r0], widen=False)
-        rhs = bb.load(b, [r0, i1], widen=False)
+        lhs = bb.load(a, [*z, i, r0], widen=False)
+        rhs = bb.load(b, [*z, r0, j], widen=False)
         product = Value(bb.emit(DotOp(lhs.ssa, rhs.ssa, compute_type(dtype))), dtype)
         if alpha != 1:
             product = bb.mul(product, bb.constant(float(alpha), dtype))
         if bias is None or beta == 0:
             return [product]
-        bias_shape = shape(bias)
-        index = [i0, i1][2 - len(bias_shape):]
-        index = [0 if size == 1 and full != 1 else v for v, size, full in zip(index, bias_shape, [m, n][2 - len(bias_shape):])]
-        term = bb.load(bias, index)
+        bias_shape = shape(bias)  # broadcast against the output's trailing dimensions
+        sizes, variables = out[len(out) - len(bias_shape):], bb.vars[len(out) - len(bias_shape):]
+        term = bb.load(bias, [0 if size == 1 and full != 1 else v for v, size, full in zip(variables, bias_shape, sizes)])
         if beta != 1:
             term = bb.mul(term, bb.constant(float(beta), dtype))
         return [bb.add(product, term)]
 
-    return [make_reduction(call, [m, n], [k], [call.result_type], body)]
-
+    return [make_reduction(call, out, [k], [call.result_type], body)]

@@ -98,6 +98,7 @@ class GroupKernels:
     rnumel: sympy.Expr | None = None
     ynumel: sympy.Expr | None = None
     persistent_max: int | None = None
+    znumel: sympy.Expr | None = None  # a batched GEMM's products
 
 
 @dataclass

@@ -224,7 +224,8 @@ class _GraphConversion:
                   if m.buffer.data not in local and not isinstance(m, buffer.ScatterOp)]
         looped = (names[1], built.persistent_max) if built.persistent_max is not None else None
         against = self._unfused(names[0], built.args, members, local) if self.options.gemm == "measure" else None
-        return [*allocs, triton.LaunchOp(names[0], built.args, built.numel, built.rnumel, built.ynumel, looped, against)]
+        return [*allocs, triton.LaunchOp(names[0], built.args, built.numel, built.rnumel, built.ynumel, looped, against,
+                                          built.znumel)]
 
     def _unfused(self, kernel: str, args: list[str], members: list[buffer.ComputedOp], local: set[str]) -> str | None:
         """For a GEMM kernel: the wrapper `<kernel>_unfused` doing its work as cuBLAS plus an
@@ -266,7 +267,7 @@ class _GraphConversion:
         origins = sorted({o for m in members for o in m.origin_names})
         touched = {n for m in members for n in (*m.referenced_names(), *m.defined_names())}
         storages = [self.layouts[r] for r in sorted({self.roots.get(n, n) for n in touched}) if r in self.layouts]
-        wide = index_bits(built.numel * (built.rnumel or 1) * (built.ynumel or 1), storages) == 64
+        wide = index_bits(built.numel * (built.rnumel or 1) * (built.ynumel or 1) * (built.znumel or 1), storages) == 64
         names = []
         for kernel in built.kernels:
             if wide:

@@ -17,8 +17,12 @@ pointwise member) runs on the accumulator tile and stores it.
     ...
     triton.store %out_ptr0[xindex + 128*yindex], %7 : bf16
 
+A batched contraction ([B, M, N] over [K]: bmm, baddbmm) is the same kernel over `znumel` B
+products: each program computes one tile of product `zindex` (the grid's z), which indexes its
+loads and stores like any other symbol.
+
 Each member's loop variables are read off the kernel's flat lanes (`kernel_shape.coordinates`)
-with the flat output index X = N*yindex + xindex, so an epilogue whose loops reorder-loops
+with the flat output index X = N*yindex + xindex (+ M*N*zindex), so an epilogue whose loops reorder-loops
 merged reads the same elements. Masks: ymask, xmask, r0_mask, r0_mask_t where the configs'
 blocks do not all divide M, N, K; a masked load reads 0, and an operand computed from loads
 (an inlined prologue) is zeroed past K by the dot's own masks. Configs: `launch.matmul_configs`.
@@ -44,15 +48,17 @@ from mlc.dialects.loops_reduce import defining_ops
 from mlc.dialects.sym import symbol
 from mlc.passes.to_triton.builder import XINDEX, GroupKernels, KernelBuilder, zero_of
 
-YINDEX, R0_INDEX, R0_INDEX_T = symbol("yindex"), symbol("r0_index"), symbol("r0_index_t")
+YINDEX, ZINDEX, R0_INDEX, R0_INDEX_T = symbol("yindex"), symbol("zindex"), symbol("r0_index"), symbol("r0_index_t")
 _MASK_OF = {"yindex": "ymask", "xindex": "xmask", "r0_index": "r0_mask", "r0_index_t": "r0_mask_t"}
 
 
 @dataclass
 class MatmulKernelBuilder(KernelBuilder):
-    """A KernelBuilder for a matmul kernel: `numel` = N columns, `ynumel` = M rows, `rnumel` = K."""
+    """A KernelBuilder for a matmul kernel: `numel` = N columns, `ynumel` = M rows, `rnumel` = K;
+    a batched one's `znumel` = B products (None: not batched)."""
 
     ynumel: sympy.Expr = sympy.Integer(1)
+    znumel: sympy.Expr | None = None
     rnumel: sympy.Expr = sympy.Integer(1)
     constant_masks: frozenset[str] = frozenset()  # the masks every config's blocks make constant
     precision: str = "ieee"
@@ -70,7 +76,8 @@ class MatmulKernelBuilder(KernelBuilder):
     # -- index symbols ---------------------------------------------------------------------------
 
     def flat_ranges(self) -> dict[sympy.Symbol, sympy.Expr]:
-        return {YINDEX: self.ynumel, XINDEX: self.numel, R0_INDEX: self.rnumel, R0_INDEX_T: self.rnumel}
+        batch = {} if self.znumel is None else {ZINDEX: self.znumel}
+        return {**batch, YINDEX: self.ynumel, XINDEX: self.numel, R0_INDEX: self.rnumel, R0_INDEX_T: self.rnumel}
 
     def lane_trees(self):  # noqa: ANN201 (no eviction hints in a GEMM: nothing asks)
         return []
@@ -83,16 +90,19 @@ class MatmulKernelBuilder(KernelBuilder):
         return simplify_index(sympy.expand(expr.xreplace(subst).xreplace(ones)), ranges)
 
     def coordinates(self, node: buffer.ComputedOp, k_index: sympy.Symbol) -> dict[sympy.Basic, sympy.Expr]:
-        """The node's loop variables over yindex, xindex and the K index of the tile it loads:
-        the contraction's own i0, i1, r0_0 directly, an epilogue's through the flat output
-        index X = N*yindex + xindex (its loops may be merged)."""
+        """The node's loop variables over (zindex,) yindex, xindex and the K index of the tile it
+        loads: the contraction's own i0, i1 (i2), r0_0 directly, an epilogue's through the flat
+        output index X = M*N*zindex + N*yindex + xindex (its loops may be merged)."""
+        tile = [YINDEX, XINDEX] if self.znumel is None else [ZINDEX, YINDEX, XINDEX]
         if node.is_contraction:
-            return {symbol("i0"): YINDEX, symbol("i1"): XINDEX, symbol("r0_0"): k_index}
-        shape = ks.KernelShape(self.ynumel * self.numel, self.rnumel)
+            return {**{symbol(f"i{d}"): v for d, v in enumerate(tile)}, symbol("r0_0"): k_index}
+        outputs = self.ynumel * self.numel
+        shape = ks.KernelShape(outputs * (self.znumel or 1), self.rnumel)
         where = ks.coordinates(node, shape)
         if where is None:
             raise PassFailedException(f"convert-to-triton: '{node.buffer.data}' does not run over the GEMM's outputs")
-        lanes = {ks.X: self.numel * YINDEX + XINDEX, ks.R: k_index}
+        flat = self.numel * YINDEX + XINDEX + (0 if self.znumel is None else outputs * ZINDEX)
+        lanes = {ks.X: flat, ks.R: k_index}
         return {v: self._index(e, lanes) for v, e in where.items()}
 
     # -- members -----------------------------------------------------------------------------------
@@ -178,7 +188,7 @@ class MatmulKernelBuilder(KernelBuilder):
     def kernel_op(
         self, name: str, body: Region, origins: Sequence[str], configs: Sequence[triton.ConfigAttr]
     ) -> triton.KernelOp:
-        return triton.KernelOp(name, "matmul", self.numel, body, self.rnumel, origins, configs, self.ynumel)
+        return triton.KernelOp(name, "matmul", self.numel, body, self.rnumel, origins, configs, self.ynumel, self.znumel)
 
 
 def _masked_load(value: SSAValue, mask: str) -> bool:
@@ -198,7 +208,8 @@ def build_matmul_kernel(
 ) -> GroupKernels:
     """The kernel of a group holding a contraction, with its configs."""
     dot = next(m for m in members if m.is_contraction)
-    (m, n), k = dot.range_exprs, dot.reduction_range_exprs[0]
+    *batch, m, n = dot.range_exprs
+    k = dot.reduction_range_exprs[0]
     contraction = dot.dot_op()
     assert contraction is not None
     operand = contraction.lhs.type
@@ -211,13 +222,14 @@ def build_matmul_kernel(
     sizes = {"ymask": m, "xmask": n, "r0_mask": k, "r0_mask_t": k}
     constant = frozenset(name for name, size in sizes.items() if blocks_divide(size, blocks[name]))
     precision = "tf32" if tf32 and isinstance(operand, Float32Type) else "ieee"
+    znumel = batch[0] if batch else None
     builder = MatmulKernelBuilder(n, layouts, roots, local, check_indices=check_indices, ynumel=m, rnumel=k,
-                                  constant_masks=constant, precision=precision)
+                                  znumel=znumel, constant_masks=constant, precision=precision)
     for member in [dot, *(x for x in members if x is not dot)]:
         builder.add_member(member)
     kernel = builder.build("", sorted({o for x in members for o in x.origin_names}), [])
     kernel.properties["configs"] = ArrayAttr(configs)
-    return GroupKernels([kernel], builder.launch_args(), n, k, m)
+    return GroupKernels([kernel], builder.launch_args(), n, k, m, znumel=znumel)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -245,25 +257,27 @@ def unfused(members: Sequence[buffer.ComputedOp], roots: dict[str, str]) -> Unfu
     node = next(m for m in members if m.is_contraction)
     dot = node.dot_op()
     assert dot is not None
-    (m, n), k = node.range_exprs, node.reduction_range_exprs[0]
-    i0, i1, r0 = symbol("i0"), symbol("i1"), symbol("r0_0")
+    *batch, m, n = node.range_exprs
+    k = node.reduction_range_exprs[0]
+    *z, i, j = (symbol(f"i{d}") for d in range(len(node.range_exprs)))
+    r0 = symbol("r0_0")
     name = node.buffer.data
-    views = [_operand_view(dot.lhs, [i0, r0], [m, k], f"{name}_lhs", roots),
-             _operand_view(dot.rhs, [r0, i1], [k, n], f"{name}_rhs", roots)]
+    views = [_operand_view(dot.lhs, [*z, i, r0], [*batch, m, k], f"{name}_lhs", roots),
+             _operand_view(dot.rhs, [*z, r0, j], [*batch, k, n], f"{name}_rhs", roots)]
     if None in views:
         return None
     dtype = dot.lhs.type
-    product, layout = f"{name}_mm", LayoutAttr([m, n], [n, 1], dtype)
+    product, layout = f"{name}_mm", LayoutAttr([*batch, m, n], None, dtype)
     args = [SymbolRefAttr(v.buffer.data) for v in views]  # type: ignore[union-attr]
-    if len(members) == 1 and (direct := _cublas_epilogue(node, dot, roots)) is not None:
+    mm = "bmm.default" if batch else "mm.default"
+    if len(members) == 1 and (direct := _cublas_epilogue(node, dot, layout, roots)) is not None:
         bias = [direct] if isinstance(direct, triton.ViewOp) else []
-        overload = "addmm.default" if bias else "mm.default"
-        call = triton.ExternOp([product], [node.layout], overload, [SymbolRefAttr(v.buffer.data) for v in bias] + args,
-                               {"out": SymbolRefAttr(name)})
-        return Unfused([*views, *bias], call, product, node.layout, [])  # type: ignore[list-item]
-    call = triton.ExternOp([product], [layout], "mm.default", args, fresh=True)
+        call = triton.ExternOp([product], [layout], "addmm.default" if bias else mm,
+                               [SymbolRefAttr(v.buffer.data) for v in bias] + args, {"out": SymbolRefAttr(name)})
+        return Unfused([*views, *bias], call, product, layout, [])  # type: ignore[list-item]
+    call = triton.ExternOp([product], [layout], mm, args, fresh=True)
     block = Block()
-    read = buffer.LoadOp(product, n * i0 + i1, dtype)
+    read = buffer.LoadOp(product, layout.flat_index([*z, i, j]), dtype)
     block.add_op(read)
     value = read.result
     if dtype != dot.result.type:
@@ -280,12 +294,14 @@ def unfused(members: Sequence[buffer.ComputedOp], roots: dict[str, str]) -> Unfu
     return Unfused(views, call, product, layout, rest)  # type: ignore[arg-type]
 
 
-def _cublas_epilogue(node: buffer.ComputedOp, dot: buffer.DotOp, roots: dict[str, str]) -> triton.ViewOp | bool | None:
-    """Whether cuBLAS does the contraction's whole epilogue, writing its output as mm does (row
-    major, the operands' dtype): True where the epilogue is only the store (mm), the view of the
-    bias where it adds one, rounding once (addmm); None where it does more."""
-    (m, n), i0, i1 = node.range_exprs, symbol("i0"), symbol("i1")
-    if node.layout != LayoutAttr([m, n], [n, 1], dot.lhs.type):
+def _cublas_epilogue(node: buffer.ComputedOp, dot: buffer.DotOp, product: LayoutAttr,
+                     roots: dict[str, str]) -> triton.ViewOp | bool | None:
+    """Whether cuBLAS does the contraction's whole epilogue, writing its output as mm does (the
+    `product` layout: row major, the operands' dtype): True where the epilogue is only the
+    store (mm, bmm), the view of the bias where it adds one, rounding once (addmm); None where
+    it does more."""
+    variables = [symbol(f"i{d}") for d in range(len(node.range_exprs))]
+    if node.layout != product:
         return None
     chains = defining_ops(dot.lhs) | defining_ops(dot.rhs)
     kinds: dict[SSAValue, str] = {dot.result: "acc"}  # what each value is: the product, the bias, or their sum
@@ -301,12 +317,16 @@ def _cublas_epilogue(node: buffer.ComputedOp, dot: buffer.DotOp, roots: dict[str
             kinds[op.result] = "acc+bias"
         elif isinstance(op, buffer.StoreOp) and op.buffer_name == node.buffer.data and op.mode is None and not op.indirect:
             done = kinds.get(op.value) == ("acc+bias" if bias else "acc") and op.value.type == dot.lhs.type
-            if not done or simplify_index(op.index.expr - n * i0 - i1, {i0: m, i1: n}) != 0:
+            ranges = dict(zip(variables, node.range_exprs))
+            if not done or simplify_index(op.index.expr - product.flat_index(variables), ranges) != 0:
                 return None
         else:
             return None
     if bias is None:
         return True
+    if len(variables) != 2:  # baddbmm's bias: the epilogue kernel adds it
+        return None
+    (m, n), (i0, i1) = node.range_exprs, variables
     strided = affine_strides(bias.index.expr, [i0, i1])
     if strided is None or bias.result.type != dot.lhs.type:
         return None

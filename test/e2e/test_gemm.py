@@ -109,3 +109,35 @@ def test_auto_times_each_gemm_against_its_unfused_work(check_grad, make, monkeyp
     source = mlc.compile_fx(linear, [x.detach(), w.detach(), b.detach()]).source
     assert re.search(r"torch\.addmm\(\w+_bias, \w+_lhs, \w+_rhs, out=buf\d+\)", source), source
     check_grad(F.linear, x, w, b, atol=1e-4, rtol=1e-4)
+
+
+def test_baddbmm_forward_and_backward(check_grad, make):
+    """A batched product (the grid's z) below every block, every mask on, with baddbmm's bias
+    broadcast over the batch, its beta and alpha, and a relu epilogue; the backward's bmm of
+    transposed operands are batched GEMMs too."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    a, b, c = make(3, 37, 29, grad=True), make(3, 29, 50, grad=True), make(37, 50, grad=True)
+    fn = lambda a, b, c: torch.relu(torch.baddbmm(c, a, b, beta=0.5, alpha=2.0))  # noqa: E731
+    compiled = mlc.compile_fx(make_fx(fn)(a.detach(), b.detach(), c.detach()), [a.detach(), b.detach(), c.detach()])
+    assert compiled.source.count("@triton.jit") == 1 and "zindex = tl.program_id(2)" in compiled.source
+    assert "bmm" not in compiled.source.replace("baddbmm", "")
+    check_grad(fn, a, b, c, atol=1e-4, rtol=1e-4)
+
+
+def test_matmul_4d_bf16(check_grad, make):
+    """`q @ k.transpose(-1, -2)` over (2, 3) batch dimensions: a bmm of 6 products, M past
+    YBLOCK 128 and K past R0_BLOCK 64, with a scaled epilogue."""
+    q = make(2, 3, 130, 72, dtype=torch.bfloat16, low=-1, high=1, grad=True)
+    k = make(2, 3, 40, 72, dtype=torch.bfloat16, low=-1, high=1, grad=True)
+    check_grad(lambda q, k: (q @ k.transpose(-1, -2)) * 0.125, q, k, atol=2e-2, rtol=2e-2)
+
+
+def test_bmm_dynamic_rows(make):
+    """A symbolic M with a static batch: one compile serves both sizes (the kernel counts its
+    products in z rows, past which a symbolic M's y programs could wrap)."""
+    compiled = torch.compile(torch.bmm, backend="mlc", fullgraph=True)
+    for m in (33, 70):
+        a, b = make(4, m, 24), make(4, 24, 40)
+        torch._dynamo.mark_dynamic(a, 1)
+        torch.testing.assert_close(compiled(a, b), torch.bmm(a, b), atol=1e-4, rtol=1e-4)

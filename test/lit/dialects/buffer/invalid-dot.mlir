@@ -6,7 +6,7 @@
 buffer.graph @no_reduce_ranges {
   buffer.input "x" #buffer.layout<[4, 8], [8, 1], f32>
   buffer.input "w" #buffer.layout<[8, 4], [4, 1], f32>
-  // expected-error@+1 {{buffer.computed: a buffer.dot needs ranges [M, N] over [K], got 2 over 0}}
+  // expected-error@+1 {{buffer.computed: a buffer.dot needs ranges [M, N] or [B, M, N] over [K], got 2 over 0}}
   buffer.computed "buf0" #buffer.layout<[4, 4], [4, 1], f32> ranges [4, 4] {
     %0 = buffer.load @x[8*i0] : f32
     %1 = buffer.load @w[i1] : f32
@@ -90,7 +90,7 @@ buffer.graph @dot_and_reduce {
 buffer.graph @ranges_merged {
   buffer.input "x" #buffer.layout<[4, 8], [8, 1], f32>
   buffer.input "w" #buffer.layout<[8, 4], [4, 1], f32>
-  // expected-error@+1 {{buffer.computed: a buffer.dot needs ranges [M, N] over [K], got 1 over 1}}
+  // expected-error@+1 {{buffer.computed: a buffer.dot needs ranges [M, N] or [B, M, N] over [K], got 1 over 1}}
   buffer.computed "buf0" #buffer.layout<[4, 4], [4, 1], f32> ranges [16] reduce [8] {
     %0 = buffer.load @x[r0_0 + 8*FloorDiv(i0, 4)] : f32
     %1 = buffer.load @w[ModularIndexing(i0, 1, 4) + 4*r0_0] : f32

@@ -73,3 +73,21 @@ func.func @f32_prologue(%x: tensor<4x8xf32>, %w: tensor<16x8xf32>) -> tensor<4x1
   }
   func.return %0 : tensor<4x16xf32>
 }
+
+// -----
+
+// bmm: a batched contraction [B, M, N] over [K]; both operands walk the batch i0.
+// CHECK-LABEL: func.func @bmm
+// CHECK:      loops.reduction [4, 64, 128] over [96] origins ["bmm"] -> tensor<4x64x128xf32> {
+// CHECK-NEXT:   %[[A:.*]] = loops.load %x[i0, i1, r0_0] : tensor<4x64x96xbf16>
+// CHECK-NEXT:   %[[B:.*]] = loops.load %w[i0, r0_0, i2] : tensor<4x96x128xbf16>
+// CHECK-NEXT:   %[[D:.*]] = loops.dot %[[A]], %[[B]] : bf16, bf16 -> f32
+func.func @bmm(%x: tensor<4x64x96xbf16>, %w: tensor<4x96x128xbf16>) -> tensor<4x64x128xf32> {
+  %0 = loops.reduction [4, 64, 128] over [96] origins ["bmm"] -> tensor<4x64x128xf32> {
+    %1 = loops.load %x[i0, i1, r0_0] : tensor<4x64x96xbf16>
+    %2 = loops.load %w[i0, r0_0, i2] : tensor<4x96x128xbf16>
+    %3 = loops.dot %1, %2 : bf16, bf16 -> f32
+    loops.yield %3 : f32
+  }
+  func.return %0 : tensor<4x64x128xf32>
+}

@@ -107,7 +107,7 @@ func.func @dot_and_reduce(%a: tensor<4x8xbf16>, %b: tensor<8x4xbf16>) {
 
 // A contraction runs [M, N], not M*N merged into one range.
 func.func @ranges_merged(%a: tensor<4x8xbf16>, %b: tensor<8x4xbf16>) {
-  // expected-error@+1 {{loops.reduction: a loops.dot needs ranges [M, N] over [K], got 1 over 1}}
+  // expected-error@+1 {{loops.reduction: a loops.dot needs ranges [M, N] or [B, M, N] over [K], got 1 over 1}}
   %0 = loops.reduction [16] over [8] -> tensor<16xf32> {
     %x = loops.load %a[FloorDiv(i0, 4), r0_0] : tensor<4x8xbf16>
     %y = loops.load %b[r0_0, ModularIndexing(i0, 1, 4)] : tensor<8x4xbf16>
@@ -121,7 +121,7 @@ func.func @ranges_merged(%a: tensor<4x8xbf16>, %b: tensor<8x4xbf16>) {
 
 // A contraction sums over one K, not two reduction ranges.
 func.func @two_reduction_ranges(%a: tensor<4x8x2xbf16>, %b: tensor<8x2x4xbf16>) {
-  // expected-error@+1 {{loops.reduction: a loops.dot needs ranges [M, N] over [K], got 2 over 2}}
+  // expected-error@+1 {{loops.reduction: a loops.dot needs ranges [M, N] or [B, M, N] over [K], got 2 over 2}}
   %0 = loops.reduction [4, 4] over [8, 2] -> tensor<4x4xf32> {
     %x = loops.load %a[i0, r0_0, r0_1] : tensor<4x8x2xbf16>
     %y = loops.load %b[r0_0, r0_1, i1] : tensor<8x2x4xbf16>
@@ -145,4 +145,32 @@ func.func @two_dots(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32>
     loops.yield %5 : f32
   }
   func.return %0 : tensor<4x4xf32>
+}
+
+// -----
+
+// In a batched contraction N is i2: an lhs that varies with it is not a tile of A.
+func.func @batched_lhs_along_n(%a: tensor<2x4x8xbf16>, %b: tensor<2x8x4xbf16>) {
+  // expected-error@+1 {{loops.dot: its lhs varies with i2, which a tile of A does not walk}}
+  %0 = loops.reduction [2, 4, 4] over [8] -> tensor<2x4x4xf32> {
+    %x = loops.load %a[i0, i2, r0_0] : tensor<2x4x8xbf16>
+    %y = loops.load %b[i0, r0_0, i2] : tensor<2x8x4xbf16>
+    %d = loops.dot %x, %y : bf16, bf16 -> f32
+    loops.yield %d : f32
+  }
+  func.return
+}
+
+// -----
+
+// Two batch dimensions: a batched contraction has one (bmm's; matmul's views flatten the rest).
+func.func @two_batches(%a: tensor<2x2x4x8xbf16>, %b: tensor<2x2x8x4xbf16>) {
+  // expected-error@+1 {{loops.reduction: a loops.dot needs ranges [M, N] or [B, M, N] over [K], got 4 over 1}}
+  %0 = loops.reduction [2, 2, 4, 4] over [8] -> tensor<2x2x4x4xf32> {
+    %x = loops.load %a[i0, i1, i2, r0_0] : tensor<2x2x4x8xbf16>
+    %y = loops.load %b[i0, i1, r0_0, i3] : tensor<2x2x8x4xbf16>
+    %d = loops.dot %x, %y : bf16, bf16 -> f32
+    loops.yield %d : f32
+  }
+  func.return
 }

@@ -103,3 +103,18 @@ triton.kernel @k matmul(%in_ptr0: !triton.ptr<f32>) ynumel 16 xnumel 16 r0_numel
     triton.yield %3 : f32
   }
 }
+
+// -----
+
+// Only a batched matmul kernel counts products in z.
+// expected-error@+1 {{triton.kernel: a pointwise kernel takes no znumel (only a batched matmul does)}}
+triton.kernel @k pointwise(%in_ptr0: !triton.ptr<f32>) znumel 4 xnumel 16 {
+}
+
+// -----
+
+// zindex is a batched kernel's: an unbatched one has none.
+triton.kernel @k matmul(%in_ptr0: !triton.ptr<f32>) ynumel 16 xnumel 16 r0_numel 16 {
+  // expected-error@+1 {{zindex}}
+  %0 = triton.load %in_ptr0[xindex + 16*yindex + 256*zindex] : f32
+}

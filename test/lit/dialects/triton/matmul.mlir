@@ -77,3 +77,28 @@ triton.wrapper @call {
 }
 // CHECK-LABEL: triton.wrapper @call
 // CHECK:         triton.launch @triton_mm_fused_mm_relu_1(@a, @b, @buf1) ynumel 37 xnumel 50 r0_numel 29
+
+// A batched kernel (bmm): znumel products, each program's `zindex` (a scalar) picks its
+// product's A, B and output; the launch says znumel too.
+triton.kernel @triton_mm_fused_bmm_2 matmul(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) znumel 3 ynumel 64 xnumel 64 r0_numel 32 origins ["bmm"] configs [#triton.config<YBLOCK = 64, XBLOCK = 64, R0_BLOCK = 32, num_warps = 4, num_stages = 3>] {
+  %0 = arith.constant 0.000000e+00 : f32
+  %1 = triton.rloop iter_args(%2 = %0 : f32) {
+    %3 = triton.load %in_ptr0[r0_index + 32*yindex + 2048*zindex] : f32
+    %4 = triton.load %in_ptr1[xindex + 64*r0_index_t + 2048*zindex] : f32
+    %5 = triton.dot %3, %4 into %2 "ieee" : f32, f32 -> f32
+    triton.yield %5 : f32
+  }
+  triton.store %out_ptr0[xindex + 64*yindex + 4096*zindex], %1 : f32
+}
+triton.wrapper @call_bmm {
+  triton.input "a" #buffer.layout<[3, 64, 32], [2048, 32, 1], f32>
+  triton.input "b" #buffer.layout<[3, 32, 64], [2048, 64, 1], f32>
+  triton.alloc "buf0" #buffer.layout<[3, 64, 64], [4096, 64, 1], f32>
+  triton.launch @triton_mm_fused_bmm_2(@a, @b, @buf0) znumel 3 ynumel 64 xnumel 64 r0_numel 32
+  triton.return @buf0
+}
+// CHECK-LABEL: triton.kernel @triton_mm_fused_bmm_2 matmul({{.*}}) znumel 3 ynumel 64 xnumel 64 r0_numel 32
+// CHECK:           triton.load %in_ptr0[r0_index + 32*yindex + 2048*zindex] : f32
+// CHECK:         triton.store %out_ptr0[xindex + 64*yindex + 4096*zindex], %{{.*}} : f32
+// CHECK-LABEL: triton.wrapper @call_bmm
+// CHECK:         triton.launch @triton_mm_fused_bmm_2(@a, @b, @buf0) znumel 3 ynumel 64 xnumel 64 r0_numel 32

@@ -146,3 +146,35 @@ builtin.module {
     buffer.output @buf0
   }
 }
+
+// -----
+
+// bmm (a batched contraction): a matmul kernel over znumel products, each program's zindex
+// picking its product; the unfused side is torch.bmm into the output.
+// CHECK-LABEL: triton.kernel @triton_mm_fused_bmm_0 matmul(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) znumel 3 ynumel 37 xnumel 50 r0_numel 29
+// CHECK:           triton.load %in_ptr0[r0_index + 29*yindex + 1073*zindex] mask ymask, r0_mask other 0.000000e+00 : f32
+// CHECK-NEXT:      triton.load %in_ptr1[r0_index_t + 29*xindex + 1450*zindex] mask xmask, r0_mask_t other 0.000000e+00 : f32
+// CHECK:         triton.store %out_ptr0[xindex + 50*yindex + 1850*zindex], %{{.*}} mask ymask, xmask : f32
+// CHECK:       triton.wrapper @triton_mm_fused_bmm_0_unfused0 {
+// CHECK:         triton.view "buf0_lhs" = @a #buffer.layout<[3, 37, 29], [1073, 29, 1], f32>
+// CHECK-NEXT:    triton.view "buf0_rhs" = @b #buffer.layout<[3, 29, 50], [1450, 1, 29], f32>
+// CHECK-NEXT:    triton.extern "buf0_mm" = "bmm.default" {args = [@buf0_lhs, @buf0_rhs], kwargs = {out = @buf0}} : #buffer.layout<[3, 37, 50], [1850, 50, 1], f32>
+// CHECK:         triton.launch @triton_mm_fused_bmm_0(@a, @b, @buf0) znumel 3 ynumel 37 xnumel 50 r0_numel 29 against @triton_mm_fused_bmm_0_unfused0
+// PY:          def triton_mm_fused_bmm_0(in_ptr0, in_ptr1, out_ptr0, znumel, ynumel, xnumel, r0_numel, YBLOCK: tl.constexpr, XBLOCK: tl.constexpr, R0_BLOCK: tl.constexpr):
+// PY:            zindex = tl.program_id(2)
+// PY-NEXT:       pid = tl.program_id(0) + tl.program_id(1) * tl.num_programs(0)
+// PY:            buf0_mm = torch.bmm(buf0_lhs, buf0_rhs, out=buf0)
+// PY:            choose(triton_mm_fused_bmm_0, lambda: launch(triton_mm_fused_bmm_0, triton_mm_fused_bmm_0_configs, 50, (a, b, buf0, 3, 37, 50, 29,), launches, ynumel=37, znumel=3), lambda: triton_mm_fused_bmm_0_unfused0([a, b, buf0]), (3, 37, 50, 29), launches)
+builtin.module {
+  buffer.graph @bmm {
+    buffer.input "a" #buffer.layout<[3, 37, 29], [1073, 29, 1], f32>
+    buffer.input "b" #buffer.layout<[3, 50, 29], [1450, 29, 1], f32>
+    buffer.computed "buf0" #buffer.layout<[3, 37, 50], [1850, 50, 1], f32> ranges [3, 37, 50] reduce [29] origins ["bmm"] {
+      %0 = buffer.load @a[r0_0 + 29*i1 + 1073*i0] : f32
+      %1 = buffer.load @b[r0_0 + 29*i2 + 1450*i0] : f32
+      %2 = buffer.dot %0, %1 : f32, f32 -> f32
+      buffer.store @buf0[i2 + 50*i1 + 1850*i0], %2 : f32
+    }
+    buffer.output @buf0
+  }
+}

@@ -116,3 +116,37 @@ buffer.graph @prologue {
   }
   buffer.output @buf0
 }
+
+// -----
+
+// A batched contraction with a fused epilogue whose loops are merged into one flat range: its
+// lanes read the product at X = M*N*zindex + N*yindex + xindex.
+// CHECK-LABEL: triton.kernel @triton_mm_fused_bmm_relu_0 matmul({{.*}}) znumel 2 ynumel 64 xnumel 64 r0_numel 64
+// CHECK:         arith.maximumf
+// CHECK-NEXT:    %[[R:.*]] = arith.truncf
+// CHECK-NEXT:    triton.store %out_ptr0[xindex + 64*yindex + 4096*zindex], %[[R]] : bf16
+// CHECK:         triton.launch @triton_mm_fused_bmm_relu_0(@a, @b, @buf1) znumel 2 ynumel 64 xnumel 64 r0_numel 64
+builtin.module {
+  buffer.graph @bmm_relu {
+    buffer.input "a" #buffer.layout<[2, 64, 64], [4096, 64, 1], bf16>
+    buffer.input "b" #buffer.layout<[2, 64, 64], [4096, 64, 1], bf16>
+    buffer.fused {
+      buffer.computed "buf0" #buffer.layout<[2, 64, 64], [4096, 64, 1], bf16> ranges [2, 64, 64] reduce [64] origins ["bmm"] {
+        %0 = buffer.load @a[r0_0 + 64*i1 + 4096*i0] : bf16
+        %1 = buffer.load @b[i2 + 64*r0_0 + 4096*i0] : bf16
+        %2 = buffer.dot %0, %1 : bf16, bf16 -> f32
+        %3 = arith.truncf %2 : f32 to bf16
+        buffer.store @buf0[i2 + 64*i1 + 4096*i0], %3 : bf16
+      }
+      buffer.computed "buf1" #buffer.layout<[2, 64, 64], [4096, 64, 1], bf16> ranges [8192] origins ["relu"] {
+        %4 = buffer.load @buf0[i0] : bf16
+        %5 = arith.extf %4 : bf16 to f32
+        %6 = arith.constant 0.000000e+00 : f32
+        %7 = arith.maximumf %5, %6 : f32
+        %8 = arith.truncf %7 : f32 to bf16
+        buffer.store @buf1[i0], %8 : bf16
+      }
+    }
+    buffer.output @buf1
+  }
+}

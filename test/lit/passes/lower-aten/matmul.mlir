@@ -2,7 +2,7 @@
 // RUN: mlc-opt %s --split-input-file --lower-aten | filecheck %s --check-prefix=EXTERN
 // RUN: not mlc-opt %s -p 'lower-aten{gemm=cublas}' 2>&1 | filecheck %s --check-prefix=BAD
 
-// gemm=triton: mm and addmm of f16/bf16/f32 become contractions, a loops.reduction [M, N]
+// gemm=triton: mm, addmm, bmm and baddbmm of f16/bf16/f32 become contractions, a loops.reduction [M, N]
 // over [K] whose loops.dot multiplies A at (i0, r0_0) by B at (r0_0, i1), the operands in
 // their storage type and the sum in f32; addmm's alpha, beta and bias are the epilogue,
 // rounded once. The default (gemm=extern) keeps every mm/addmm a cuBLAS call; any other
@@ -98,4 +98,40 @@ func.func @addmm_column_bias(%b: tensor<8x1xf32>, %a: tensor<8x32xf32>, %w: tens
 func.func @mm_f64(%a: tensor<8x32xf64>, %b: tensor<32x16xf64>) -> tensor<8x16xf64> {
   %0 = aten.mm %a, %b : (tensor<8x32xf64>, tensor<32x16xf64>) -> tensor<8x16xf64>
   func.return %0 : tensor<8x16xf64>
+}
+
+// -----
+
+// bmm: a batched contraction [B, M, N] over [K]; A is read at (i0, i1, r0_0) and B at
+// (i0, r0_0, i2), both along the batch i0.
+// CHECK-LABEL: func.func @bmm_bf16
+// CHECK:      loops.reduction [4, 8, 16] over [32] origins ["bmm"] -> tensor<4x8x16xbf16> {
+// CHECK-NEXT:   %[[A:.*]] = loops.load %a[i0, i1, r0_0] : tensor<4x8x32xbf16>
+// CHECK-NEXT:   %[[B:.*]] = loops.load %b[i0, r0_0, i2] : tensor<4x32x16xbf16>
+// CHECK-NEXT:   %[[D:.*]] = loops.dot %[[A]], %[[B]] : bf16, bf16 -> f32
+// CHECK-NEXT:   %[[OUT:.*]] = arith.truncf %[[D]] : f32 to bf16
+// CHECK-NEXT:   loops.yield %[[OUT]] : bf16
+// CHECK-NEXT: }
+// EXTERN-LABEL: func.func @bmm_bf16
+// EXTERN:       loops.extern "bmm.default" (%a, %b)
+func.func @bmm_bf16(%a: tensor<4x8x32xbf16>, %b: tensor<4x32x16xbf16>) -> tensor<4x8x16xbf16> {
+  %0 = aten.bmm %a, %b : (tensor<4x8x32xbf16>, tensor<4x32x16xbf16>) -> tensor<4x8x16xbf16>
+  func.return %0 : tensor<4x8x16xbf16>
+}
+
+// -----
+
+// baddbmm's bias broadcasts against the output's trailing dimensions: one of [M, N] is read
+// at (i1, i2) in every batch; alpha and beta scale the product and the bias.
+// CHECK-LABEL: func.func @baddbmm_f32
+// CHECK:      loops.reduction [4, 8, 16] over [32] origins ["baddbmm"] -> tensor<4x8x16xf32> {
+// CHECK:        %[[D:.*]] = loops.dot %{{.*}}, %{{.*}} : f32, f32 -> f32
+// CHECK:        %[[P:.*]] = arith.mulf %[[D]], %{{.*}} : f32
+// CHECK-NEXT:   %[[BIAS:.*]] = loops.load %c[i1, i2] : tensor<8x16xf32>
+// CHECK:        arith.mulf %[[BIAS]], %{{.*}} : f32
+// EXTERN-LABEL: func.func @baddbmm_f32
+// EXTERN:       loops.extern "baddbmm.default" (%c, %a, %b)
+func.func @baddbmm_f32(%c: tensor<8x16xf32>, %a: tensor<4x8x32xf32>, %b: tensor<4x32x16xf32>) -> tensor<4x8x16xf32> {
+  %0 = aten.baddbmm %c, %a, %b {beta = 5.000000e-01 : f64, alpha = 2.000000e+00 : f64} : (tensor<8x16xf32>, tensor<4x8x32xf32>, tensor<4x32x16xf32>) -> tensor<4x8x16xf32>
+  func.return %0 : tensor<4x8x16xf32>
 }
