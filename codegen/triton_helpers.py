@@ -114,6 +114,7 @@ def ceil_div_integer(a, b):
 
 
 from mlc.analysis.target import CUDA_MAX_GRID_Y as MAX_GRID_Y  # noqa: E402  (the grid reads it at each call)
+from mlc.analysis.target import CUDA_MAX_GRID_Y as MAX_GRID_Z  # noqa: E402  (CUDA's z limit is y's)
 
 
 Tiles = tuple[int | None, int | None]
@@ -127,9 +128,9 @@ def _grid(config: dict, xnumel: int, ynumel: int | None, znumel: int | None = No
     products each take those z rows."""
     ny = 1 if ynumel is None else triton.cdiv(ynumel, config["YBLOCK"])
     nz = triton.cdiv(ny, MAX_GRID_Y) * (znumel or 1)
-    if nz > MAX_GRID_Y:
+    if nz > MAX_GRID_Z:
         raise ValueError(f"mlc: a batched GEMM of {znumel} products of {ynumel} rows needs {nz} rows of programs in z, "
-                         f"over CUDA's {MAX_GRID_Y}")
+                         f"over CUDA's {MAX_GRID_Z}")
     return (triton.cdiv(xnumel, config["XBLOCK"]), min(ny, MAX_GRID_Y), nz)
 
 
