@@ -99,6 +99,10 @@ def mm_fp32_fn(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
     return x @ w
 
 
+def attention_scores_fn(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    return (q @ k.transpose(-1, -2)) * q.shape[-1] ** -0.5
+
+
 @dataclass
 class Workload:
     fn: Callable[..., Any]
@@ -135,6 +139,14 @@ def _mm_fp32(device: torch.device, quick: bool) -> Workload:
     return Workload(mm_fp32_fn, [x, w], [(m, n, k)])
 
 
+def _attention_scores(device: torch.device, quick: bool) -> Workload:
+    """A batched product: q @ kᵀ per head, scaled (a bmm of batch x heads products)."""
+    batch, heads, seq, dim = (2, 3, 37, 24) if quick else (8, 12, 1024, 64)
+    dtype = torch.float32 if quick else torch.bfloat16
+    q, k = _make(device, dtype, batch, heads, seq, dim), _make(device, dtype, batch, heads, seq, dim)
+    return Workload(attention_scores_fn, [q, k], [(seq, seq, dim)] * (batch * heads))
+
+
 WORKLOADS: dict[str, Callable[[torch.device, bool], Workload]] = {
     "linear_gelu": lambda d, q: _linear(linear_gelu_fn, d, q, (8192, 4096, 1024), (67, 48, 40)),
     "linear_bias_residual": lambda d, q: _linear(linear_bias_residual_fn, d, q, (8192, 1024, 4096), (67, 48, 40),
@@ -143,6 +155,7 @@ WORKLOADS: dict[str, Callable[[torch.device, bool], Workload]] = {
     "qkv": _qkv,
     "lm_head": lambda d, q: _linear(lm_head_fn, d, q, (8192, 50257, 768), (67, 257, 40), ()),
     "mm_fp32": _mm_fp32,
+    "attention_scores": _attention_scores,
 }
 
 
