@@ -18,10 +18,12 @@ After:
            : (tensor<2048x50264xbf16>) -> tensor<2048x50257xbf16>
 
 An `nn.Linear` reads its [N, K] weight transposed, rows K apart: there an unaligned N leaves
-only the result's rows unaligned, and nothing is copied. The mm writes its result into a buffer
-whose rows are N rounded up apart (`result_strides` with `out`: the call's `out=` argument), a
-strided view for every reader (BERT's tied LM head: 30522 columns written 30528 apart, where
-padding the weight copied 45 MB per call):
+only the result's rows unaligned. With `result-only=true` nothing is copied: the mm writes its
+result into a buffer whose rows are N rounded up apart (`result_strides` with `out`: the call's
+`out=` argument), a strided view for every reader (BERT's tied LM head: 30522 columns written
+30528 apart, where padding the weight copies 45 MB per call). It is off by default: on the H200
+(torch 2.11, CUDA 13) cuBLAS still runs an `align1` kernel for an N that is not a multiple of 8,
+whatever the result's row stride (GPT-2's LM head forward: 1.68 ms, eager's time):
 
 Before:
     %t = aten.permute %w {dims = array<i64: 1, 0>} : (tensor<30522x768xbf16>) -> tensor<768x30522xbf16>
@@ -42,6 +44,7 @@ Which mms are padded (Inductor's `should_pad_common`, `get_padded_length` and
 Options:
   min-intensity-16bit=148   bf16/f16: 989 TFLOP/s / 3.35 TB/s / 2
   min-intensity-f32=10      f32 (no TF32): 67 TFLOP/s / 3.35 TB/s / 2
+  result-only=false         true: an nn.Linear's unaligned N pads the result's rows only
 """
 
 from __future__ import annotations
@@ -118,7 +121,7 @@ def _matrices(op: AtenOp) -> tuple[SSAValue, SSAValue]:
     return a, b
 
 
-def plan(mm: AtenOp, min_intensity_16bit: float, min_intensity_f32: float) -> PaddedMm | None:
+def plan(mm: AtenOp, min_intensity_16bit: float, min_intensity_f32: float, result_only: bool = False) -> PaddedMm | None:
     """The padding `mm` (an mm or addmm) gets, or None when it is left alone."""
     a, b = (t.type for t in _matrices(mm))
     assert isinstance(a, TensorType) and isinstance(b, TensorType)
@@ -134,7 +137,7 @@ def plan(mm: AtenOp, min_intensity_16bit: float, min_intensity_f32: float) -> Pa
     if intensity(m, k, n) < threshold:
         return None
     source = _transposed_source(_matrices(mm)[1])  # rows K apart, unless a transpose again (`t().t()`)
-    if pads.m == 0 and pads.k == 0 and source is not None and _transposed_source(source) is None:
+    if result_only and pads.m == 0 and pads.k == 0 and source is not None and _transposed_source(source) is None:
         return PaddedMm(0, 0, pads.n, result_only=True)
     return pads
 
@@ -263,9 +266,10 @@ class PadMmPass(ModulePass):
 
     min_intensity_16bit: int = option(148, "bf16/f16 mms are padded from this many flops per element moved")
     min_intensity_f32: int = option(10, "f32 mms are padded from this many flops per element moved")
+    result_only: bool = option(False, "an unaligned N of a transposed weight pads only the result's rows (no copy)")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_stage(self, op)
         for mm in [o for o in op.walk() if isinstance(o, AtenOp) and o.name in ("aten.mm", "aten.addmm")]:
-            if (pads := plan(mm, self.min_intensity_16bit, self.min_intensity_f32)) is not None:
+            if (pads := plan(mm, self.min_intensity_16bit, self.min_intensity_f32, self.result_only)) is not None:
                 pad(mm, pads)
