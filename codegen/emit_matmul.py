@@ -14,11 +14,12 @@
         _tmp1 = tmp4
     ... the epilogue on [YBLOCK, XBLOCK] tiles, stores ...
 
-The launch's grid is a 2-D tiled kernel's, (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK)), with
-z = znumel for a batched kernel: `zindex = tl.program_id(2)`, the product a program computes,
-which its loads and stores index (a scalar). The kernel renumbers its programs so that GROUP_Y consecutive ones walk down a column of tiles
-before the next column (the grouped order of Triton's matmul tutorial and Inductor's templates:
-the B tiles a group reads stay in L2). GROUP_Y is 8, as in both.
+The launch's grid is a 2-D tiled kernel's, (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK)), with z
+= znumel for a batched kernel: `zindex = tl.program_id(2)`, the product a program computes,
+which its loads and stores index (a scalar). The kernel renumbers its programs so that GROUP_Y
+consecutive ones walk down a column of tiles before the next column (the grouped order of
+Triton's matmul tutorial and Inductor's templates: the B tiles a group reads stay in L2).
+GROUP_Y is 8, as in both.
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ class MatmulKernelEmitter(_ReductionKernelEmitter):
         k, w = self.kernel, self.widen
         y_tiles = "y_tiles = (ynumel + YBLOCK - 1) // YBLOCK"  # not tl.cdiv: a jit function of triton.language
         if k.ynumel.expr.is_Integer or k.znumel is None:
-            y_program = "tl.program_id(1)" if k.ynumel.expr.is_Integer else "(tl.program_id(1) + tl.program_id(2) * tl.num_programs(1))"
+            wrapped = "(tl.program_id(1) + tl.program_id(2) * tl.num_programs(1))"
+            y_program = "tl.program_id(1)" if k.ynumel.expr.is_Integer else wrapped
             batch = [f"zindex = tl.program_id(2){w}"] if k.znumel is not None else []
             lines = [*batch, f"pid = tl.program_id(0){w} + {y_program}{w} * tl.num_programs(0)", y_tiles]
         else:

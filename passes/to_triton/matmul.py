@@ -22,8 +22,8 @@ products: each program computes one tile of product `zindex` (the grid's z), whi
 loads and stores like any other symbol.
 
 Each member's loop variables are read off the kernel's flat lanes (`kernel_shape.coordinates`)
-with the flat output index X = N*yindex + xindex (+ M*N*zindex), so an epilogue whose loops reorder-loops
-merged reads the same elements. Masks: ymask, xmask, r0_mask, r0_mask_t where the configs'
+with the flat output index X = N*yindex + xindex (+ M*N*zindex), so an epilogue whose loops
+reorder-loops merged reads the same elements. Masks: ymask, xmask, r0_mask, r0_mask_t where the configs'
 blocks do not all divide M, N, K; a masked load reads 0, and an operand computed from loads
 (an inlined prologue) is zeroed past K by the dot's own masks. Configs: `launch.matmul_configs`.
 """
