@@ -261,3 +261,46 @@ func.func @dead_ops_erased(%x: tensor<8xf32>) -> tensor<8xf32> {
   }
   func.return %e : tensor<8xf32>
 }
+
+// -----
+
+// pad-mm's zero padding read by a contraction stays a stored operand (realize_reason:
+// "padded operand of a contraction"): the GEMM reads it aligned, and gemm=measure keeps
+// cuBLAS as a choice, which it times only against operands that are plain reads. The
+// transpose (a view) folds into the pad first.
+// CHECK-LABEL: func.func @padded_operand_of_a_contraction
+// CHECK:       %[[PAD:.*]] = loops.pointwise [96, 104] origins ["constant_pad_nd", "permute"]
+// CHECK:         loops.load %w[i1, i0] mask
+// CHECK:       loops.reduction [64, 104] over [96]
+// CHECK-NEXT:    loops.load %x[i0, r0_0]
+// CHECK-NEXT:    loops.load %[[PAD]][r0_0, i1]
+// CHECK-NEXT:    loops.dot
+func.func @padded_operand_of_a_contraction(%x: tensor<64x96xbf16>, %w: tensor<100x96xbf16>) -> tensor<64x100xbf16> {
+  %0 = loops.pointwise [104, 96] origins ["constant_pad_nd"] -> tensor<104x96xbf16> {
+    %1 = loops.index i0 : i64
+    %2 = arith.constant 100 : i64
+    %3 = arith.cmpi slt, %1, %2 : i64
+    %4 = loops.load %w[i0, i1] mask %3 : tensor<100x96xbf16>
+    %5 = arith.extf %4 : bf16 to f32
+    %6 = arith.constant 0.000000e+00 : f32
+    %7 = arith.select %3, %5, %6 : f32
+    %8 = arith.truncf %7 : f32 to bf16
+    loops.yield %8 : bf16
+  }
+  %9 = loops.pointwise [96, 104] origins ["permute"] -> tensor<96x104xbf16> {
+    %10 = loops.load %0[i1, i0] : tensor<104x96xbf16>
+    loops.yield %10 : bf16
+  }
+  %11 = loops.reduction [64, 104] over [96] origins ["mm"] -> tensor<64x104xbf16> {
+    %12 = loops.load %x[i0, r0_0] : tensor<64x96xbf16>
+    %13 = loops.load %9[r0_0, i1] : tensor<96x104xbf16>
+    %14 = loops.dot %12, %13 : bf16, bf16 -> f32
+    %15 = arith.truncf %14 : f32 to bf16
+    loops.yield %15 : bf16
+  }
+  %16 = loops.pointwise [64, 100] origins ["slice"] -> tensor<64x100xbf16> {
+    %17 = loops.load %11[i0, i1] : tensor<64x104xbf16>
+    loops.yield %17 : bf16
+  }
+  func.return %16 : tensor<64x100xbf16>
+}
