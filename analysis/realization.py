@@ -342,7 +342,8 @@ def realize_reason(op: Operation, uses: Sequence[Operation], options: RealizeOpt
     if (viewed := viewer_through_views(op, uses)) is not None:
         extern, depth = viewed
         return f"viewed by extern '{extern.overload.data}'" + (" through views" if depth > 1 else "")
-    if any(isinstance(u, ReductionOp) and u.dot_op() is not None for u in uses) and any(l.mask is not None for l in loads(op)):
+    read_by_contraction = any(isinstance(u, ReductionOp) and u.dot_op() is not None for u in uses)
+    if read_by_contraction and any(load.mask is not None for load in loads(op)):
         # pad-mm's zero padding: a GEMM reads it aligned, as cuBLAS would, and cuBLAS stays a
         # choice (`gemm=measure` times it only against operands that are plain reads)
         return "padded operand of a contraction"

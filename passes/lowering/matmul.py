@@ -34,24 +34,16 @@ from mlc.passes.lowering.registry import Call, register, shape
 TRITON_GEMM_DTYPES = ("float16", "bfloat16", "float32")
 
 
-@register("mm")
-def mm(call: Call) -> list[Operation] | None:
+@register("mm", "bmm")
+def product(call: Call) -> list[Operation] | None:
     return _contraction(call, call["self"], call["mat2"])
 
 
-@register("addmm")
-def addmm(call: Call) -> list[Operation] | None:
-    return _contraction(call, call["mat1"], call["mat2"], bias=call["self"])
-
-
-@register("bmm")
-def bmm(call: Call) -> list[Operation] | None:
-    return _contraction(call, call["self"], call["mat2"])
-
-
-@register("baddbmm")
-def baddbmm(call: Call) -> list[Operation] | None:
-    return _contraction(call, call["batch1"], call["batch2"], bias=call["self"])
+@register("addmm", "baddbmm")
+def product_plus_bias(call: Call) -> list[Operation] | None:
+    batched = call.packet == "baddbmm"
+    return _contraction(call, call["batch1" if batched else "mat1"], call["batch2" if batched else "mat2"],
+                        bias=call["self"])
 
 
 def _contraction(call: Call, a, b, bias=None) -> list[Operation] | None:  # noqa: ANN001 (SSA values)
