@@ -29,6 +29,11 @@ the order they are tried (Inductor's GPU defaults):
                                     of views that composes to a strided window on it (an
                                     expand, then a view, before a bmm), so its other readers
                                     (a saved detach) read the same buffer ("... through views")
+  padded operand of a contraction   a masked load (pad-mm's zero padding) a contraction reads:
+                                    the GEMM reads it aligned, and cuBLAS stays a choice
+  operand of a contraction reading  more than PROLOGUE_READ_RATIO (1.1) bytes per byte it writes
+  more than it writes               (Inductor's prologue rule): folded in, a GEMM would recompute
+                                    it and re-read its inputs for every tile of the other dim
   body too large                    ops > max(100, opcount-threshold) ("body has 120 > 100 ops")
   reused and large                  > 1 consumer, ops > opcount-threshold (30)
   reused and read-heavy             > 1 consumer, reads > reads-threshold (4)
@@ -146,6 +151,39 @@ def count_ops(op: LoopsBodyOp) -> OpCount:
         for k, result in enumerate(body_op.results):
             value_number[result] = n if k == 0 else number.setdefault((key, k), len(number))
     return OpCount(len(number), len(distinct_loads), nontrivial)
+
+
+PROLOGUE_READ_RATIO = 1.1
+"""Inductor's prologue rule (`check_prologue_fusion_heuristics_fusable`): an operand computed
+inside a GEMM may read at most 1.1x the bytes it would write stored (a cast up, a dequantizing
+scale; not a downcast, nor a product of two tensors)."""
+
+
+def prologue_read_ratio(op: PointwiseOp) -> float:
+    """Bytes `op` reads per byte it writes: each distinct load weighs its element's bytes times
+    the share of `op`'s elements it reads apart (a load broadcast along a dim of size d reads
+    1/d of them; along a symbolic dim, none worth counting)."""
+    zeros = _size_one_vars(op)
+    ranges = {symbol(f"i{k}"): size for k, size in enumerate(op.range_exprs) if size != 1}
+    seen: set[object] = set()
+    read = 0.0
+    for load in loads(op):
+        index = tuple(e.xreplace(zeros) for e in load.index_exprs)
+        key = (id(load.source), index, tuple(id(v) for v in load.operands[1:]))
+        if key in seen:
+            continue
+        seen.add(key)
+        used = set().union(*(e.free_symbols for e in index)) if index else set()
+        share = 1.0
+        for var, size in ranges.items():
+            if var not in used:
+                share = share / int(size) if size.is_Integer else 0.0
+        read += share * _element_bytes(load.result.type)
+    return read / _element_bytes(op.body.block.last_op.operands[0].type)  # type: ignore[union-attr]
+
+
+def _element_bytes(element_type: object) -> float:
+    return max(8, getattr(element_type, "bitwidth", 32)) / 8
 
 
 def loads(op: LoopsBodyOp) -> list[LoadOp]:
@@ -344,9 +382,13 @@ def realize_reason(op: Operation, uses: Sequence[Operation], options: RealizeOpt
         return f"viewed by extern '{extern.overload.data}'" + (" through views" if depth > 1 else "")
     read_by_contraction = any(isinstance(u, ReductionOp) and u.dot_op() is not None for u in uses)
     if read_by_contraction and any(load.mask is not None for load in loads(op)):
-        # pad-mm's zero padding: a GEMM reads it aligned, as cuBLAS would, and cuBLAS stays a
-        # choice (`gemm=measure` times it only against operands that are plain reads)
+        # pad-mm's zero padding: a GEMM reads it aligned, as cuBLAS would, and reading it does
+        # not cost `gemm=measure`'s cuBLAS side a copy
         return "padded operand of a contraction"
+    if read_by_contraction and (ratio := prologue_read_ratio(op)) > PROLOGUE_READ_RATIO:
+        # folded into the GEMM, the operand is recomputed, its inputs re-read, for every tile of
+        # the other dim: worth it only where that reads no more than the operand itself would
+        return f"operand of a contraction reading {ratio:.2g}x the bytes it writes"
     count = count_ops(op)
     ops_limit = max(MAX_INLINE_OPCOUNT, options.opcount_threshold)
     if count.num_ops > ops_limit:

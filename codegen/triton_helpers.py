@@ -241,7 +241,7 @@ class _LaunchState:
 
     tuned: dict[tuple, dict] = field(default_factory=dict)
     binaries: dict[tuple, _Binary] = field(default_factory=dict)
-    fused_wins: dict[tuple, bool] = field(default_factory=dict)  # a GEMM kernel against its unfused work (`choose`)
+    choices: dict[tuple, GemmChoice] = field(default_factory=dict)  # a GEMM kernel against its unfused work (`choose`)
     compiling: list = field(default_factory=list)  # `precompile`'s compiles under way (`_wait`)
     started: bool = False  # `precompile` has taken this kernel
 
@@ -337,34 +337,65 @@ def _kept_tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, til
     return config
 
 
+@dataclass(frozen=True)
+class GemmChoice:
+    """What `choose` decided for a GEMM kernel at some sizes: both sides' GPU milliseconds (None
+    under the interpreter, which does not time) and whether they came from the cache."""
+
+    fused_ms: float | None
+    unfused_ms: float | None
+    cached: bool = False
+
+    @property
+    def fused_wins(self) -> bool:
+        return self.fused_ms is not None and self.unfused_ms is not None and self.fused_ms <= self.unfused_ms
+
+    def describe(self) -> str:
+        if self.fused_ms is None or self.unfused_ms is None:
+            return "not timed (interpreter): cuBLAS + epilogue ran"
+        winner = "fused kernel" if self.fused_wins else "cuBLAS + epilogue"
+        source = ", from the cache" if self.cached else ""
+        return f"fused {self.fused_ms:.4f} ms, cuBLAS + epilogue {self.unfused_ms:.4f} ms{source}: {winner} runs"
+
+
 def choose(kernel, fused: Callable[[], None], unfused: Callable[[], None], sizes: tuple, context: LaunchContext | None
            ) -> None:
     """Run a GEMM's fused kernel (`fused`: its launch) or the same work unfused (cuBLAS, then the
     epilogue's own kernel), whichever is faster at these sizes: the first run at new sizes times
     both from a cold L2 (`_work_ms`) and keeps the choice, on disk too (`_kept_choice`). Both
     only write fresh outputs, so running each several times is harmless. Under the interpreter
-    the unfused work runs (timing means nothing there; `gemm=triton` runs the fused kernel)."""
-    if context is None:
-        unfused()
-        return
+    the unfused work runs (timing means nothing there; `gemm=triton` runs the fused kernel).
+    The choices are kept on the kernel (`gemm_choices`: the dump's fusion.txt lists them)."""
     state = _launch_state(kernel)
-    wins = state.fused_wins.get(sizes)
-    if wins is None:
-        wins = state.fused_wins[sizes] = _kept_choice(kernel, fused, unfused, sizes)
-    (fused if wins else unfused)()
+    choice = state.choices.get(sizes)
+    if choice is None:
+        choice = state.choices[sizes] = GemmChoice(None, None) if context is None else \
+            _kept_choice(kernel, fused, unfused, sizes)
+    (fused if choice.fused_wins else unfused)()
 
 
-def _kept_choice(kernel, fused: Callable[[], None], unfused: Callable[[], None], sizes: tuple) -> bool:
-    """Whether the fused kernel won, kept across processes with both times (`_record_path`), as
-    `_kept_tuned` keeps configs; `MLC_CACHE=0` times every process."""
+def _kept_choice(kernel, fused: Callable[[], None], unfused: Callable[[], None], sizes: tuple) -> GemmChoice:
+    """Both sides' times, kept across processes (`_record_path`), as `_kept_tuned` keeps configs;
+    `MLC_CACHE=0` times every process."""
     path = _record_path([kernel.cache_key, "against unfused", list(sizes), triton.__version__, device_description()])
-    kept = _read_record(path, "fused_wins")
-    if isinstance(kept, bool):
-        return kept
+    kept = _read_record(path, "ms")
+    if isinstance(kept, list) and len(kept) == 2 and all(isinstance(ms, float) for ms in kept):
+        return GemmChoice(*kept, cached=True)
     flush = torch.empty(_flush_bytes(), dtype=torch.int8, device=DEVICE)
-    fused_ms, unfused_ms = _work_ms(fused, flush), _work_ms(unfused, flush)
-    _write_record(path, {"fused_wins": fused_ms <= unfused_ms, "fused_ms": fused_ms, "unfused_ms": unfused_ms})
-    return fused_ms <= unfused_ms
+    choice = GemmChoice(_work_ms(fused, flush), _work_ms(unfused, flush))
+    _write_record(path, {"kernel": kernel.__name__, "sizes": list(sizes), "ms": [choice.fused_ms, choice.unfused_ms]})
+    return choice
+
+
+def gemm_choices(namespace: dict) -> list[str]:
+    """One line per GEMM kernel of a loaded module (`namespace`: its globals) and sizes that
+    `choose` has decided, in the module's order: what the dump's fusion.txt ends with."""
+    lines = []
+    for name, value in namespace.items():
+        state = getattr(value, "__dict__", {}).get("mlc_launch_state")
+        for sizes, choice in [] if state is None else state.choices.items():
+            lines.append(f"gemm choice {name} at {tuple(sizes)}: {choice.describe()}")
+    return lines
 
 
 def _work_ms(work: Callable[[], None], flush: torch.Tensor, n: int = 10) -> float:

@@ -62,9 +62,13 @@ class CompiledGraph:
         self._output_relayouts = output_relayouts or {}
         self._host_epilogue = host_epilogue  # numbers read out of the results (`.item()`)
 
-    def time_first_call(self, timing: Timing, dump: Any) -> None:
+    def time_first_call(self, timing: Timing, dump: Any, namespace: dict) -> None:
         """Add the first call of the module (Triton's compilation and autotuning, then the run)
-        to `timing` and rewrite the dump's timing.txt with it; later calls go straight through."""
+        to `timing` and rewrite the dump's timing.txt with it, and end fusion.txt with what each
+        GEMM kernel of the module (`namespace`: its globals) chose at the first call, with both
+        sides' times (`triton_helpers.gemm_choices`); later calls go straight through."""
+        from mlc.codegen.triton_helpers import gemm_choices
+
         call = self._call
 
         def first(args: list[Any]) -> Sequence[Any]:
@@ -75,6 +79,7 @@ class CompiledGraph:
                 torch.cuda.synchronize()
             timing.add("first call (Triton compile, autotune, run)", time.perf_counter() - start)
             dump.write("timing.txt", timing.report())
+            dump.append("fusion.txt", "".join(f"{line}\n" for line in gemm_choices(namespace)))
             return outputs
 
         self._call = first

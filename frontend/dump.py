@@ -8,7 +8,9 @@
     <dir>/graph_0_forward/...                     reorder-loops, fuse, overlap-comm, convert-to-triton, ...
     <dir>/graph_0_forward/fusion.txt              --fuse's remarks (explain): every candidate with its
                                                   score, merge and refusal (with its category), then
-                                                  the count of refusals per category
+                                                  the count of refusals per category; after the
+                                                  first call, each GEMM kernel's choice (`gemm=measure`:
+                                                  fused kernel or cuBLAS + epilogue, with both times)
     <dir>/graph_0_forward/fusion.dot              the fused graph as Graphviz dot (mlc-translate --emit-dot;
                                                   fusion.svg too where the `dot` program exists)
     <dir>/graph_0_forward/overlap.txt             --overlap-comm's remarks (explain), for a graph with
@@ -106,4 +108,8 @@ class GraphDump:
 
     def write(self, filename: str, text: str) -> None:
         (self.dir / filename).write_text(text)
+
+    def append(self, filename: str, text: str) -> None:
+        with (self.dir / filename).open("a") as f:
+            f.write(text)
 

@@ -62,9 +62,10 @@ DEFAULT configs); `tile-2d=true`, 2-D tiles for pointwise kernels with a transpo
 from memory assert its bounds on the device (a kernel compiled in Triton's debug mode; the
 backend sets it under `MLC_DEBUG=1`); `tf32=false`, true lets a GEMM of f32 operands multiply
 them as TF32 (the backend sets it from `torch.backends.cuda.matmul.allow_tf32`); `gemm=fused`,
-`measure` gives each GEMM kernel whose operands are plain strided reads the wrapper
-`<kernel>_unfused` doing the same work as cuBLAS plus its epilogue kernel, which the launch is
-timed against at its first run (`triton.launch ... against @<kernel>_unfused`).
+`measure` gives each GEMM kernel the wrapper `<kernel>_unfused` doing the same work as cuBLAS
+plus pointwise kernels (an operand the GEMM computes in its K loop stored first, the epilogue
+after), which the launch is timed against at its first run (`triton.launch ... against
+@<kernel>_unfused`).
 
 Fails when: a fused group's members iterate incompatible sizes, or a body op has no Triton
 form (each names the node).
@@ -228,27 +229,32 @@ class _GraphConversion:
                                           built.znumel)]
 
     def _unfused(self, kernel: str, args: list[str], members: list[buffer.ComputedOp], local: set[str]) -> str | None:
-        """For a GEMM kernel: the wrapper `<kernel>_unfused` doing its work as cuBLAS plus an
-        epilogue kernel over the same buffers (`matmul.unfused`), which the launch is timed
-        against; None for any other kernel, or one whose operands are not plain strided reads."""
+        """For a GEMM kernel: the wrapper `<kernel>_unfused` doing its work as cuBLAS plus
+        pointwise kernels over the same buffers (`matmul.unfused`: an operand computed in the K
+        loop stored first, the epilogue after), which the launch is timed against; None for any
+        other kernel."""
         if not any(isinstance(m, buffer.ComputedOp) and m.is_contraction for m in members):
             return None
         work = unfused(members, self.roots)
-        if work is None:
-            return None
         self.layouts[work.product] = work.product_layout
         body: list[triton.WrapperBodyOp] = [triton.InputOp(a, self.layouts[a]) for a in args]
+        for prologue in work.prologues:  # an operand the GEMM computes, stored for cuBLAS
+            self.layouts[prologue.buffer.data] = prologue.layout
+            body += [triton.AllocOp(prologue.buffer.data, prologue.layout), self._pointwise_launch([prologue], set())]
         body += [*work.views, work.call]
         if work.members:  # the epilogue cuBLAS does not do, as its own kernel
-            epilogue = build_pointwise_kernel(work.members, self.layouts, self.roots, local, self.target,
-                                              self.options.autotune_pointwise, self.options.tile_2d, self.options.check_indices)
-            body.append(triton.LaunchOp(self._emit(epilogue, work.members)[0], epilogue.args, epilogue.numel, None,
-                                        epilogue.ynumel))
-        body += [triton.FreeOp([v.buffer.data for v in work.views] + [work.product]), triton.ReturnOp([])]
+            body.append(self._pointwise_launch(work.members, local))
+        temporaries = [o.buffer.data for o in (*work.prologues, *work.views)] + [work.product]
+        body += [triton.FreeOp(temporaries), triton.ReturnOp([])]
         # One per launch: a kernel launched by several groups (identical layers) is timed once.
         wrapper = triton.WrapperOp(f"{kernel}_unfused{len(self.unfused)}", Region(Block(body)))
         self.unfused.append(wrapper)
         return wrapper.sym_name.data
+
+    def _pointwise_launch(self, members: list[buffer.ComputedOp], local: set[str]) -> triton.LaunchOp:
+        built = build_pointwise_kernel(members, self.layouts, self.roots, local, self.target,
+                                       self.options.autotune_pointwise, self.options.tile_2d, self.options.check_indices)
+        return triton.LaunchOp(self._emit(built, members)[0], built.args, built.numel, None, built.ynumel)
 
     def _build(self, members: list[buffer.ComputedOp], local: set[str]) -> GroupKernels:
         options, target = self.options, self.target

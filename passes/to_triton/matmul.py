@@ -45,7 +45,7 @@ from mlc.analysis.launch import blocks_divide, matmul_configs
 from mlc.dialects import buffer, triton
 from mlc.dialects.buffer_layout import LayoutAttr, element_bytes
 from mlc.dialects.loops_reduce import defining_ops
-from mlc.dialects.sym import symbol
+from mlc.dialects.sym import ExprAttr, symbol
 from mlc.passes.to_triton.builder import XINDEX, GroupKernels, KernelBuilder, zero_of
 
 YINDEX, ZINDEX, R0_INDEX, R0_INDEX_T = symbol("yindex"), symbol("zindex"), symbol("r0_index"), symbol("r0_index_t")
@@ -238,12 +238,14 @@ def build_matmul_kernel(
 
 @dataclass
 class Unfused:
-    """A GEMM group's work without its fused kernel: `views` of the operands as the contraction
-    reads them and the `call` of aten's mm (or addmm) writing `product`, then the group's
-    `members` with the contraction made a pointwise that reads the product and runs its
-    epilogue. Where the epilogue is only a bias add and the store, the call writes the group's
-    output itself (`out=`) and `members` is empty: the unfused side is cuBLAS alone."""
+    """A GEMM group's work without its fused kernel: `prologues` computing the operands that are
+    not plain strided reads into buffers of their own (each a pointwise kernel), `views` of the
+    others as the contraction reads them, and the `call` of aten's mm (or addmm) writing
+    `product`, then the group's `members` with the contraction made a pointwise that reads the
+    product and runs its epilogue. Where the epilogue is only a bias add and the store, the call
+    writes the group's output itself (`out=`) and `members` is empty: cuBLAS does it all."""
 
+    prologues: list[buffer.ComputedOp]
     views: list[triton.ViewOp]
     call: triton.ExternOp
     product: str
@@ -251,9 +253,9 @@ class Unfused:
     members: list[buffer.ComputedOp]
 
 
-def unfused(members: Sequence[buffer.ComputedOp], roots: dict[str, str]) -> Unfused | None:
-    """The group as cuBLAS plus a pointwise kernel, where the contraction's operands are plain
-    strided reads (loads at affine indices, no prologue computed on them); None otherwise."""
+def unfused(members: Sequence[buffer.ComputedOp], roots: dict[str, str]) -> Unfused:
+    """The group as cuBLAS plus pointwise kernels: an operand computed in the K loop (a
+    prologue: a cast, a reshape of a transpose) is first stored by its own kernel."""
     node = next(m for m in members if m.is_contraction)
     dot = node.dot_op()
     assert dot is not None
@@ -262,19 +264,22 @@ def unfused(members: Sequence[buffer.ComputedOp], roots: dict[str, str]) -> Unfu
     *z, i, j = (symbol(f"i{d}") for d in range(len(node.range_exprs)))
     r0 = symbol("r0_0")
     name = node.buffer.data
-    views = [_operand_view(dot.lhs, [*z, i, r0], [*batch, m, k], f"{name}_lhs", roots),
-             _operand_view(dot.rhs, [*z, r0, j], [*batch, k, n], f"{name}_rhs", roots)]
-    if None in views:
-        return None
+    operands: list[triton.ViewOp | buffer.ComputedOp] = []
+    for value, variables, sizes, suffix in ((dot.lhs, [*z, i, r0], [*batch, m, k], "lhs"),
+                                            (dot.rhs, [*z, r0, j], [*batch, k, n], "rhs")):
+        operand = _operand_view(value, variables, sizes, f"{name}_{suffix}", roots)
+        operands.append(operand or _prologue(node, value, variables, sizes, f"{name}_{suffix}"))
+    prologues = [o for o in operands if isinstance(o, buffer.ComputedOp)]
+    views = [o for o in operands if isinstance(o, triton.ViewOp)]
     dtype = dot.lhs.type
     product, layout = f"{name}_mm", LayoutAttr([*batch, m, n], None, dtype)
-    args = [SymbolRefAttr(v.buffer.data) for v in views]  # type: ignore[union-attr]
+    args = [SymbolRefAttr(o.buffer.data) for o in operands]
     mm = "bmm.default" if batch else "mm.default"
     if len(members) == 1 and (direct := _cublas_epilogue(node, dot, layout, roots)) is not None:
         bias = [direct] if isinstance(direct, triton.ViewOp) else []
         call = triton.ExternOp([product], [layout], "addmm.default" if bias else mm,
                                [SymbolRefAttr(v.buffer.data) for v in bias] + args, {"out": SymbolRefAttr(name)})
-        return Unfused([*views, *bias], call, product, layout, [])  # type: ignore[list-item]
+        return Unfused(prologues, [*views, *bias], call, product, layout, [])
     call = triton.ExternOp([product], [layout], mm, args, fresh=True)
     block = Block()
     read = buffer.LoadOp(product, layout.flat_index([*z, i, j]), dtype)
@@ -291,7 +296,30 @@ def unfused(members: Sequence[buffer.ComputedOp], roots: dict[str, str]) -> Unfu
             block.add_op(op.clone(value_mapper=mapping))
     pointwise = buffer.ComputedOp(name, node.layout, node.range_exprs, Region(block), origins=node.origin_names)
     rest = [pointwise if x is node else x for x in members]
-    return Unfused(views, call, product, layout, rest)  # type: ignore[arg-type]
+    return Unfused(prologues, views, call, product, layout, rest)  # type: ignore[arg-type]
+
+
+def _prologue(node: buffer.ComputedOp, value: SSAValue, variables: list[sympy.Symbol], sizes: list[sympy.Expr],
+              name: str) -> buffer.ComputedOp:
+    """A pointwise over the operand's own dims ([B,] M, K or [B,] K, N), storing row major into
+    `name` what the contraction's body computes for `value` in its K loop: the ops that compute
+    it, with K's variable r0_0 renamed to the operand dim's loop variable."""
+    loop_variables = [symbol(f"i{d}") for d in range(len(sizes))]
+    k_position = variables.index(symbol("r0_0"))
+    rename = {symbol("r0_0"): loop_variables[k_position]}
+    chain = defining_ops(value)
+    mapping: dict[SSAValue, SSAValue] = {}
+    block = Block()
+    for op in node.body.block.ops:
+        if op in chain:
+            copy = op.clone(value_mapper=mapping)
+            for key, attr in list(copy.properties.items()):
+                if isinstance(attr, ExprAttr):
+                    copy.properties[key] = ExprAttr(attr.expr.xreplace(rename))
+            block.add_op(copy)
+    layout = LayoutAttr(sizes, None, value.type)
+    block.add_op(buffer.StoreOp(name, layout.flat_index(loop_variables), mapping.get(value, value)))
+    return buffer.ComputedOp(name, layout, sizes, Region(block), origins=node.origin_names)
 
 
 def _cublas_epilogue(node: buffer.ComputedOp, dot: buffer.DotOp, product: LayoutAttr,

@@ -92,23 +92,49 @@ def test_tf32_where_torch_allows_it(make):
         torch.testing.assert_close(compiled(x, w), x @ w, atol=tol * 8, rtol=tol)
 
 
-def test_auto_times_each_gemm_against_its_unfused_work(check_grad, make, monkeypatch):
-    """`gemm=auto`: each GEMM kernel whose operands are plain strided reads is launched through
-    `choose`, against the same work as cuBLAS plus its epilogue's own kernel (which runs under
-    the interpreter; a GPU times both); forward and backward against eager."""
+def test_auto_times_each_gemm_against_its_unfused_work(check_grad, make, monkeypatch, tmp_path):
+    """`gemm=auto`: each GEMM kernel is launched through `choose`, against the same work as
+    cuBLAS plus its epilogue's own kernel (which runs under the interpreter; a GPU times both);
+    the dump's fusion.txt ends with the choice; forward and backward against eager."""
     from torch.fx.experimental.proxy_tensor import make_fx
 
     monkeypatch.setenv("MLC_GEMM", "auto")
+    monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
     x, w, b = make(40, 24, grad=True), make(56, 24, grad=True), make(56, grad=True)
     fn = lambda x, w, b: F.gelu(F.linear(x, w, b))  # noqa: E731
     compiled = mlc.compile_fx(make_fx(fn)(x.detach(), w.detach(), b.detach()), [x.detach(), w.detach(), b.detach()])
     assert "choose(" in compiled.source and "_unfused0([" in compiled.source and "torch.mm(" in compiled.source
+    compiled(x.detach(), w.detach(), b.detach())
+    (fusion,) = tmp_path.glob("*/fusion.txt")
+    times = r"fused \d+\.\d+ ms, cuBLAS \+ epilogue \d+\.\d+ ms: (fused kernel|cuBLAS \+ epilogue) runs"
+    untimed = r"not timed \(interpreter\): cuBLAS \+ epilogue ran"
+    choice = rf"gemm choice triton_mm_\w+ at \(40, 56, 24\): ({times if torch.cuda.is_available() else untimed})\n"
+    assert re.search(choice + r"\Z", fusion.read_text()), fusion.read_text()
+    monkeypatch.delenv("MLC_DUMP_DIR")
     check_grad(fn, x, w, b, atol=1e-4, rtol=1e-4)
     # Only a bias add after the product: the unfused side is addmm writing the output itself.
     linear = make_fx(F.linear)(x.detach(), w.detach(), b.detach())
     source = mlc.compile_fx(linear, [x.detach(), w.detach(), b.detach()]).source
     assert re.search(r"torch\.addmm\(\w+_bias, \w+_lhs, \w+_rhs, out=buf\d+\)", source), source
     check_grad(F.linear, x, w, b, atol=1e-4, rtol=1e-4)
+
+
+def test_auto_stores_prologues_for_cublas(check_grad, make, monkeypatch):
+    """`gemm=auto` with operands the GEMM computes in its K loop: A upcast from bf16 and scaled
+    per column, B a reshape of a transpose (no strided window on its input). The unfused side
+    (what the interpreter runs) stores each by a kernel of its own before cuBLAS; forward and
+    backward against eager."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    monkeypatch.setenv("MLC_GEMM", "auto")
+    x, s, w = make(40, 24, dtype=torch.bfloat16, grad=True), make(24, grad=True), make(2, 24, 28, grad=True)
+    fn = lambda x, s, w: (x.float() * s) @ w.transpose(1, 2).reshape(56, 24).t()  # noqa: E731
+    args = [x.detach(), s.detach(), w.detach()]
+    source = mlc.compile_fx(make_fx(fn)(*args), args).source
+    unfused = source[source.index("_unfused0(args):"):]
+    unfused = unfused[:unfused.index("\n\n")]
+    assert unfused.count("launch(triton_poi") == 2 and "torch.mm(" in unfused, unfused
+    check_grad(fn, x, s, w, atol=1e-4, rtol=1e-4)
 
 
 def test_baddbmm_forward_and_backward(check_grad, make):

@@ -3,7 +3,7 @@
 // RUN: mlc-opt %s --split-input-file --convert-to-triton="gemm=measure" | mlc-translate --split-input-file --emit-python | filecheck %s --check-prefix=PY
 // RUN: not mlc-opt %s --convert-to-triton="gemm=sometimes" 2>&1 | filecheck %s --check-prefix=BAD
 
-// gemm=measure: a GEMM kernel whose operands are plain strided reads is launched `against` a
+// gemm=measure: a GEMM kernel is launched `against` a
 // wrapper doing the same work unfused over the same buffers: views of the operands as the
 // contraction reads them (B transposed here), aten's mm, and the epilogue (bias + gelu) as a
 // pointwise kernel reading the product; the first run times both (`choose`).
@@ -174,6 +174,50 @@ builtin.module {
       %1 = buffer.load @b[r0_0 + 29*i2 + 1450*i0] : f32
       %2 = buffer.dot %0, %1 : f32, f32 -> f32
       buffer.store @buf0[i2 + 50*i1 + 1850*i0], %2 : f32
+    }
+    buffer.output @buf0
+  }
+}
+
+// -----
+
+// Operands the GEMM computes in its K loop (a prologue: A upcast and scaled per column, B a
+// reshape of a transpose, no strided window on its input) are stored by kernels of their own on
+// the unfused side, A over [M, K] and B over [K, N], r0_0 renamed to their own loop variable,
+// before cuBLAS reads them; the temporaries are freed after the call.
+// CHECK-LABEL: triton.kernel @triton_mm_fused_mm_0 matmul
+// CHECK:       triton.kernel @triton_poi_fused_mm_1 pointwise(%in_ptr0: !triton.ptr<bf16>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 2784
+// CHECK:         triton.index x0 = ModularIndexing(xindex, 1, 29)
+// CHECK:         triton.load %in_ptr0[xindex] mask xmask : bf16
+// CHECK:         triton.load %in_ptr1[x0] mask xmask evict_last : f32
+// CHECK:       triton.kernel @triton_poi_fused_mm_2 pointwise(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 1450
+// CHECK:         triton.load %in_ptr0[x1 + 29*FloorDiv(x0, 25) + 58*ModularIndexing(x0, 1, 25)]
+// CHECK:         triton.store %out_ptr0[xindex]
+// CHECK:       triton.wrapper @triton_mm_fused_mm_0_unfused0 {
+// CHECK:         triton.alloc "buf0_lhs" #buffer.layout<[96, 29], [29, 1], f32>
+// CHECK-NEXT:    triton.launch @triton_poi_fused_mm_1(@a, @s, @buf0_lhs) xnumel 2784
+// CHECK-NEXT:    triton.alloc "buf0_rhs" #buffer.layout<[29, 50], [50, 1], f32>
+// CHECK-NEXT:    triton.launch @triton_poi_fused_mm_2(@b, @buf0_rhs) xnumel 1450
+// CHECK-NEXT:    triton.extern "buf0_mm" = "mm.default" {args = [@buf0_lhs, @buf0_rhs], kwargs = {out = @buf0}}
+// CHECK-NEXT:    triton.free @buf0_lhs, @buf0_rhs, @buf0_mm
+// CHECK:         triton.launch @triton_mm_fused_mm_0(@a, @s, @b, @buf0) ynumel 96 xnumel 50 r0_numel 29 against @triton_mm_fused_mm_0_unfused0
+// PY:          def triton_mm_fused_mm_0_unfused0(args):
+// PY:            launch(triton_poi_fused_mm_1,
+// PY:            launch(triton_poi_fused_mm_2,
+// PY:            buf0_mm = torch.mm(buf0_lhs, buf0_rhs, out=buf0)
+builtin.module {
+  buffer.graph @prologues {
+    buffer.input "a" #buffer.layout<[96, 29], [29, 1], bf16>
+    buffer.input "s" #buffer.layout<[29], [1], f32>
+    buffer.input "b" #buffer.layout<[25, 2, 29], [58, 29, 1], f32>
+    buffer.computed "buf0" #buffer.layout<[96, 50], [50, 1], f32> ranges [96, 50] reduce [29] origins ["mm"] {
+      %0 = buffer.load @a[r0_0 + 29*i0] : bf16
+      %1 = arith.extf %0 : bf16 to f32
+      %2 = buffer.load @s[r0_0] : f32
+      %3 = arith.mulf %1, %2 : f32
+      %4 = buffer.load @b[r0_0 + 29*FloorDiv(i1, 25) + 58*ModularIndexing(i1, 1, 25)] : f32
+      %5 = buffer.dot %3, %4 : f32, f32 -> f32
+      buffer.store @buf0[i1 + 50*i0], %5 : f32
     }
     buffer.output @buf0
   }
