@@ -343,10 +343,12 @@ def _sync() -> None:
         torch.cuda.synchronize()
 
 
-def peak_memory(call: Callable[[], Any]) -> float | None:
+def peak_memory(call: Callable[[], Any], pooled: int = 0) -> float | None:
     """MB the call holds at its peak above what was allocated before it (`max_memory_allocated`
     during the call minus `memory_allocated` before): activations, temporaries, outputs and, in a
-    training step, the gradients (set to None before each step). None off the GPU."""
+    training step, the gradients (set to None before each step); plus `pooled`, the bytes CUDA
+    graphs recorded for the call hold in their pools (`graph_pool_bytes`: a replayed step keeps
+    all of the above there, allocated once at its recording). None off the GPU."""
     if not CUDA:
         return None
     _sync()
@@ -354,7 +356,14 @@ def peak_memory(call: Callable[[], Any]) -> float | None:
     before = torch.cuda.memory_allocated()
     call()
     _sync()
-    return (torch.cuda.max_memory_allocated() - before) / 2**20
+    return (torch.cuda.max_memory_allocated() - before + pooled) / 2**20
+
+
+def graph_pool_bytes() -> int:
+    """Bytes of the segments CUDA graphs' memory pools (any pool but the default) hold; 0 off the GPU."""
+    if not CUDA:
+        return 0
+    return sum(s["total_size"] for s in torch.cuda.memory_snapshot() if tuple(s.get("segment_pool_id", (0, 0))) != (0, 0))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -427,9 +436,10 @@ def time_row(row: Row, calls: dict[str, Callable[[], Any]], args: argparse.Names
     """Warm each backend's step up, take its GPU time per call (the profiler's kernel durations),
     then time them all together in interleaved rounds (`time_interleaved`)."""
     for backend, call in calls.items():
+        pooled = graph_pool_bytes()
         for _ in range(args.warmup):
             call()
-        peak = peak_memory(call)
+        peak = peak_memory(call, max(0, graph_pool_bytes() - pooled))  # the pools its warm-up recorded
         if peak is not None:
             row.peak_mb[backend] = peak
         kernels = run.kernel_times(call)
@@ -620,8 +630,8 @@ call bounds the call (a step of these models is a few hundred launches and exter
 {replays}). *peak MB*: what one call holds at its peak above what was allocated before it
 (`torch.cuda.max_memory_allocated` during the call minus `memory_allocated` before: activations,
 temporaries, outputs, and in training the gradients, set to None before each step; a call replayed
-from a CUDA graph allocates nothing: its memory is the recording's pool, taken when it was recorded;
-`-` without CUDA). *graphs*: the graphs Dynamo compiled for the model (1: no graph break; with
+from a CUDA graph allocates nothing: its memory is its recordings' pools, taken when they were
+recorded in the warm-up, which count here as a whole; `-` without CUDA). *graphs*: the graphs Dynamo compiled for the model (1: no graph break; with
 breaks, their count in parentheses: only a model compiled without fullgraph has any). *compile
 s* is the first call's wall time (Dynamo, AOTAutograd, the backend, one run); *rel err* is the
 worst tensor's relative error norm against eager (logits; in training also the loss and every

@@ -20,7 +20,7 @@ Why a replay never computes a wrong number:
   tensor. The exception is a backward's tangents (`staged_inputs`): autograd makes them afresh
   for each step, wherever its allocator puts them, so a recording keeps its own copy of each,
   which it refills before every replay; their address is not among those it checks.
-- Outputs live in the recording's private memory pool, and a replay writes them again. A
+- Outputs live in the recording's memory pool, and a replay writes them again. A
   recording is replayed only when none of its previous outputs in that pool (or in its copies
   of staged inputs) is referenced outside this module: neither the tensor object (Python's
   reference count) nor any view of its memory (the storage's use count). A caller who keeps
@@ -31,6 +31,13 @@ Why a replay never computes a wrong number:
   writes: what the caller holds of it does not count. Autograd may keep a backward's output as
   a parameter's `.grad` without copying it (`_lend_to_autograd`): that `.grad` holds the
   recording's memory, so the recording is busy until the caller drops it.
+- Recordings share pools (`Pool`): one whose inputs are another's outputs (a backward reading
+  its forward's activations) is captured into that recording's pool, so its outputs and
+  temporaries take the memory the forward's temporaries free, as they would without graphs.
+  Its outputs may then lie where the forward's temporaries go, so the forward is replayed
+  only when no recording captured after it in its pool has an output held elsewhere (the
+  gradients of the step before, until the caller drops them); else it takes another recording
+  in a pool of its own, or the normal path.
 - A call that cannot be captured (work on the host, a kernel compiled for the first time,
   an input not on the GPU) fails its capture; the graph then runs normally for good, and
   `reason` says why.
@@ -99,17 +106,73 @@ def staged_inputs(kind: str, names: Sequence[str]) -> tuple[int, ...]:
 
 
 class Recorder:
-    """Captures `call(args)` into a CUDA graph with its own memory pool."""
+    """Captures `call(args)` into a CUDA graph that allocates from a memory pool (`new_pool`)."""
 
     def capturing(self) -> bool:
         """Whether the current stream is being captured into someone else's CUDA graph."""
         return torch.cuda.is_current_stream_capturing()
 
-    def record(self, call: Call, args: list[Any]) -> tuple[Callable[[], None], list[Any]]:
+    def new_pool(self) -> object:
+        return torch.cuda.graph_pool_handle()
+
+    def record(self, call: Call, args: list[Any], pool: object) -> tuple[Callable[[], None], list[Any]]:
         graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph, pool=torch.cuda.graph_pool_handle()):
+        with torch.cuda.graph(graph, pool=pool):
             outputs = list(call(list(args)))
         return graph.replay, outputs
+
+
+class Pool:
+    """A memory pool that recordings share, in the order they were captured.
+
+    A recording's capture takes the pool's free memory, which holds the temporaries of those
+    captured before it (their outputs stay allocated to them: each recording holds its own), so
+    its replays write only memory that earlier recordings use for temporaries, or that later
+    ones use for anything. A replay is therefore safe when its own outputs are free (as without
+    sharing) and no recording captured after it in the pool has an output held elsewhere
+    (`later_holds`): a backward joins the pool of the forward whose outputs it reads, so the
+    forward replays once the caller has dropped the gradients of the step before."""
+
+    def __init__(self, handle: object):
+        self.handle = handle  # what the recorder captures into
+        self._recordings: list[weakref.ref[Recording]] = []
+
+    def add(self, recording: Recording) -> None:
+        self._recordings.append(weakref.ref(recording))
+
+    def later_holds(self, recording: Recording) -> bool:
+        """Whether a recording captured after `recording` has an output held elsewhere."""
+        later = [r() for r in self._recordings]
+        later = later[next(k for k, r in enumerate(later) if r is recording) + 1:]
+        return any(r is not None and not r.is_free() for r in later)
+
+
+class _PoolOwners:
+    """The registry of which pool each recording's outputs live in (by storage address), so that
+    a recording whose inputs are one pool's outputs (a backward reading its forward's
+    activations) joins that pool. Entries go with their recording."""
+
+    def __init__(self) -> None:
+        self._pools: dict[int, Pool] = {}
+
+    def pool_of(self, args: Sequence[Any], skip: Sequence[int]) -> Pool | None:
+        """The one pool whose outputs some of `args` are (None: none, or several)."""
+        pools = {id(pool): pool for i, a in enumerate(args) if isinstance(a, torch.Tensor) and i not in skip
+                 and (pool := self._pools.get(a.untyped_storage().data_ptr())) is not None}
+        return next(iter(pools.values())) if len(pools) == 1 else None
+
+    def register(self, recording: Recording, pool: Pool) -> None:
+        addresses = [t.untyped_storage().data_ptr() for t in recording.pooled.tensors]
+        for address in addresses:
+            self._pools[address] = pool
+        weakref.finalize(recording, self._forget, addresses)
+
+    def _forget(self, addresses: list[int]) -> None:
+        for address in addresses:
+            self._pools.pop(address, None)
+
+
+POOL_OWNERS = _PoolOwners()
 
 
 @dataclass(frozen=True)
@@ -130,6 +193,7 @@ class Recording:
     read_in_place: list[int]
     constants: list[tuple[int, Any]]
     staged: dict[int, torch.Tensor] = field(default_factory=dict)  # input position -> the copy it reads
+    pool: Pool | None = None  # the memory it was captured into, shared with others (`Pool`)
     # The outputs in the recording's own memory (its pool, its staged copies), which a replay
     # overwrites; not those that are an input or a view of one (a training forward returns the
     # weights it saves for the backward), whose references are the caller's business, and whose
@@ -145,6 +209,11 @@ class Recording:
     def is_free(self) -> bool:
         """No output of the last replay in the recording's memory is referenced outside it."""
         return not self.pooled.held_elsewhere()
+
+    def can_replay(self) -> bool:
+        """Its outputs are free, and so is what later recordings of its pool keep in the memory
+        its replay writes (`Pool`)."""
+        return self.is_free() and (self.pool is None or not self.pool.later_holds(self))
 
 
 class References:
@@ -210,7 +279,7 @@ class CudaGraphCall:
             return _How("inside a capture")
         if self.reason is not None:
             return _How("not captured")
-        recording = next((r for r in self.recordings if r.reads(args) and r.is_free()), None)
+        recording = next((r for r in self.recordings if r.reads(args) and r.can_replay()), None)
         if recording is not None:
             return _How("replayed", recording)
         if not _on_device(args, self.device_type):
@@ -226,7 +295,9 @@ class CudaGraphCall:
             # address this call's input happens to have); `__call__` refills them before replays.
             staged = {i: _copy_of(args[i]) for i in self.staged if isinstance(args[i], torch.Tensor)}
             recorded = [staged.get(i, a) for i, a in enumerate(args)]
-            replay, outputs = self.recorder.record(self.call, recorded)
+            pool = POOL_OWNERS.pool_of(args, self.staged) or Pool(self.recorder.new_pool())
+            replay, outputs = self.recorder.record(self.call, recorded, pool.handle)
+            del recorded  # holds the staged copies: gone before `settle` counts their references
         except Exception as e:  # a call that cannot be captured runs normally from now on
             self.reason = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
             if self.warn:
@@ -244,7 +315,9 @@ class CudaGraphCall:
             replay, outputs, addresses,
             read_in_place=[i for i, address in enumerate(addresses) if address is not None],
             constants=[(i, a) for i, a in enumerate(args) if not isinstance(a, torch.Tensor)],
-            staged=staged, pooled=References(pooled))
+            staged=staged, pooled=References(pooled), pool=pool)
+        pool.add(recording)
+        POOL_OWNERS.register(recording, pool)
         _lend_to_autograd(recording.pooled)
         recording.pooled.settle()  # last: with every reference of ours
         self.recordings.append(recording)

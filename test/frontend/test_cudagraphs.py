@@ -7,6 +7,7 @@ same checks through `torch.compile`."""
 from __future__ import annotations
 
 import gc
+import weakref
 
 import pytest
 import torch
@@ -17,7 +18,10 @@ from mlc.frontend.cudagraphs import CudaGraphCall
 
 class InPlaceRecorder:
     """Records by running the call; a replay reruns it on the recorded inputs and copies the
-    results into the recorded outputs (the same tensor objects every time)."""
+    results into the recorded outputs (the same tensor objects every time). A pool is a list
+    of its recordings' outputs; a replay first fills with NaN the outputs of every recording
+    captured after it in its pool, as its temporaries would overwrite memory they took: a held
+    output overwritten that way shows up as NaN."""
 
     def __init__(self, fail: bool = False):
         self.fail = fail
@@ -28,15 +32,27 @@ class InPlaceRecorder:
     def capturing(self):
         return self.capturing_now
 
-    def record(self, call, args):
+    def new_pool(self):
+        return []
+
+    def record(self, call, args, pool):
         if self.fail:
             raise RuntimeError("operation not permitted when stream is capturing")
         self.records += 1
         outputs = list(call(list(args)))
+        position = len(pool)
+        pool.append(outputs)
+        # A CUDA graph reads its inputs by address and holds no reference to them: neither does
+        # the stand-in (an input that is another recording's output stays free)
+        inputs = [weakref.ref(a) if isinstance(a, torch.Tensor) else a for a in args]
 
         def replay():
             self.replays += 1
-            for out, new in zip(outputs, call(list(args))):
+            for later in pool[position + 1:]:
+                for out in later:
+                    out.fill_(float("nan"))
+            now = [a() if isinstance(a, weakref.ref) else a for a in inputs]
+            for out, new in zip(outputs, call(now)):
                 out.copy_(new)
 
         return replay, outputs
@@ -90,6 +106,49 @@ def test_a_view_of_an_output_keeps_it_busy():
     torch.testing.assert_close(first, torch.arange(4.0)[1:] * 2)
     torch.testing.assert_close(second[0], x * 2)
     assert rec.replays == 1  # the second call's; the third found the recording busy and ran normally
+
+
+def add_one(args):
+    (x,) = args
+    return [x + 1]
+
+
+def test_a_reader_of_outputs_is_captured_into_their_pool():
+    """A call reading another's outputs (a backward, its forward's activations) shares its pool;
+    a call on other inputs has one of its own."""
+    rec = InPlaceRecorder()
+    forward, backward, other = graphed(rec), CudaGraphCall(add_one, rec, device_type="cpu"), graphed(rec)
+    x = torch.arange(4.0)
+    for _ in range(3):
+        out = forward([x])
+        torch.testing.assert_close(backward([out[0]])[0], x * 2 + 1)
+        other([x + 10])
+        del out
+    assert backward.recordings[0].pool is forward.recordings[0].pool
+    assert other.recordings[0].pool is not forward.recordings[0].pool
+    assert forward.calls == backward.calls == {"first": 1, "recorded": 1, "replayed": 1}
+
+
+def test_outputs_of_a_later_recording_in_the_pool_are_never_overwritten():
+    """The forward's replay may write where the backward's outputs lie (its temporaries'
+    memory): while the caller holds those (last step's gradients) the forward takes another
+    recording, then the normal path; once they are dropped it replays its first again."""
+    rec = InPlaceRecorder()
+    forward, backward = graphed(rec), CudaGraphCall(add_one, rec, device_type="cpu")
+    x = torch.arange(4.0)
+    held = []
+    for step in range(4):
+        x.add_(1)
+        out = forward([x])
+        held.append((backward([out[0]])[0], x * 2 + 1))
+        del out
+    for grad, expected in held:
+        torch.testing.assert_close(grad, expected)  # no NaN: never overwritten
+    held.clear()
+    x.add_(1)
+    out = forward([x])
+    torch.testing.assert_close(out[0], x * 2)
+    assert forward.calls["replayed"] == 1 and forward.calls["busy"] >= 1, forward.calls
 
 
 def test_inputs_elsewhere_get_their_own_recording():
