@@ -243,13 +243,29 @@ def step(model: nn.Module, inputs: dict[str, torch.Tensor], mode: str) -> dict[s
             out = model(**{k: v for k, v in inputs.items() if k != "labels"})
         return {"logits": out.logits}
     params = dict(getattr(model, "_orig_mod", model).named_parameters())  # names without "_orig_mod."
-    for p in params.values():
-        p.grad = None
+    drop_gradients(model)
     out = model(**inputs)
     out.loss.backward()
     results = {"loss": out.loss.detach(), "logits": out.logits.detach()}
     results.update({f"grad {n}": p.grad for n, p in params.items() if p.grad is not None})
     return results
+
+
+def drop_gradients(model: nn.Module) -> None:
+    for p in model.parameters():
+        p.grad = None
+
+
+@dataclass
+class Step:
+    """A backend's step on its model, to time (`step`)."""
+
+    model: nn.Module
+    inputs: dict[str, torch.Tensor]
+    mode: str
+
+    def __call__(self) -> dict[str, torch.Tensor]:
+        return step(self.model, self.inputs, self.mode)
 
 
 def rel_err(actual: torch.Tensor | None, expected: torch.Tensor) -> float:
@@ -429,7 +445,7 @@ def first_call(row: Row, backend: str, model: nn.Module, compile_fn: Callable[[n
         else:
             row.inductor_correct = verdict(row.rel_errors[backend], None, args.tol, row.float32_noise)
         results = None  # free them before timing
-    return (lambda: step(compiled, inputs, row.mode)), results
+    return Step(compiled, inputs, row.mode), results
 
 
 def time_row(row: Row, calls: dict[str, Callable[[], Any]], args: argparse.Namespace) -> None:
@@ -439,6 +455,8 @@ def time_row(row: Row, calls: dict[str, Callable[[], Any]], args: argparse.Names
         pooled = graph_pool_bytes()
         for _ in range(args.warmup):
             call()
+        if isinstance(call, Step):  # the last step's gradients, freed where no recording holds them
+            drop_gradients(call.model)
         peak = peak_memory(call, max(0, graph_pool_bytes() - pooled))  # the pools its warm-up recorded
         if peak is not None:
             row.peak_mb[backend] = peak
@@ -629,7 +647,7 @@ memory copies and sets are left out); where it is well below the wall time, the 
 call bounds the call (a step of these models is a few hundred launches and extern calls;
 {replays}). *peak MB*: what one call holds at its peak above what was allocated before it
 (`torch.cuda.max_memory_allocated` during the call minus `memory_allocated` before: activations,
-temporaries, outputs, and in training the gradients, set to None before each step; a call replayed
+temporaries, outputs, and in training the gradients, set to None before it; a call replayed
 from a CUDA graph allocates nothing: its memory is its recordings' pools, taken when they were
 recorded in the warm-up, which count here as a whole; `-` without CUDA). *graphs*: the graphs Dynamo compiled for the model (1: no graph break; with
 breaks, their count in parentheses: only a model compiled without fullgraph has any). *compile
