@@ -6,6 +6,7 @@ same checks through `torch.compile`."""
 
 from __future__ import annotations
 
+import copy
 import gc
 import weakref
 
@@ -529,3 +530,168 @@ def test_addresses_are_compared_in_cpp_as_in_python():
     for addresses in ([a.data_ptr(), None, b.data_ptr()], [a.data_ptr(), None, a.data_ptr()]):
         python = all(args[i].data_ptr() == addresses[i] for i in (0, 2))
         assert cudagraphs._same_addresses(args, addresses, [0, 2]) is python
+
+# ---------------------------------------------------------------------------------------------
+# Training loops through torch.compile, compared step by step with eager on a twin model: the
+# patterns that would catch a replay over memory someone still uses. On a GPU the calls replay
+# real CUDA graphs (`MLC_CUDAGRAPHS=1`); on CPU the backend's graphs take `InPlaceRecorder`,
+# whose replays fill with NaN what later recordings of their pool hold. The stand-in reads
+# inputs where the recording saw them, so the loops refill one input tensor in place.
+
+GPU = torch.cuda.is_available()
+DEVICE = "cuda" if GPU else "cpu"
+
+
+@pytest.fixture
+def replayed(monkeypatch) -> list[CudaGraphCall]:
+    """Every graph the backend compiles replays CUDA graphs (on CPU: the stand-in's); the
+    CudaGraphCalls it makes, in order."""
+    torch._dynamo.reset()
+    made: list[CudaGraphCall] = []
+    init = CudaGraphCall.__init__
+    recorder = InPlaceRecorder()
+
+    def remember(self, *args, **kwargs):
+        if not GPU:
+            kwargs.update(recorder=recorder, device_type="cpu")
+        init(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(CudaGraphCall, "__init__", remember)
+    if GPU:
+        monkeypatch.setenv("MLC_CUDAGRAPHS", "1")
+    else:
+        monkeypatch.setattr(cudagraphs, "policy", lambda *args, **kwargs: "asked")
+    return made
+
+
+def twins(seed: int = 0) -> tuple[torch.nn.Module, torch.nn.Module]:
+    torch.manual_seed(seed)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 8)).to(DEVICE)
+    return model, copy.deepcopy(model)
+
+
+def close(a: torch.Tensor, b: torch.Tensor) -> None:
+    torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+
+def sgd(model: torch.nn.Module) -> None:
+    with torch.no_grad():
+        for p in model.parameters():
+            p -= 0.1 * p.grad
+            p.grad = None
+
+
+def test_outputs_held_across_steps(replayed):
+    """Every step's output and loss are kept to the end: none may be overwritten by a later
+    step's replay."""
+    model, reference = twins()
+    compiled = torch.compile(model, backend="mlc")
+    x = torch.randn(8, 16, device=DEVICE)
+    kept = []
+    for step in range(5):
+        x.add_(0.25)
+        for m in (compiled, reference):
+            out = m(x)
+            loss = out.square().mean()
+            loss.backward()
+            kept.append((out, loss))
+            sgd(model if m is compiled else reference)
+    for (out, loss), (ref_out, ref_loss) in zip(kept[0::2], kept[1::2]):
+        close(out, ref_out)
+        close(loss, ref_loss)
+    assert sum(g.calls["recorded"] for g in replayed) >= 2
+
+
+def test_train_and_eval_alternate(replayed):
+    """A training step, then an evaluation without gradients (another graph), each step."""
+    model, reference = twins(1)
+    compiled = torch.compile(model, backend="mlc")
+    x = torch.randn(8, 16, device=DEVICE)
+    for step in range(4):
+        x.add_(0.5)
+        for m, r in ((compiled, model), (reference, reference)):
+            r.train()
+            m(x).square().mean().backward()
+            sgd(r)
+        model.eval(), reference.eval()
+        with torch.no_grad():
+            close(compiled(x), reference(x))
+        model.train(), reference.train()
+    for p, q in zip(model.parameters(), reference.parameters()):
+        close(p, q)
+    assert len(replayed) == 3 and all(g.calls["replayed"] for g in replayed), [g.calls for g in replayed]
+
+
+def test_gradients_accumulated_over_steps(replayed):
+    """Three backward passes add into the same `.grad` (the first replay's may be the
+    recording's memory, lent to autograd) before each update."""
+    model, reference = twins(2)
+    compiled = torch.compile(model, backend="mlc")
+    x = torch.randn(8, 16, device=DEVICE)
+    for step in range(3):
+        for micro in range(3):
+            x.add_(0.1)
+            compiled(x).square().mean().backward()
+            reference(x).square().mean().backward()
+        for p, q in zip(model.parameters(), reference.parameters()):
+            close(p.grad, q.grad)
+        sgd(model), sgd(reference)
+    for p, q in zip(model.parameters(), reference.parameters()):
+        close(p, q)
+
+
+def test_outputs_mutated_by_the_user(replayed):
+    """The user scales each step's output in place and keeps it: a replay may neither write
+    over it nor read the mutation back."""
+    model, reference = twins(3)
+    compiled = torch.compile(model, backend="mlc")
+    x = torch.randn(8, 16, device=DEVICE)
+    kept = []
+    with torch.no_grad():
+        for step in range(4):
+            x.add_(1.0)
+            out, ref = compiled(x), reference(x)
+            out.mul_(step + 2), ref.mul_(step + 2)
+            kept.append((out, ref))
+    for out, ref in kept:
+        close(out, ref)
+    assert replayed[0].calls["busy"] >= 1  # past its recordings, every one's outputs held
+
+
+def test_two_models_in_one_process(replayed):
+    """Steps of two compiled models interleave (their recordings in pools of their own)."""
+    first, first_ref = twins(4)
+    second, second_ref = twins(5)
+    a, b = torch.compile(first, backend="mlc"), torch.compile(second, backend="mlc")
+    x = torch.randn(8, 16, device=DEVICE)
+    for step in range(4):
+        x.add_(0.3)
+        for m, r, mod, ref in ((a, first_ref, first, first_ref), (b, second_ref, second, second_ref)):
+            got = m(x).square().mean()
+            got.backward()
+            want = r(x).square().mean()
+            want.backward()
+            close(got, want)
+            sgd(mod), sgd(ref)
+    # one architecture: Dynamo's graphs serve both, a recording for each model's parameters
+    assert all(g.calls["recorded"] == 2 and g.calls["replayed"] >= 4 for g in replayed), [g.calls for g in replayed]
+
+
+def test_a_new_batch_size_mid_run(replayed):
+    """The batch size changes at step 2 and back at step 4 (Dynamo compiles the new size, whose
+    graphs record their own; the old ones replay again)."""
+    model, reference = twins(6)
+    compiled = torch.compile(model, backend="mlc", dynamic=False)
+    inputs = {8: torch.randn(8, 16, device=DEVICE), 5: torch.randn(5, 16, device=DEVICE)}
+    for step, batch in enumerate((8, 8, 5, 5, 8, 8)):
+        x = inputs[batch]
+        x.add_(0.2)
+        got = compiled(x).square().mean()
+        got.backward()
+        want = reference(x).square().mean()
+        want.backward()
+        close(got, want)
+        sgd(model), sgd(reference)
+    assert len(replayed) == 4  # forward and backward at each size
+    assert all(g.calls["replayed"] >= 2 for g in replayed[:2]), [g.calls for g in replayed]
