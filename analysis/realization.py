@@ -62,7 +62,7 @@ from xdsl.ir import Block, Operation
 
 from mlc.dialects.loops import ExternOp, LoadOp, LoopsBodyOp, PointwiseOp, ReductionOp, ScatterOp, YieldOp
 from mlc.analysis.flat_index import affine_strides, simplify_index
-from mlc.dialects.buffer_layout import contiguous_strides
+from mlc.dialects.buffer_layout import contiguous_strides, element_bytes
 from mlc.dialects.sym import symbol
 
 # Inductor's recursion guard in run_node: a pointwise this large is stored whatever its uses.
@@ -178,12 +178,8 @@ def prologue_read_ratio(op: PointwiseOp) -> float:
         for var, size in ranges.items():
             if var not in used:
                 share = share / int(size) if size.is_Integer else 0.0
-        read += share * _element_bytes(load.result.type)
-    return read / _element_bytes(op.body.block.last_op.operands[0].type)  # type: ignore[union-attr]
-
-
-def _element_bytes(element_type: object) -> float:
-    return max(8, getattr(element_type, "bitwidth", 32)) / 8
+        read += share * element_bytes(load.result.type)
+    return read / element_bytes(op.body.block.last_op.operands[0].type)  # type: ignore[union-attr]
 
 
 def loads(op: LoopsBodyOp) -> list[LoadOp]:

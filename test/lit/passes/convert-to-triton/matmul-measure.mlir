@@ -3,10 +3,10 @@
 // RUN: mlc-opt %s --split-input-file --convert-to-triton="gemm=measure" | mlc-translate --split-input-file --emit-python | filecheck %s --check-prefix=PY
 // RUN: not mlc-opt %s --convert-to-triton="gemm=sometimes" 2>&1 | filecheck %s --check-prefix=BAD
 
-// gemm=measure: a GEMM kernel is launched `against` a
-// wrapper doing the same work unfused over the same buffers: views of the operands as the
-// contraction reads them (B transposed here), aten's mm, and the epilogue (bias + gelu) as a
-// pointwise kernel reading the product; the first run times both (`choose`).
+// gemm=measure: a GEMM kernel is launched `against` a wrapper doing the same work unfused over
+// the same buffers: views of the operands as the contraction reads them (B transposed here),
+// aten's mm, and the epilogue (bias + gelu) as a pointwise kernel reading the product; the
+// first run times both (`choose`).
 // CHECK:       triton.kernel @triton_mm_fused_addmm_gelu_t_0 matmul(
 // CHECK:       triton.kernel @triton_poi_fused_addmm_gelu_t_1 pointwise(
 // CHECK:       triton.wrapper @triton_mm_fused_addmm_gelu_t_0_unfused0 {
