@@ -236,10 +236,11 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     namespace = call.__globals__  # the module's kernels, whose GEMM choices the dump lists
     timing.add("load the module (@triton.jit)", time.perf_counter() - start)
     graphed = cudagraphs.policy(kind, not imported.size_sources, emitted.launches, settings)
-    if graphed is not None:
+    if graphed.mode is not None:
         names = [n.name for n in gm.graph.find_nodes(op="placeholder")]
-        call = cudagraphs.CudaGraphCall(call, name=graph_id, warn=graphed == "asked",
-                                        staged=cudagraphs.staged_inputs(kind, names))
+        report = None if dump is None else (lambda line: dump.append("cudagraphs.txt", line + "\n"))
+        call = cudagraphs.CudaGraphCall(call, name=graph_id, warn=graphed.mode == "asked",
+                                        staged=cudagraphs.staged_inputs(kind, names), report=report)
     output_relayouts = compiled_graph.output_relayouts(emitted.output_layouts, output, imported.output_spec,
                                                        keep_padded)
     if host_epilogue is None:
@@ -249,6 +250,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
         tokens, output_relayouts, host_epilogue, imported.size_sources,
     )
     if dump is not None:
+        dump.write("cudagraphs.txt", graphed.describe() + "\n")
         dump.write("timing.txt", timing.report())
         compiled.time_first_call(timing, dump, namespace)
     return compiled

@@ -68,28 +68,45 @@ Call = Callable[[list[Any]], Sequence[Any]]
 ONE_KERNEL = (1, 0)  # `policy`'s `launches` of a call that is one Triton kernel and no extern call
 
 
+@dataclass(frozen=True)
+class Decision:
+    """Whether a graph's calls replay CUDA graphs (`mode`: None no, "auto" yes, quietly running
+    normally when a capture fails, "asked" yes, with a warning when it fails) and why."""
+
+    mode: str | None
+    reason: str
+
+    def describe(self) -> str:
+        return f"{'replayed from CUDA graphs' if self.mode else 'not replayed'} ({self.mode or 'off'}): {self.reason}"
+
+
 def policy(kind: str, static: bool, launches: tuple[int, int] | None = None,
-           settings: Settings | None = None) -> str | None:
-    """Whether a graph's calls replay CUDA graphs: None (no), "auto" (yes, quietly running
-    normally when a capture fails) or "asked" (yes, with a warning when it fails).
+           settings: Settings | None = None) -> Decision:
+    """Whether a graph's calls replay CUDA graphs, and why (the dump's cudagraphs.txt says it).
 
     The `cudagraphs` setting (of `settings`, None: the environment's; `MLC_CUDAGRAPHS`, or
     torch.compile's `mode="reduce-overhead"`) True asks for every graph, False for none.
     Unset, inference graphs with static sizes take them: each recording keeps one call's memory
-    (its outputs and temporaries) in a private pool, which a graph without a backward can
-    afford; a training step's forward keeps its activations there too, and a graph of symbolic
-    sizes would record one graph per size. Not a graph whose call is one Triton kernel
-    (`launches`: kernel launches and extern calls per call, None where not known): a replay
-    then saves the host no launch, and the graph's own start on the GPU costs 0.5-1.8 us per
-    call (H100, 25-95 us kernels) besides a pool per recording. An extern call's host path is
-    long (cuDNN's convolution: 40 us a call launched, 11 replayed), so graphs with one stay
+    (its outputs and temporaries) in its pool, which a graph without a backward can afford; a
+    training step's forward keeps its activations there too, and a graph of symbolic sizes
+    would record one graph per size. Not a graph whose call is one Triton kernel (`launches`:
+    kernel launches and extern calls per call, None where not known): a replay then saves the
+    host no launch, and the graph's own start on the GPU costs 0.5-1.8 us per call (H100,
+    25-95 us kernels) besides a pool per recording. An extern call's host path is long
+    (cuDNN's convolution: 40 us a call launched, 11 replayed), so graphs with one stay
     replayed. CUDA graphs need a GPU."""
     if not torch.cuda.is_available():
-        return None
+        return Decision(None, "no GPU")
     asked = (settings or Settings.from_environment()).cudagraphs
     if asked is not None:
-        return "asked" if asked else None
-    return "auto" if kind == "inference" and static and launches != ONE_KERNEL else None
+        return Decision("asked" if asked else None, f"the cudagraphs setting is {asked} (MLC_CUDAGRAPHS, mode, options)")
+    if kind != "inference":
+        return Decision(None, f"a {kind} graph: by default only inference graphs replay (MLC_CUDAGRAPHS=1 for training)")
+    if not static:
+        return Decision(None, "symbolic sizes: a recording per size")
+    if launches == ONE_KERNEL:
+        return Decision(None, "one Triton kernel: a replay would save no launch")
+    return Decision("auto", "an inference graph of static sizes")
 
 
 def staged_inputs(kind: str, names: Sequence[str]) -> tuple[int, ...]:
@@ -245,10 +262,12 @@ class CudaGraphCall:
     """`call` (an emitted module's `call(args)`) replayed from CUDA graphs, as described above."""
 
     def __init__(self, call: Call, recorder: Recorder | None = None, max_recordings: int = MAX_RECORDINGS,
-                 device_type: str = "cuda", name: str = "graph", warn: bool = True, staged: Sequence[int] = ()):
+                 device_type: str = "cuda", name: str = "graph", warn: bool = True, staged: Sequence[int] = (),
+                 report: Callable[[str], None] | None = None):
         self.call = call
         self.staged = tuple(staged)  # inputs copied into a recording (`staged_inputs`)
         self.warn = warn  # whether a capture that fails says so
+        self.report = report  # told why a capture failed (the dump's cudagraphs.txt)
         self.device_type = device_type
         self.recorder = recorder or Recorder()
         self.max_recordings = max_recordings
@@ -300,6 +319,8 @@ class CudaGraphCall:
             del recorded  # holds the staged copies: gone before `settle` counts their references
         except Exception as e:  # a call that cannot be captured runs normally from now on
             self.reason = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            if self.report is not None:
+                self.report(f"the call cannot be captured, it runs normally from now on: {self.reason}")
             if self.warn:
                 warnings.warn(f"mlc: {self.name}: cudagraphs: the call cannot be captured, it runs normally: "
                               f"{self.reason}", stacklevel=3)

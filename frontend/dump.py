@@ -16,6 +16,8 @@
     <dir>/graph_0_forward/overlap.txt             --overlap-comm's remarks (explain), for a graph with
                                                   collectives: how far each start and wait moved, what
                                                   stopped it, what runs while it is in flight
+    <dir>/graph_0_forward/cudagraphs.txt          whether the graph's calls replay CUDA graphs and why
+                                                  (`cudagraphs.policy`), and why a capture failed
     <dir>/graph_0_forward/memory.txt              the wrapper's peak of live bytes (its own allocations,
                                                   and with the inputs it frees), and the op where it falls
     <dir>/graph_0_forward/module.py               the emitted Python (kernels + call)

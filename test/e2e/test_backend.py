@@ -22,10 +22,10 @@ from mlc.frontend.decompositions import decomposition_table
 from mlc.passes.registry import DEFAULT_PIPELINE
 from mlc.tools.mlc_opt import run as mlc_opt
 
-# 00-aten.mlir, 01-fold-addmm.mlir, ..., 10-online-softmax.mlir, module.py, fusion.txt
+# 00-aten.mlir, 01-fold-addmm.mlir, ..., 10-online-softmax.mlir, module.py, fusion.txt, cudagraphs.txt
 PASSES = DEFAULT_PIPELINE.split(",")
 PASS_FILES = sorted(
-    ["00-aten.mlir", "module.py", "fusion.txt", "fusion.dot", "memory.txt", "timing.txt"] + [f"{i:02d}-{name}.mlir" for i, name in enumerate(PASSES, start=1)]
+    ["00-aten.mlir", "module.py", "fusion.txt", "fusion.dot", "memory.txt", "cudagraphs.txt", "timing.txt"] + [f"{i:02d}-{name}.mlir" for i, name in enumerate(PASSES, start=1)]
 )
 TRITON_IR = f"{len(PASSES):02d}-{PASSES[-1]}.mlir"  # the last pass's: the IR the Python source comes from
 
@@ -63,6 +63,9 @@ def test_dump_forward_and_backward(tmp_path, monkeypatch, make):
     aten_ir = (forward / "00-aten.mlir").read_text()
     assert 'loc("' in aten_ir and 'origin = "gelu"' in aten_ir
     assert "triton.kernel @triton_poi_fused_gelu_0" in (forward / TRITON_IR).read_text()
+    # Training graphs replay CUDA graphs only when asked (on CPU: never, there is no GPU).
+    reason = "no GPU" if not torch.cuda.is_available() else "a forward graph: by default only inference graphs replay"
+    assert (forward / "cudagraphs.txt").read_text().startswith(f"not replayed (off): {reason}")
     # The backward holds x (saved, freed after its read) and its one result: 2 KiB each.
     memory = (backward / "memory.txt").read_text()
     assert "the call's own allocations: 2048 " in memory and "inputs freed by the call counted: 6144 " in memory

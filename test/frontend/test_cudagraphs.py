@@ -196,7 +196,10 @@ def test_a_capture_that_fails_runs_normally_for_good():
 
 
 def test_a_capture_nobody_asked_for_fails_quietly():
-    g = CudaGraphCall(double_and_sum, InPlaceRecorder(fail=True), device_type="cpu", warn=False)
+    """No warning; the reason goes to `report` (the dump's cudagraphs.txt), once."""
+    reported: list[str] = []
+    g = CudaGraphCall(double_and_sum, InPlaceRecorder(fail=True), device_type="cpu", warn=False,
+                      report=reported.append)
     x = torch.arange(4.0)
     import warnings
     with warnings.catch_warnings():
@@ -204,6 +207,8 @@ def test_a_capture_nobody_asked_for_fails_quietly():
         for _ in range(3):
             torch.testing.assert_close(g([x])[0], x * 2)
     assert g.calls == {"first": 1, "not captured": 2}
+    assert reported == ["the call cannot be captured, it runs normally from now on: "
+                        "RuntimeError: operation not permitted when stream is capturing"]
 
 
 def scaled(args):
@@ -365,7 +370,7 @@ def _on_a_gpu_with(monkeypatch, env: str | None) -> None:
 ])
 def test_the_policy_takes_static_inference_graphs_unless_told(monkeypatch, env, kind, static, expected):
     _on_a_gpu_with(monkeypatch, env)
-    assert cudagraphs.policy(kind, static) == expected
+    assert cudagraphs.policy(kind, static).mode == expected
 
 
 @pytest.mark.parametrize("env, launches, expected", [
@@ -377,7 +382,7 @@ def test_the_policy_takes_static_inference_graphs_unless_told(monkeypatch, env, 
 ])
 def test_a_call_of_one_kernel_launches_it(monkeypatch, env, launches, expected):
     _on_a_gpu_with(monkeypatch, env)
-    assert cudagraphs.policy("inference", True, launches) == expected
+    assert cudagraphs.policy("inference", True, launches).mode == expected
 
 
 def test_a_call_inside_the_callers_capture_runs_normally():
@@ -400,7 +405,7 @@ def test_a_call_inside_the_callers_capture_runs_normally():
 def test_no_gpu_no_cuda_graphs(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setenv("MLC_CUDAGRAPHS", "1")
-    assert cudagraphs.policy("inference", True) is None
+    assert cudagraphs.policy("inference", True) == cudagraphs.Decision(None, "no GPU")
 
 
 @pytest.fixture
@@ -561,7 +566,7 @@ def replayed(monkeypatch) -> list[CudaGraphCall]:
     if GPU:
         monkeypatch.setenv("MLC_CUDAGRAPHS", "1")
     else:
-        monkeypatch.setattr(cudagraphs, "policy", lambda *args, **kwargs: "asked")
+        monkeypatch.setattr(cudagraphs, "policy", lambda *args, **kwargs: cudagraphs.Decision("asked", "the test"))
     return made
 
 
