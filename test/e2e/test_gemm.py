@@ -119,21 +119,27 @@ def test_auto_times_each_gemm_against_its_unfused_work(check_grad, make, monkeyp
     check_grad(F.linear, x, w, b, atol=1e-4, rtol=1e-4)
 
 
-def test_auto_stores_prologues_for_cublas(check_grad, make, monkeypatch):
+@pytest.mark.parametrize("batched", [False, True], ids=["mm", "bmm"])
+def test_auto_stores_prologues_for_cublas(check_grad, make, monkeypatch, batched):
     """`gemm=auto` with operands the GEMM computes in its K loop: A upcast from bf16 and scaled
     per column, B a reshape of a transpose (no strided window on its input). The unfused side
-    (what the interpreter runs) stores each by a kernel of its own before cuBLAS; forward and
-    backward against eager."""
+    (what the interpreter runs) stores each by a kernel of its own before cuBLAS (over [B,] M, K
+    and [B,] K, N); forward and backward against eager."""
     from torch.fx.experimental.proxy_tensor import make_fx
 
     monkeypatch.setenv("MLC_GEMM", "auto")
-    x, s, w = make(40, 24, dtype=torch.bfloat16, grad=True), make(24, grad=True), make(2, 24, 28, grad=True)
-    fn = lambda x, s, w: (x.float() * s) @ w.transpose(1, 2).reshape(56, 24).t()  # noqa: E731
+    if batched:
+        x, s, w = make(3, 40, 24, dtype=torch.bfloat16, grad=True), make(24, grad=True), make(3, 2, 24, 14, grad=True)
+        fn = lambda x, s, w: torch.bmm(x.float() * s, w.transpose(2, 3).reshape(3, 28, 24).transpose(1, 2))  # noqa: E731
+    else:
+        x, s, w = make(40, 24, dtype=torch.bfloat16, grad=True), make(24, grad=True), make(2, 24, 28, grad=True)
+        fn = lambda x, s, w: (x.float() * s) @ w.transpose(1, 2).reshape(56, 24).t()  # noqa: E731
     args = [x.detach(), s.detach(), w.detach()]
     source = mlc.compile_fx(make_fx(fn)(*args), args).source
     unfused = source[source.index("_unfused0(args):"):]
     unfused = unfused[:unfused.index("\n\n")]
-    assert unfused.count("launch(triton_poi") == 2 and "torch.mm(" in unfused, unfused
+    extern = "torch.bmm(" if batched else "torch.mm("
+    assert unfused.count("launch(triton_poi") == 2 and extern in unfused, unfused
     check_grad(fn, x, s, w, atol=1e-4, rtol=1e-4)
 
 
