@@ -362,7 +362,7 @@ def _sync() -> None:
 def peak_memory(call: Callable[[], Any], pooled: int = 0) -> float | None:
     """MB the call holds at its peak above what was allocated before it (`max_memory_allocated`
     during the call minus `memory_allocated` before): activations, temporaries, outputs and, in a
-    training step, the gradients (set to None before each step); plus `pooled`, the bytes CUDA
+    training step, the gradients (the caller drops the last step's first); plus `pooled`, the bytes CUDA
     graphs recorded for the call hold in their pools (`graph_pool_bytes`: a replayed step keeps
     all of the above there, allocated once at its recording). None off the GPU."""
     if not CUDA:
@@ -649,8 +649,9 @@ call bounds the call (a step of these models is a few hundred launches and exter
 (`torch.cuda.max_memory_allocated` during the call minus `memory_allocated` before: activations,
 temporaries, outputs, and in training the gradients, set to None before it; a call replayed
 from a CUDA graph allocates nothing: its memory is its recordings' pools, taken when they were
-recorded in the warm-up, which count here as a whole; `-` without CUDA). *graphs*: the graphs Dynamo compiled for the model (1: no graph break; with
-breaks, their count in parentheses: only a model compiled without fullgraph has any). *compile
+recorded in the warm-up, which count here as a whole; `-` without CUDA). *graphs*: the graphs
+Dynamo compiled for the model (1: no graph break; with breaks, their count in parentheses: only
+a model compiled without fullgraph has any). *compile
 s* is the first call's wall time (Dynamo, AOTAutograd, the backend, one run); *rel err* is the
 worst tensor's relative error norm against eager (logits; in training also the loss and every
 gradient) of mlc and Inductor, and *f32* eager's own against eager in float32 (the dtype's
