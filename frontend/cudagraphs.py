@@ -8,7 +8,8 @@ is recorded into a CUDA graph once and replayed afterwards (what Inductor does o
 
     call 1        run normally: Triton compiles and autotunes here, which a capture cannot
     call 2, ...   replay a recording made for the same input addresses whose previous outputs
-                  nobody holds; else record one (at most `MAX_RECORDINGS`); else run normally
+                  nobody holds; else record one (at most `MAX_RECORDINGS` per sizes, and
+                  `MAX_SIZES` sizes for a graph of symbolic sizes); else run normally
     inside the caller's own capture (`torch.cuda.graph`, `do_bench_cudagraph`): run normally,
                   so the kernels go into the caller's graph (CUDA cannot replay or record a
                   graph while the stream captures another)
@@ -60,7 +61,8 @@ import torch
 
 from mlc.frontend.settings import Settings
 
-MAX_RECORDINGS = 2  # per compiled graph: a second one for outputs kept across one call (training)
+MAX_RECORDINGS = 2  # per compiled graph and sizes: a second one for outputs kept across one call (training)
+MAX_SIZES = 8  # per compiled graph of symbolic sizes: the sizes it records (Inductor warns past 8)
 
 Call = Callable[[list[Any]], Sequence[Any]]
 
@@ -223,6 +225,10 @@ class Recording:
                 and all(args[i] == value for i, value in self.constants)
                 and all(_layout(args[i]) == _layout(copy) for i, copy in self.staged.items()))
 
+    def sizes(self) -> tuple:
+        """The call's values other than tensors (a graph of symbolic sizes: its sizes)."""
+        return tuple(value for _, value in self.constants)
+
     def is_free(self) -> bool:
         """No output of the last replay in the recording's memory is referenced outside it."""
         return not self.pooled.held_elsewhere()
@@ -276,8 +282,9 @@ class CudaGraphCall:
         self.reason: str | None = None  # why this graph runs normally for good
         # How each call ran: "first", "replayed", "recorded", and the normal path's causes:
         # "elsewhere" (an input off the GPU), "busy" (no free recording for these input
-        # addresses, and no room for another), "not captured" (see `reason`), "inside a
-        # capture" (the caller is recording a CUDA graph of its own).
+        # addresses, and no room for another at these sizes), "too many sizes" (MAX_SIZES
+        # recorded already), "not captured" (see `reason`), "inside a capture" (the caller is
+        # recording a CUDA graph of its own).
         self.calls: Counter[str] = Counter()
 
     def __call__(self, args: list[Any]) -> Sequence[Any]:
@@ -303,8 +310,12 @@ class CudaGraphCall:
             return _How("replayed", recording)
         if not _on_device(args, self.device_type):
             return _How("elsewhere")
-        if len(self.recordings) >= self.max_recordings:
+        sizes = _sizes(args)
+        same = sum(1 for r in self.recordings if r.sizes() == sizes)
+        if same >= self.max_recordings:
             return _How("busy")
+        if same == 0 and len({r.sizes() for r in self.recordings}) >= MAX_SIZES:
+            return _How("too many sizes")
         recording = self._record(args)
         return _How("recorded", recording) if recording is not None else _How("not captured")
 
@@ -366,6 +377,11 @@ def _forget_cached(tensors: list[torch.Tensor]) -> None:
     torch._C._set_cached_tensors_enabled(True)  # removing asserts it (Inductor may have turned it off)
     for t in tensors:
         torch._C._remove_cached_tensor(t)
+
+
+def _sizes(args: Sequence[Any]) -> tuple:
+    """A call's values other than tensors, as `Recording.sizes` has them."""
+    return tuple(a for a in args if not isinstance(a, torch.Tensor))
 
 
 def _on_device(args: Sequence[Any], device_type: str) -> bool:

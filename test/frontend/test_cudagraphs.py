@@ -152,6 +152,26 @@ def test_outputs_of_a_later_recording_in_the_pool_are_never_overwritten():
     assert forward.calls["replayed"] == 1 and forward.calls["busy"] >= 1, forward.calls
 
 
+def rows_doubled(args):
+    x, n = args  # a graph of symbolic sizes gets them as numbers besides its tensors
+    return [x[:n] * 2]
+
+
+def test_each_size_gets_its_recordings_up_to_max_sizes(monkeypatch):
+    """A graph of symbolic sizes, called at sizes in turn: each records and then replays (two
+    recordings per sizes, as for one); past MAX_SIZES sizes the new ones run normally."""
+    monkeypatch.setattr(cudagraphs, "MAX_SIZES", 3)
+    rec = InPlaceRecorder()
+    g = CudaGraphCall(rows_doubled, rec, device_type="cpu")
+    inputs = {n: torch.arange(float(n)) for n in (2, 3, 4, 5)}
+    g([inputs[2], 2])
+    for _ in range(3):
+        for n, x in inputs.items():
+            torch.testing.assert_close(g([x, n])[0], x * 2)
+    assert rec.records == 3 and g.calls["too many sizes"] == 3, g.calls
+    assert g.calls["replayed"] == 6 and g.calls["busy"] == 0, g.calls
+
+
 def test_inputs_elsewhere_get_their_own_recording():
     rec = InPlaceRecorder()
     g = graphed(rec)
