@@ -607,6 +607,17 @@ def sgd(model: torch.nn.Module) -> None:
             p.grad = None
 
 
+def train_step_against_eager(compiled, model: torch.nn.Module, reference: torch.nn.Module, x: torch.Tensor) -> None:
+    """One step of `compiled` (of `model`) and of its eager twin `reference` on `x`: equal losses,
+    then each updated by its gradients."""
+    got = compiled(x).square().mean()
+    got.backward()
+    want = reference(x).square().mean()
+    want.backward()
+    close(got, want)
+    sgd(model), sgd(reference)
+
+
 def test_outputs_held_across_steps(replayed):
     """Every step's output and loss are kept to the end: none may be overwritten by a later
     step's replay."""
@@ -692,13 +703,8 @@ def test_two_models_in_one_process(replayed):
     x = torch.randn(8, 16, device=DEVICE)
     for step in range(4):
         x.add_(0.3)
-        for m, r, mod, ref in ((a, first_ref, first, first_ref), (b, second_ref, second, second_ref)):
-            got = m(x).square().mean()
-            got.backward()
-            want = r(x).square().mean()
-            want.backward()
-            close(got, want)
-            sgd(mod), sgd(ref)
+        train_step_against_eager(a, first, first_ref, x)
+        train_step_against_eager(b, second, second_ref, x)
     # one architecture: Dynamo's graphs serve both, a recording for each model's parameters
     assert all(g.calls["recorded"] == 2 and g.calls["replayed"] >= 4 for g in replayed), [g.calls for g in replayed]
 
@@ -712,11 +718,6 @@ def test_a_new_batch_size_mid_run(replayed):
     for step, batch in enumerate((8, 8, 5, 5, 8, 8)):
         x = inputs[batch]
         x.add_(0.2)
-        got = compiled(x).square().mean()
-        got.backward()
-        want = reference(x).square().mean()
-        want.backward()
-        close(got, want)
-        sgd(model), sgd(reference)
+        train_step_against_eager(compiled, model, reference, x)
     assert len(replayed) == 4  # forward and backward at each size
     assert all(g.calls["replayed"] >= 2 for g in replayed[:2]), [g.calls for g in replayed]
