@@ -363,7 +363,7 @@ def peak_memory(call: Callable[[], Any], pooled: int = 0) -> float | None:
     """MB the call holds at its peak above what was allocated before it (`max_memory_allocated`
     during the call minus `memory_allocated` before): activations, temporaries, outputs and, in a
     training step, the gradients (the caller drops the last step's first); plus `pooled`, the bytes CUDA
-    graphs recorded for the call hold in their pools (`graph_pool_bytes`: a replayed step keeps
+    graphs recorded for the call hold in their pools (`graph_pools`: a replayed step keeps
     all of the above there, allocated once at its recording). None off the GPU."""
     if not CUDA:
         return None
@@ -375,11 +375,15 @@ def peak_memory(call: Callable[[], Any], pooled: int = 0) -> float | None:
     return (torch.cuda.max_memory_allocated() - before + pooled) / 2**20
 
 
-def graph_pool_bytes() -> int:
-    """Bytes of the segments CUDA graphs' memory pools (any pool but the default) hold; 0 off the GPU."""
-    if not CUDA:
-        return 0
-    return sum(s["total_size"] for s in torch.cuda.memory_snapshot() if tuple(s.get("segment_pool_id", (0, 0))) != (0, 0))
+def graph_pools() -> dict[tuple[int, int], int]:
+    """Bytes of the segments each of CUDA graphs' memory pools (any pool but the default) holds,
+    by pool id; none off the GPU."""
+    pools: dict[tuple[int, int], int] = {}
+    for segment in torch.cuda.memory_snapshot() if CUDA else ():
+        pool = tuple(segment.get("segment_pool_id", (0, 0)))
+        if pool != (0, 0):
+            pools[pool] = pools.get(pool, 0) + segment["total_size"]
+    return pools
 
 
 # ---------------------------------------------------------------------------------------------
@@ -448,16 +452,19 @@ def first_call(row: Row, backend: str, model: nn.Module, compile_fn: Callable[[n
     return Step(compiled, inputs, row.mode), results
 
 
-def time_row(row: Row, calls: dict[str, Callable[[], Any]], args: argparse.Namespace) -> None:
+def time_row(row: Row, calls: dict[str, Callable[[], Any]], args: argparse.Namespace,
+             pools_made: dict[str, set[tuple[int, int]]]) -> None:
     """Warm each backend's step up, take its GPU time per call (the profiler's kernel durations),
     then time them all together in interleaved rounds (`time_interleaved`)."""
     for backend, call in calls.items():
-        pooled = graph_pool_bytes()
+        before = set(graph_pools())
         for _ in range(args.warmup):
             call()
         if isinstance(call, Step):  # the last step's gradients, freed where no recording holds them
             drop_gradients(call.model)
-        peak = peak_memory(call, max(0, graph_pool_bytes() - pooled))  # the pools its warm-up recorded
+        # its pools: those its first call made (Inductor's graph trees warm up in theirs) and its warm-up
+        mine = pools_made.get(backend, set()) | (set(graph_pools()) - before)
+        peak = peak_memory(call, sum(size for pool, size in graph_pools().items() if pool in mine))
         if peak is not None:
             row.peak_mb[backend] = peak
         kernels = run.kernel_times(call)
@@ -475,6 +482,7 @@ def bench_row(workload: Workload, name: str, mode: str, args: argparse.Namespace
     row = Row(model=name, mode=mode, shape=workload.shape, dtype=args.dtype)
     expected: dict[str, torch.Tensor] | None = None
     calls: dict[str, Callable[[], Any]] = {}
+    pools_made: dict[str, set[tuple[int, int]]] = {}  # backend -> the CUDA graph pools its first call made
     torch._dynamo.reset()
     for backend, compile_fn in compilers(mlc_backend, args.reduce_overhead, workload.fullgraph).items():
         if backend in args.skip or (backend != "eager" and expected is None):
@@ -482,8 +490,10 @@ def bench_row(workload: Workload, name: str, mode: str, args: argparse.Namespace
             continue
         model = workload.model if backend == "eager" else copy.deepcopy(workload.model)
         model.train(mode == "training" and workload.train_mode)
+        pools_before = set(graph_pools())
         try:
             calls[backend], results = first_call(row, backend, model, compile_fn, workload.inputs, expected, args)
+            pools_made[backend] = set(graph_pools()) - pools_before
         except Exception as error:  # noqa: BLE001 (a cell, never a crash)
             row.errors[backend] = run.one_line(error)
             if args.verbose:
@@ -496,7 +506,7 @@ def bench_row(workload: Workload, name: str, mode: str, args: argparse.Namespace
             except Exception as error:  # noqa: BLE001 (then Inductor's is the only noise floor)
                 row.errors["float32 eager"] = run.one_line(error)
     expected = None
-    time_row(row, calls, args)
+    time_row(row, calls, args, pools_made)
     calls.clear()
     for p in workload.model.parameters():
         p.grad = None

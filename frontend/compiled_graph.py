@@ -105,7 +105,7 @@ class CompiledGraph:
                 args[i] = args[i].contiguous() if layout is None else ensure_layout(args[i], *layout)
         args.extend(self._constants)
         results = list(self._call(args))
-        args.clear()  # a call replayed from a CUDA graph does not empty it
+        args.clear()  # emptied by the call already; a fallback (`boxed`) may not
         for i, (size, stride) in self._output_relayouts.items():
             results[i] = torch.empty_strided(size, stride, dtype=results[i].dtype, device=results[i].device).copy_(results[i])
         flat = [None if i is None else sizes[k] if k in sizes else results[i] for k, i in enumerate(self._output_spec)]

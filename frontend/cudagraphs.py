@@ -53,11 +53,12 @@ import sys
 import warnings
 import weakref
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+from torch.multiprocessing.reductions import StorageWeakRef
 
 from mlc.frontend.settings import Settings
 
@@ -135,35 +136,140 @@ class Recorder:
         return torch.cuda.graph_pool_handle()
 
     def record(self, call: Call, args: list[Any], pool: object) -> tuple[Callable[[], None], list[Any]]:
+        """`args` goes to `call` as it is, which empties it (the boxed convention): an input
+        nobody else holds is freed at its last read, and the capture may take its memory."""
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph, pool=pool):
-            outputs = list(call(list(args)))
+            outputs = list(call(args))
         return graph.replay, outputs
 
 
-class Pool:
-    """A memory pool that recordings share, in the order they were captured.
+@dataclass(frozen=True)
+class Memory:
+    """Where a tensor lies (its storage's address and bytes) and how it views it: enough to build
+    a tensor over the same bytes after the first one is gone (`alias`), as a replay's outputs are."""
 
-    A recording's capture takes the pool's free memory, which holds the temporaries of those
-    captured before it (their outputs stay allocated to them: each recording holds its own), so
-    its replays write only memory that earlier recordings use for temporaries, or that later
-    ones use for anything. A replay is therefore safe when its own outputs are free (as without
-    sharing) and no recording captured after it in the pool has an output held elsewhere
-    (`later_holds`): a backward joins the pool of the forward whose outputs it reads, so the
-    forward replays once the caller has dropped the gradients of the step before."""
+    address: int
+    nbytes: int
+    device: torch.device
+    dtype: torch.dtype
+    size: tuple[int, ...]
+    stride: tuple[int, ...]
+    offset: int
+
+    @staticmethod
+    def of(t: torch.Tensor) -> Memory:
+        storage = t.untyped_storage()
+        return Memory(storage.data_ptr(), storage.nbytes(), t.device, t.dtype, tuple(t.shape), t.stride(),
+                      t.storage_offset())
+
+    def storage(self) -> torch.UntypedStorage:
+        """A storage over the bytes that owns none of them (freeing it frees nothing)."""
+        return torch._C._construct_storage_from_data_pointer(self.address, self.device, self.nbytes)
+
+    def tensor(self, storage: torch.UntypedStorage | None = None) -> torch.Tensor:
+        storage = self.storage() if storage is None else storage
+        return torch.empty(0, dtype=self.dtype, device=self.device).set_(storage, self.offset, self.size, self.stride)
+
+
+def alias(t: torch.Tensor) -> torch.Tensor:
+    """A tensor over `t`'s memory that does not keep it allocated."""
+    return Memory.of(t).tensor()
+
+
+class PoolOutputs:
+    """A recording's outputs that lie in its pool's memory, followed through its replays without
+    holding that memory.
+
+    The capture's own outputs go to the caller, who frees their memory back to the pool by
+    dropping them, so that a recording captured later into the pool takes it (a backward, the
+    memory of the activations it has read). Until they die the recording knows them by weak
+    references. A replay returns tensors built over the same memory (`Memory`), the same ones
+    each time, which the pool's allocator does not count as allocated; `References` tells who
+    holds them. Memory is followed per storage (`storage`: by index, as captured), since
+    outputs may view one storage together."""
+
+    def __init__(self, tensors: list[torch.Tensor]):
+        self._memory = [Memory.of(t) for t in tensors]
+        index: dict[int, int] = {}
+        self._storage_of = [index.setdefault(m.address, len(index)) for m in self._memory]
+        self.addresses = list(index)  # per storage
+        one_of = {m.address: t for t, m in zip(tensors, self._memory)}  # a tensor per storage
+        self._weak = [StorageWeakRef(one_of[address].untyped_storage()) for address in self.addresses]
+        self._replayed: References | None = None
+
+    def tensors(self) -> list[torch.Tensor]:
+        """The tensors a replay returns (built at the first, once the capture's are gone)."""
+        if self._replayed is None:
+            storages = {m.address: m for m in self._memory}
+            storages = {address: m.storage() for address, m in storages.items()}  # one per storage, shared
+            self._replayed = References([m.tensor(storages[m.address]) for m in self._memory])
+            _lend_to_autograd(self._replayed)
+            self._replayed.settle()
+            self._weak = []
+        return self._replayed.tensors
+
+    def is_free(self) -> bool:
+        """No output of the last run is referenced outside the recording."""
+        if self._replayed is None:
+            return all(w.expired() for w in self._weak)
+        return not self._replayed.held_elsewhere()
+
+    def held(self) -> bool:
+        """A replay's output is referenced outside the recording (memory the allocator thinks free)."""
+        return self._replayed is not None and self._replayed.held_elsewhere()
+
+    def free_storages(self) -> frozenset[int]:
+        if self._replayed is None:
+            return frozenset(j for j, w in enumerate(self._weak) if w.expired())
+        return frozenset(j for j in range(len(self.addresses)) if self.storages_free((j,), Counter()))
+
+    def storages_free(self, storages: Collection[int], allowed: Counter[int]) -> bool:
+        """Nobody outside the recording references these storages, but `allowed[id(t)]` more
+        references to the replayed output t (a list of the call's inputs holding it)."""
+        if self._replayed is None:
+            return all(self._weak[j].expired() for j in storages)
+        return self._replayed.free_at([k for k, j in enumerate(self._storage_of) if j in storages], allowed)
+
+
+class Pool:
+    """A memory pool that recordings share, in the order they were captured (`position`).
+
+    A recording's capture takes the pool's free memory: temporaries of those captured before
+    it, outputs of theirs nobody held any more by then (`free_before`), inputs its own call
+    freed (a backward, the activations it read). Its replay writes only there, so it is safe
+    when every output it wrote last time is free, every output of an earlier recording that was
+    free at its capture is free again (or held only by the call's inputs that its capture freed),
+    and no recording captured after it holds an output (`later_free`): a backward joins the
+    pool of the forward whose outputs it reads, so the forward replays once the caller has
+    dropped the gradients of the step before. A capture joins the pool only while the
+    allocator knows every live tensor in it (`replays_held`). The pool keeps its graphs
+    (`keep`): its memory stays while a replay's output may point at it."""
 
     def __init__(self, handle: object):
         self.handle = handle  # what the recorder captures into
-        self._recordings: list[weakref.ref[Recording]] = []
+        self._outputs: list[PoolOutputs] = []
+        self._graphs: list[object] = []
 
-    def add(self, recording: Recording) -> None:
-        self._recordings.append(weakref.ref(recording))
+    def add(self, outputs: PoolOutputs, graph: object) -> int:
+        self._outputs.append(outputs)
+        self._graphs.append(graph)
+        return len(self._outputs) - 1
 
-    def later_holds(self, recording: Recording) -> bool:
-        """Whether a recording captured after `recording` has an output held elsewhere."""
-        later = [r() for r in self._recordings]
-        later = later[next(k for k, r in enumerate(later) if r is recording) + 1:]
-        return any(r is not None and not r.is_free() for r in later)
+    def free_before(self, position: int) -> dict[int, frozenset[int]]:
+        """Per recording captured before `position`: the storages of its outputs free now."""
+        return {k: o.free_storages() for k, o in enumerate(self._outputs[:position])}
+
+    def free(self, storages: dict[int, frozenset[int]], allowed: Counter[int]) -> bool:
+        return all(self._outputs[k].storages_free(js, allowed) for k, js in storages.items() if js)
+
+    def later_free(self, position: int) -> bool:
+        return all(o.is_free() for o in self._outputs[position + 1:])
+
+    def replays_held(self) -> bool:
+        """A replay's output in the pool is held: memory in use that the pool's allocator thinks
+        free, which a capture must not take, and which the graphs must outlive."""
+        return any(o.held() for o in self._outputs)
 
 
 class _PoolOwners:
@@ -177,27 +283,47 @@ class _PoolOwners:
     def pool_of(self, args: Sequence[Any], skip: Sequence[int]) -> Pool | None:
         """The one pool whose outputs some of `args` are (None: none, or several)."""
         pools = {id(pool): pool for i, a in enumerate(args) if isinstance(a, torch.Tensor) and i not in skip
-                 and (pool := self._pools.get(a.untyped_storage().data_ptr())) is not None}
+                 and (pool := self.owner(a)) is not None}
         return next(iter(pools.values())) if len(pools) == 1 else None
 
-    def register(self, recording: Recording, pool: Pool) -> None:
-        addresses = [t.untyped_storage().data_ptr() for t in recording.pooled.tensors]
-        for address in addresses:
-            self._pools[address] = pool
-        weakref.finalize(recording, self._forget, addresses)
+    def owner(self, t: torch.Tensor) -> Pool | None:
+        return self._pools.get(t.untyped_storage().data_ptr())
 
-    def _forget(self, addresses: list[int]) -> None:
+    def register(self, recording: Recording) -> None:
+        addresses = recording.pooled.addresses
         for address in addresses:
-            self._pools.pop(address, None)
+            self._pools[address] = recording.pool
+        weakref.finalize(recording, self._forget, addresses, recording.pool)
+
+    def _forget(self, addresses: list[int], pool: Pool) -> None:
+        for address in addresses:
+            if self._pools.get(address) is pool:
+                del self._pools[address]
+        _retire(pool)
 
 
 POOL_OWNERS = _PoolOwners()
+
+# Pools whose recordings are gone while a replay's output still points at their memory: kept
+# (with their graphs, and so their memory) until nobody holds such an output.
+_RETIRED: list[Pool] = []
+
+
+def _prune_retired() -> None:
+    _RETIRED[:] = [p for p in _RETIRED if p.replays_held()]
+
+
+def _retire(pool: Pool) -> None:
+    _prune_retired()
+    if pool.replays_held() and all(p is not pool for p in _RETIRED):
+        _RETIRED.append(pool)
 
 
 @dataclass(frozen=True)
 class _How:
     kind: str
     recording: Recording | None = None
+    captured: list[Any] | None = None  # a capture's own outputs in the pool
 
 
 @dataclass
@@ -205,19 +331,26 @@ class Recording:
     """One captured call: where it reads its inputs, its outputs, how to run it again."""
 
     replay: Callable[[], None]
+    # What a replay returns: outputs that are an input or a view of one (a training forward
+    # returns the weights it saves for the backward: the caller's memory, no replay writes it),
+    # the staged copies it returns; None where `pooled` fills in (`results`).
     outputs: list[Any]
     # Per input: the address read in place (None: a staged input, or not a tensor), the
     # positions that have one, and the other inputs' values (sizes), which a call must repeat.
     addresses: list[int | None]
     read_in_place: list[int]
     constants: list[tuple[int, Any]]
+    pool: Pool
+    position: int  # in the pool's capture order
+    pooled: PoolOutputs  # the outputs in the pool's memory
+    pooled_at: list[int]  # their positions among the outputs
     staged: dict[int, torch.Tensor] = field(default_factory=dict)  # input position -> the copy it reads
-    pool: Pool | None = None  # the memory it was captured into, shared with others (`Pool`)
-    # The outputs in the recording's own memory (its pool, its staged copies), which a replay
-    # overwrites; not those that are an input or a view of one (a training forward returns the
-    # weights it saves for the backward), whose references are the caller's business, and whose
-    # memory no replay writes.
-    pooled: References = field(default_factory=lambda: References([]))
+    # The outputs that are staged copies (or views of one), which a replay refills
+    staged_outputs: References = field(default_factory=lambda: References([]))
+    # The memory its capture may have taken from earlier recordings of its pool: per recording
+    # (by position), the storages free at its capture, and the inputs its call freed there.
+    free_at_capture: dict[int, frozenset[int]] = field(default_factory=dict)
+    consumed: list[int] = field(default_factory=list)
 
     def reads(self, args: list[Any]) -> bool:
         """Whether a call with `args` has its inputs where this recording reads them."""
@@ -230,13 +363,22 @@ class Recording:
         return tuple(value for _, value in self.constants)
 
     def is_free(self) -> bool:
-        """No output of the last replay in the recording's memory is referenced outside it."""
-        return not self.pooled.held_elsewhere()
+        """No output of the last run in the recording's memory is referenced outside it."""
+        return self.pooled.is_free() and not self.staged_outputs.held_elsewhere()
 
-    def can_replay(self) -> bool:
-        """Its outputs are free, and so is what later recordings of its pool keep in the memory
-        its replay writes (`Pool`)."""
-        return self.is_free() and (self.pool is None or not self.pool.later_holds(self))
+    def can_replay(self, args: list[Any]) -> bool:
+        """Nothing anybody holds lies in the memory a replay writes (`Pool`); `args`, the call's
+        inputs, may hold those its capture freed."""
+        return (self.is_free() and self.pool.later_free(self.position)
+                and self.pool.free(self.free_at_capture, Counter(id(args[i]) for i in self.consumed)))
+
+    def results(self, captured: list[torch.Tensor] | None = None) -> list[Any]:
+        """The outputs of a replay; of the capture, where `captured` are those in the pool. The
+        recording keeps no reference to those (`PoolOutputs` counts them)."""
+        results = list(self.outputs)
+        for k, t in zip(self.pooled_at, self.pooled.tensors() if captured is None else captured):
+            results[k] = t
+        return results
 
 
 class References:
@@ -257,6 +399,13 @@ class References:
 
     def held_elsewhere(self) -> bool:
         return self._counts() != self._settled
+
+    def free_at(self, indices: Sequence[int], allowed: Counter[int]) -> bool:
+        """Nobody else holds `tensors[indices]`, but `allowed[id(t)]` more references to t."""
+        refs, uses, storage_uses = self._settled
+        return all(sys.getrefcount(self.tensors[k]) == refs[k] + allowed[id(self.tensors[k])]
+                   and self.tensors[k]._use_count() == uses[k]
+                   and torch._C._storage_Use_Count(self._storage_ids[k]) == storage_uses[k] for k in indices)
 
     def _counts(self) -> tuple[list[int], list[int], list[int]]:
         # map over builtins: a fifth of a Python loop's time for the hundreds of a training graph
@@ -292,10 +441,13 @@ class CudaGraphCall:
         self.calls[how.kind] += 1
         if how.recording is None:
             return self.call(args)
-        for i, copy in how.recording.staged.items():
-            copy.copy_(args[i])
-        how.recording.replay()
-        return list(how.recording.outputs)
+        recording = how.recording
+        if how.captured is None:  # the capture filled the copies already
+            for i, copy in recording.staged.items():
+                copy.copy_(args[i])
+        args.clear()  # the boxed convention, as the call itself
+        recording.replay()
+        return recording.results(how.captured)
 
     def _how(self, args: list[Any]) -> _How:
         """Which recording serves this call (None: run normally), and why."""
@@ -305,7 +457,7 @@ class CudaGraphCall:
             return _How("inside a capture")
         if self.reason is not None:
             return _How("not captured")
-        recording = next((r for r in self.recordings if r.reads(args) and r.can_replay()), None)
+        recording = next((r for r in self.recordings if r.reads(args) and r.can_replay(args)), None)
         if recording is not None:
             return _How("replayed", recording)
         if not _on_device(args, self.device_type):
@@ -316,44 +468,75 @@ class CudaGraphCall:
             return _How("busy")
         if same == 0 and len({r.sizes() for r in self.recordings}) >= MAX_SIZES:
             return _How("too many sizes")
-        recording = self._record(args)
-        return _How("recorded", recording) if recording is not None else _How("not captured")
+        return self._record(args)
 
-    def _record(self, args: list[Any]) -> Recording | None:
-        try:
-            # The copies are made and filled before the capture (a copy captured would read the
-            # address this call's input happens to have); `__call__` refills them before replays.
-            staged = {i: _copy_of(args[i]) for i in self.staged if isinstance(args[i], torch.Tensor)}
-            recorded = [staged.get(i, a) for i, a in enumerate(args)]
-            pool = POOL_OWNERS.pool_of(args, self.staged) or Pool(self.recorder.new_pool())
-            replay, outputs = self.recorder.record(self.call, recorded, pool.handle)
-            del recorded  # holds the staged copies: gone before `settle` counts their references
-        except Exception as e:  # a call that cannot be captured runs normally from now on
-            self.reason = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-            if self.report is not None:
-                self.report(f"the call cannot be captured, it runs normally from now on: {self.reason}")
-            if self.warn:
-                warnings.warn(f"mlc: {self.name}: cudagraphs: the call cannot be captured, it runs normally: "
-                              f"{self.reason}", stacklevel=3)
-            return None
+    def _record(self, args: list[Any]) -> _How:
+        """Capture a call on `args` (which it empties, as the call does) into the pool of the
+        outputs it reads, or a pool of its own. A capture that fails leaves `args` as it was."""
+        _prune_retired()
+        # The copies are made and filled before the capture (a copy captured would read the
+        # address this call's input happens to have); `__call__` refills them before replays.
+        staged = {i: _copy_of(args[i]) for i in self.staged if isinstance(args[i], torch.Tensor)}
+        pool = POOL_OWNERS.pool_of(args, self.staged)
+        if pool is None or pool.replays_held():
+            pool = Pool(self.recorder.new_pool())
+        # Inputs in the pool's memory, which the call frees after its last read of them where
+        # nobody else holds them: the capture may take their memory
+        in_pool = {i: StorageWeakRef(a.untyped_storage()) for i, a in enumerate(args)
+                   if isinstance(a, torch.Tensor) and i not in staged and POOL_OWNERS.owner(a) is pool}
         addresses = [a.data_ptr() if isinstance(a, torch.Tensor) and i not in staged else None
                      for i, a in enumerate(args)]
-        # The caller's memory: its inputs, not the staged copies (which `__call__` refills)
-        callers = {a.untyped_storage().data_ptr() for i, a in enumerate(args)
-                   if isinstance(a, torch.Tensor) and i not in staged}
-        pooled = [t for t in outputs
-                  if isinstance(t, torch.Tensor) and t.untyped_storage().data_ptr() not in callers]
+        # The caller's memory, its inputs (not the staged copies, which `__call__` refills), by
+        # storage: the capture may put an output where an input it freed was
+        inputs = [(a.untyped_storage()._cdata, StorageWeakRef(a.untyped_storage())) for i, a in enumerate(args)
+                  if isinstance(a, torch.Tensor) and i not in staged]
+        constants = [(i, a) for i, a in enumerate(args) if not isinstance(a, torch.Tensor)]
+        # What a failed capture runs on: a capture runs nothing, so freed inputs are intact.
+        rescue = [Memory.of(a) if i in in_pool else a for i, a in enumerate(args)]
+        recorded = [staged.get(i, a) for i, a in enumerate(args)]
+        args.clear()
+        try:
+            replay, outputs = self.recorder.record(self.call, recorded, pool.handle)
+        except Exception as e:  # a call that cannot be captured runs normally from now on
+            args[:] = [m.tensor() if isinstance(m, Memory) else m for m in rescue]
+            self._cannot_capture(e)
+            return _How("not captured")
+        del recorded, rescue
+        consumed = [i for i, weak in in_pool.items() if weak.expired()]
+        callers = {storage for storage, weak in inputs if not weak.expired()}  # alive: no other storage is there
+        staged_memory = {copy.untyped_storage()._cdata for copy in staged.values()}
+
+        def kind(t: Any) -> str:
+            if not isinstance(t, torch.Tensor):
+                return "other"
+            storage = t.untyped_storage()._cdata
+            return "caller" if storage in callers else "staged" if storage in staged_memory else "pool"
+
+        kinds = [kind(t) for t in outputs]
+        pooled_at = [k for k, what in enumerate(kinds) if what == "pool"]
+        captured = [outputs[k] for k in pooled_at]  # the caller's: the recording keeps none of them
+        pooled = PoolOutputs(captured)
+        position = pool.add(pooled, replay)
         recording = Recording(
-            replay, outputs, addresses,
+            replay, [None if what == "pool" else t for t, what in zip(outputs, kinds)], addresses,
             read_in_place=[i for i, address in enumerate(addresses) if address is not None],
-            constants=[(i, a) for i, a in enumerate(args) if not isinstance(a, torch.Tensor)],
-            staged=staged, pooled=References(pooled), pool=pool)
-        pool.add(recording)
-        POOL_OWNERS.register(recording, pool)
-        _lend_to_autograd(recording.pooled)
-        recording.pooled.settle()  # last: with every reference of ours
+            constants=constants, pool=pool, position=position, pooled=pooled, pooled_at=pooled_at,
+            staged=staged, staged_outputs=References([t for t, what in zip(outputs, kinds) if what == "staged"]),
+            free_at_capture=pool.free_before(position), consumed=consumed)
+        del outputs
+        POOL_OWNERS.register(recording)
+        _lend_to_autograd(recording.staged_outputs)
+        recording.staged_outputs.settle()  # last: with every reference of ours
         self.recordings.append(recording)
-        return recording
+        return _How("recorded", recording, captured)
+
+    def _cannot_capture(self, error: Exception) -> None:
+        self.reason = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+        if self.report is not None:
+            self.report(f"the call cannot be captured, it runs normally from now on: {self.reason}")
+        if self.warn:
+            warnings.warn(f"mlc: {self.name}: cudagraphs: the call cannot be captured, it runs normally: "
+                          f"{self.reason}", stacklevel=4)
 
 
 def _lend_to_autograd(outputs: References) -> None:

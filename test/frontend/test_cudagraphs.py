@@ -12,6 +12,7 @@ import weakref
 
 import pytest
 import torch
+from torch.multiprocessing.reductions import StorageWeakRef
 
 from mlc.frontend import cudagraphs
 from mlc.frontend.cudagraphs import CudaGraphCall
@@ -19,10 +20,14 @@ from mlc.frontend.cudagraphs import CudaGraphCall
 
 class InPlaceRecorder:
     """Records by running the call; a replay reruns it on the recorded inputs and copies the
-    results into the recorded outputs (the same tensor objects every time). A pool is a list
-    of its recordings' outputs; a replay first fills with NaN the outputs of every recording
-    captured after it in its pool, as its temporaries would overwrite memory they took: a held
-    output overwritten that way shows up as NaN."""
+    results into the recorded outputs, as a CUDA graph writes its pool's memory.
+
+    A pool is a list of its recordings: their outputs, which the stand-in keeps (the pool's
+    memory), and what it handed out. It hands out aliases (`cudagraphs.alias`: tensors over
+    the memory that do not keep it), so the caller's tensors die as a capture's outputs do, but
+    for outputs that are an input's storage; it reads the inputs by address. A capture may take memory that earlier recordings'
+    outputs no longer used by then, and its temporaries take memory that later recordings'
+    outputs use: a replay fills both with NaN, so a held output overwritten shows up as NaN."""
 
     def __init__(self, fail: bool = False):
         self.fail = fail
@@ -40,23 +45,29 @@ class InPlaceRecorder:
         if self.fail:
             raise RuntimeError("operation not permitted when stream is capturing")
         self.records += 1
-        outputs = list(call(list(args)))
+        inputs = [cudagraphs.alias(a) if isinstance(a, torch.Tensor) else a for a in args]
+        kept = [a for a in args if isinstance(a, torch.Tensor)]  # an output that is one stays one
+        outputs = list(call(args))
+        handed = [t if not isinstance(t, torch.Tensor) or any(t.untyped_storage()._cdata == k.untyped_storage()._cdata
+                                                              for k in kept) else cudagraphs.alias(t) for t in outputs]
+        del kept
+        taken = [out for earlier in pool for out, weak in zip(earlier["outputs"], earlier["weak"])
+                 if weak is not None and weak.expired()]  # free by the end of this capture
         position = len(pool)
-        pool.append(outputs)
-        # A CUDA graph reads its inputs by address and holds no reference to them: neither does
-        # the stand-in (an input that is another recording's output stays free)
-        inputs = [weakref.ref(a) if isinstance(a, torch.Tensor) else a for a in args]
+        pool.append({"outputs": outputs, "weak": [StorageWeakRef(t.untyped_storage()) if isinstance(t, torch.Tensor)
+                                                   else None for t in handed]})
 
         def replay():
             self.replays += 1
-            for later in pool[position + 1:]:
-                for out in later:
+            results = call(list(inputs))
+            overwritten = taken + [out for later in pool[position + 1:] for out in later["outputs"]]
+            for out in overwritten:
+                if isinstance(out, torch.Tensor) and out.is_floating_point():
                     out.fill_(float("nan"))
-            now = [a() if isinstance(a, weakref.ref) else a for a in inputs]
-            for out, new in zip(outputs, call(now)):
+            for out, new in zip(outputs, results):
                 out.copy_(new)
 
-        return replay, outputs
+        return replay, handed
 
 
 def double_and_sum(args):
@@ -152,6 +163,34 @@ def test_outputs_of_a_later_recording_in_the_pool_are_never_overwritten():
     assert forward.calls["replayed"] == 1 and forward.calls["busy"] >= 1, forward.calls
 
 
+def plus_one_consuming(args):
+    """As an emitted call: the inputs leave the list, so one nobody else holds dies at its read."""
+    (x,) = args
+    args.clear()
+    return [x + 1]
+
+
+def test_a_reader_takes_the_memory_of_inputs_it_frees_unless_someone_holds_them():
+    """A backward frees the activations it reads (nobody else holds them), and its capture takes
+    their memory. A later step whose caller also holds the activation must not replay over it:
+    the reader records again (in a pool of its own), and the held tensor keeps its values."""
+    rec = InPlaceRecorder()
+    forward, backward = graphed(rec), CudaGraphCall(plus_one_consuming, rec, device_type="cpu")
+    x = torch.arange(4.0)
+    for step in range(4):
+        x.add_(1)
+        args = [forward([x])[0]]
+        kept = args[0] if step == 3 else None  # the last step's caller keeps the activation
+        torch.testing.assert_close(backward(args)[0], x * 2 + 1)
+        if kept is not None:
+            torch.testing.assert_close(kept, x * 2)  # not overwritten by the backward's replay
+    first = backward.recordings[0]
+    assert first.consumed == [0] and first.free_at_capture == {0: frozenset({0, 1})}
+    assert forward.calls == {"first": 1, "recorded": 1, "replayed": 2}
+    assert backward.calls == {"first": 1, "recorded": 2, "replayed": 1}, backward.calls
+    assert backward.recordings[1].pool is not first.pool  # the forward's replayed outputs are in use
+
+
 def rows_doubled(args):
     x, n = args  # a graph of symbolic sizes gets them as numbers besides its tensors
     return [x[:n] * 2]
@@ -192,15 +231,24 @@ def test_inputs_off_the_device_run_normally():
     assert g.calls == {"first": 1, "elsewhere": 2} and rec.records == 0
 
 
-def test_outputs_are_lent_to_autograd_while_their_recording_lives():
+def test_outputs_are_lent_to_autograd_and_outlive_their_graph():
+    """A replay's outputs (the capture's are the caller's alone) are lent to autograd; held past
+    their graph's end, they keep its pool (and so its memory) until they are dropped."""
     g = graphed(InPlaceRecorder())
     x = torch.arange(4.0)
     g([x])
+    assert not torch._C._is_cached_tensor(g([x])[0])
     out = g([x])[0]
     assert torch._C._is_cached_tensor(out)
+    pool = weakref.ref(g.recordings[0].pool)
     del g
     gc.collect()
-    assert not torch._C._is_cached_tensor(out)
+    assert pool() is not None and torch._C._is_cached_tensor(out)
+    del out
+    other = graphed(InPlaceRecorder())
+    other([x]), other([x])  # a capture prunes the pools kept
+    gc.collect()
+    assert pool() is None
 
 
 def test_a_capture_that_fails_runs_normally_for_good():
@@ -318,7 +366,7 @@ def test_autograd_keeps_a_replayed_gradient_without_copying_it():
         (double.apply(p) * (step + 1)).sum().backward()
         torch.testing.assert_close(p.grad, torch.full((4,), 2.0 * (step + 1)))
         if step >= 1:
-            assert p.grad.data_ptr() == g.recordings[0].outputs[0].data_ptr()  # kept, not copied
+            assert p.grad.data_ptr() == g.recordings[0].pooled.addresses[0]  # kept, not copied
     assert g.calls == {"first": 1, "recorded": 1, "replayed": 3}
 
 
@@ -337,7 +385,7 @@ def test_gradients_accumulated_into_a_kept_one_are_never_overwritten():
         (double.apply(p) * (step + 1)).sum().backward()
         total += 2.0 * (step + 1)
         torch.testing.assert_close(p.grad, torch.full((4,), total))
-    assert p.grad.data_ptr() == g.recordings[0].outputs[0].data_ptr()
+    assert p.grad.data_ptr() == g.recordings[0].pooled.addresses[0]
     assert g.calls == {"first": 1, "recorded": 2, "replayed": 3}
 
 
@@ -360,6 +408,33 @@ def test_an_output_that_is_an_input_does_not_keep_its_recording_busy():
         del doubled
     assert g.calls == {"first": 1, "recorded": 1, "replayed": 2}
     assert all(v.data_ptr() == x.data_ptr() for v in kept)
+
+
+def moved_where_the_input_was(args):
+    """Frees its input and returns its values in a new storage over the same memory, as an
+    allocator hands a backward's gradient the block of an activation it has read (the values
+    stay: the stand-in runs a call at its capture and again at its replay)."""
+    (x,) = args
+    args.clear()
+    out = cudagraphs.alias(x)
+    del x
+    return [out]
+
+
+def test_an_output_where_a_freed_input_lay_is_the_recordings():
+    """An output is the caller's memory only if it is an input's storage, not if it lies where
+    an input the call freed lay: that one is the recording's (it gives no reference to it,
+    so autograd may keep it as a gradient without a copy)."""
+    backing = torch.zeros(4)  # the memory, kept valid; the call's input is another storage over it
+    g = CudaGraphCall(moved_where_the_input_was, InPlaceRecorder(), device_type="cpu")
+    for step in range(4):
+        backing.copy_(torch.arange(4.0) + step)
+        out = g([cudagraphs.alias(backing)])[0]
+        torch.testing.assert_close(out, torch.arange(4.0) + step)
+        del out
+    recording = g.recordings[0]
+    assert recording.pooled_at == [0] and recording.outputs == [None]
+    assert g.calls == {"first": 1, "recorded": 1, "replayed": 2}
 
 
 def test_a_backwards_tangents_and_rng_state_are_staged():
@@ -535,8 +610,10 @@ def test_a_backward_replays_though_its_tangents_move(monkeypatch, graphs):
         del out  # the step's output dies with it: the next forward can replay the same recording
         grads = [p.grad.clone() for p in model.parameters()]
         if step >= 2:  # replayed: autograd kept the recording's outputs as the gradients
-            lent = {t.data_ptr() for t in graphs[1].recordings[0].pooled.tensors}
-            assert all(p.grad.data_ptr() in lent for p in model.parameters())
+            recording = graphs[1].recordings[0]
+            lent = set(recording.pooled.addresses) | {t.untyped_storage().data_ptr()
+                                                      for t in recording.staged_outputs.tensors}
+            assert all(p.grad.untyped_storage().data_ptr() in lent for p in model.parameters())
         model.zero_grad(set_to_none=True)
         (model(x) * (step + 1)).sum().backward()
         for got, expected in zip(grads, (p.grad for p in model.parameters())):
