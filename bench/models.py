@@ -375,6 +375,22 @@ def peak_memory(call: Callable[[], Any], pooled: int = 0) -> float | None:
     return (torch.cuda.max_memory_allocated() - before + pooled) / 2**20
 
 
+def reserved_memory(call: Callable[[], Any], pooled: int = 0) -> float | None:
+    """MB the call makes the caching allocator reserve from the GPU at its peak, beyond the
+    segments live tensors hold (`empty_cache` first), plus `pooled` (CUDA graph pools, which
+    are reserved memory too). Above `peak_memory` by what the allocator rounds and splits:
+    the memory a process needs for the step. None off the GPU."""
+    if not CUDA:
+        return None
+    _sync()
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+    before = torch.cuda.memory_reserved()
+    call()
+    _sync()
+    return (torch.cuda.max_memory_reserved() - before + pooled) / 2**20
+
+
 def graph_pools() -> dict[tuple[int, int], int]:
     """Bytes of the segments each of CUDA graphs' memory pools (any pool but the default) holds,
     by pool id; none off the GPU."""
@@ -400,6 +416,7 @@ class Row:
     gpu_ms: dict[str, float] = field(default_factory=dict)  # backend -> kernels' GPU time per call
     kernel_ms: dict[str, dict[str, float]] = field(default_factory=dict)  # backend -> kernel name -> ms per call
     peak_mb: dict[str, float] = field(default_factory=dict)  # backend -> MB held at the peak of a call (`peak_memory`)
+    reserved_mb: dict[str, float] = field(default_factory=dict)  # backend -> MB reserved for a call (`reserved_memory`)
     graphs: dict[str, int] = field(default_factory=dict)  # inductor/mlc -> graphs Dynamo compiled (1: no break)
     breaks: dict[str, int] = field(default_factory=dict)  # inductor/mlc -> graph breaks (0 under fullgraph)
     compile_s: dict[str, float] = field(default_factory=dict)  # backend -> first call, s
@@ -464,9 +481,10 @@ def time_row(row: Row, calls: dict[str, Callable[[], Any]], args: argparse.Names
             drop_gradients(call.model)
         # its pools: those its first call made (Inductor's graph trees warm up in theirs) and its warm-up
         mine = pools_made.get(backend, set()) | (set(graph_pools()) - before)
-        peak = peak_memory(call, sum(size for pool, size in graph_pools().items() if pool in mine))
-        if peak is not None:
-            row.peak_mb[backend] = peak
+        pooled = sum(size for pool, size in graph_pools().items() if pool in mine)
+        peak, reserved = peak_memory(call, pooled), reserved_memory(call, pooled)
+        if peak is not None and reserved is not None:
+            row.peak_mb[backend], row.reserved_mb[backend] = peak, reserved
         kernels = run.kernel_times(call)
         if kernels is not None:
             row.gpu_ms[backend] = sum(kernels.values())
@@ -567,7 +585,8 @@ def _graphs(row: Row, backend: str) -> str:
 
 def markdown(rows: Sequence[Row]) -> str:
     head = ["model", "mode", "shape", "eager ms", "inductor ms", "mlc ms", "mlc/inductor",
-            "GPU ms mlc / ind", "peak MB eager / ind / mlc", "graphs mlc / ind", "compile s mlc / ind",
+            "GPU ms mlc / ind", "peak MB eager / ind / mlc", "reserved MB eager / ind / mlc", "graphs mlc / ind",
+            "compile s mlc / ind",
             "rel err mlc / ind / f32", "correct"]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     for r in rows:
@@ -577,6 +596,7 @@ def markdown(rows: Sequence[Row]) -> str:
         cells = [r.model, r.mode, r.shape, _ms(r, "eager"), _ms(r, "inductor"), _ms(r, "mlc"), ratio,
                  _pair(r.gpu_ms.get("mlc"), r.gpu_ms.get("inductor"), ".2f"),
                  " / ".join("-" if b not in r.peak_mb else f"{r.peak_mb[b]:.0f}" for b in BACKENDS),
+                 " / ".join("-" if b not in r.reserved_mb else f"{r.reserved_mb[b]:.0f}" for b in BACKENDS),
                  f"{_graphs(r, 'mlc')} / {_graphs(r, 'inductor')}",
                  _pair(r.compile_s.get("mlc"), r.compile_s.get("inductor"), ".1f"), errs,
                  r.correct.replace("|", "\\|")]
@@ -659,7 +679,11 @@ call bounds the call (a step of these models is a few hundred launches and exter
 (`torch.cuda.max_memory_allocated` during the call minus `memory_allocated` before: activations,
 temporaries, outputs, and in training the gradients, set to None before it; a call replayed
 from a CUDA graph allocates nothing: its memory is its recordings' pools, taken when they were
-recorded in the warm-up, which count here as a whole; `-` without CUDA). *graphs*: the graphs
+recorded in the warm-up, which count here as a whole; `-` without CUDA). *reserved MB*: what
+the caching allocator reserves from the GPU for one call, from an emptied cache
+(`max_memory_reserved` during the call minus `memory_reserved` before, plus the pools): the
+memory the step needs, above *peak MB* by the allocator's rounding and split blocks, and the
+fair comparison with CUDA graphs' pools, which are reserved memory. *graphs*: the graphs
 Dynamo compiled for the model (1: no graph break; with breaks, their count in parentheses: only
 a model compiled without fullgraph has any). *compile
 s* is the first call's wall time (Dynamo, AOTAutograd, the backend, one run); *rel err* is the

@@ -21,30 +21,36 @@ Why a replay never computes a wrong number:
   tensor. The exception is a backward's tangents (`staged_inputs`): autograd makes them afresh
   for each step, wherever its allocator puts them, so a recording keeps its own copy of each,
   which it refills before every replay; their address is not among those it checks.
-- Outputs live in the recording's memory pool, and a replay writes them again. A
-  recording is replayed only when none of its previous outputs in that pool (or in its copies
-  of staged inputs) is referenced outside this module: neither the tensor object (Python's
-  reference count) nor any view of its memory (the storage's use count). A caller who keeps
-  outputs (a training step's activations until the backward, a loss until the next step) makes
+- Outputs lie in the recording's memory pool, and a replay writes them again. The recording
+  gives the capture's outputs to the caller and keeps no reference to them (`PoolOutputs`),
+  so their memory goes back to the pool when the caller drops them; from its first replay on
+  it returns tensors rebuilt over the same memory, the same ones each time. It is replayed
+  only when none of its last outputs (or its copies of staged inputs) is referenced outside
+  this module: neither the tensor object (Python's reference count) nor any view of its memory
+  (the storage's use count). A caller who keeps outputs (a loss until the next step) makes
   the next call use a second recording, and past `MAX_RECORDINGS` the normal path, which
-  allocates fresh outputs. An output that is an input, or a view of one (a training forward
-  returns the weights it saves for the backward), is the caller's memory, which no replay
-  writes: what the caller holds of it does not count. Autograd may keep a backward's output as
-  a parameter's `.grad` without copying it (`_lend_to_autograd`): that `.grad` holds the
+  allocates fresh outputs. An output that is an input's storage (a training forward returns
+  the weights it saves for the backward) is the caller's memory, which no replay writes: what
+  the caller holds of it does not count. Autograd may keep a backward's output as a
+  parameter's `.grad` without copying it (`_lend_to_autograd`): that `.grad` holds the
   recording's memory, so the recording is busy until the caller drops it.
-- Recordings share pools (`Pool`): one whose inputs are another's outputs (a backward reading
-  its forward's activations) is captured into that recording's pool, so its outputs and
-  temporaries take the memory the forward's temporaries free, as they would without graphs.
-  Its outputs may then lie where the forward's temporaries go, so the forward is replayed
-  only when no recording captured after it in its pool has an output held elsewhere (the
-  gradients of the step before, until the caller drops them); else it takes another recording
-  in a pool of its own, or the normal path.
+- Recordings share pools (`Pool`), as Inductor's CUDA-graph trees do: one whose inputs are
+  another's outputs (a backward reading its forward's activations) is captured into that
+  pool, and its capture consumes the call's inputs, so that the activations it frees after
+  their last read, and the outputs the caller dropped, give it their memory, as they would
+  without graphs. A replay is therefore checked against all it may write: its own last
+  outputs, every earlier recording's output that was free at its capture (free again, or
+  held only by the call's own inputs that its capture freed: never by the caller besides),
+  and every output of a recording captured after it in the pool (the gradients of the step
+  before, until the caller drops them). Else it takes another recording, in a pool of its own
+  where the pool holds rebuilt outputs the allocator cannot see, or the normal path.
 - A call that cannot be captured (work on the host, a kernel compiled for the first time,
   an input not on the GPU) fails its capture; the graph then runs normally for good, and
   `reason` says why.
 
 `Recorder` is the only part that touches CUDA graphs, so the policy above is tested on any
-machine with a stand-in that imitates a replay writing into the same outputs.
+machine with a stand-in that imitates a replay writing into the same outputs and into the
+memory its capture took from others.
 """
 
 from __future__ import annotations
@@ -53,7 +59,7 @@ import sys
 import warnings
 import weakref
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -197,6 +203,7 @@ class PoolOutputs:
         one_of = {m.address: t for t, m in zip(tensors, self._memory)}  # a tensor per storage
         self._weak = [StorageWeakRef(one_of[address].untyped_storage()) for address in self.addresses]
         self._replayed: References | None = None
+        self._on: dict[frozenset[int], list[int]] = {}  # storages -> the outputs on them (`storages_free`)
 
     def tensors(self) -> list[torch.Tensor]:
         """The tensors a replay returns (built at the first, once the capture's are gone)."""
@@ -222,14 +229,17 @@ class PoolOutputs:
     def free_storages(self) -> frozenset[int]:
         if self._replayed is None:
             return frozenset(j for j, w in enumerate(self._weak) if w.expired())
-        return frozenset(j for j in range(len(self.addresses)) if self.storages_free((j,), Counter()))
+        return frozenset(j for j in range(len(self.addresses)) if self.storages_free(frozenset((j,)), Counter()))
 
-    def storages_free(self, storages: Collection[int], allowed: Counter[int]) -> bool:
+    def storages_free(self, storages: frozenset[int], allowed: Counter[int]) -> bool:
         """Nobody outside the recording references these storages, but `allowed[id(t)]` more
         references to the replayed output t (a list of the call's inputs holding it)."""
         if self._replayed is None:
             return all(self._weak[j].expired() for j in storages)
-        return self._replayed.free_at([k for k, j in enumerate(self._storage_of) if j in storages], allowed)
+        on = self._on.get(storages)
+        if on is None:  # asked for the same storages at every replay of a recording
+            on = self._on[storages] = [k for k, j in enumerate(self._storage_of) if j in storages]
+        return self._replayed.free_at(on, allowed)
 
 
 class Pool:

@@ -32,7 +32,8 @@ def test_quick_llama_on_cpu(tmp_path: Path) -> None:
     header = next(ln for ln in proc.stdout.splitlines() if ln.startswith("| model"))
     assert [c.strip() for c in header.strip("|").split("|")] == [
         "model", "mode", "shape", "eager ms", "inductor ms", "mlc ms", "mlc/inductor",
-        "GPU ms mlc / ind", "peak MB eager / ind / mlc", "graphs mlc / ind", "compile s mlc / ind",
+        "GPU ms mlc / ind", "peak MB eager / ind / mlc", "reserved MB eager / ind / mlc", "graphs mlc / ind",
+        "compile s mlc / ind",
         "rel err mlc / ind / f32", "correct"]
     assert header in out_md.read_text()
     doc = out_doc.read_text()  # the section of this model list, saying which rows replay graphs
@@ -111,7 +112,7 @@ def test_mlc_failure_is_a_row_not_a_crash() -> None:
     assert row["correct"] == "failed: NotImplementedError: no rule for aten.frobnicate"
     assert "mlc" not in row["ms"] and row["ms"]["eager"]["median"] > 0
     # mlc's cells empty; the last rel err is eager's own against float32, whatever it is
-    assert re.search(r"\| failed \| - \| - / - \| - / - / - \| - / - \| - / - \| - / - / \S+ \| "
+    assert re.search(r"\| failed \| - \| - / - \| - / - / - \| - / - / - \| - / - \| - / - \| - / - / \S+ \| "
                      r"failed: NotImplementedError: no rule for aten.frobnicate \|", proc.stdout), proc.stdout[-600:]
 
 
