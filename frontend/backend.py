@@ -235,7 +235,8 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     call = load_call(emitted.source)
     namespace = call.__globals__  # the module's kernels, whose GEMM choices the dump lists
     timing.add("load the module (@triton.jit)", time.perf_counter() - start)
-    graphed = cudagraphs.policy(kind, not imported.size_sources, emitted.launches, settings)
+    blocker = cudagraphs.capture_blocker(gm) if torch.cuda.is_available() else None
+    graphed = cudagraphs.policy(kind, not imported.size_sources, emitted.launches, settings, blocker)
     if graphed.mode is not None:
         names = [n.name for n in gm.graph.find_nodes(op="placeholder")]
         report = None if dump is None else (lambda line: dump.append("cudagraphs.txt", line + "\n"))

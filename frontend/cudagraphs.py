@@ -90,7 +90,7 @@ class Decision:
 
 
 def policy(kind: str, static: bool, launches: tuple[int, int] | None = None,
-           settings: Settings | None = None) -> Decision:
+           settings: Settings | None = None, blocker: str | None = None) -> Decision:
     """Whether a graph's calls replay CUDA graphs, and why (the dump's cudagraphs.txt says it).
 
     The `cudagraphs` setting (of `settings`, None: the environment's; `MLC_CUDAGRAPHS`, or
@@ -103,9 +103,12 @@ def policy(kind: str, static: bool, launches: tuple[int, int] | None = None,
     host no launch, and the graph's own start on the GPU costs 0.5-1.8 us per call (H100,
     25-95 us kernels) besides a pool per recording. An extern call's host path is long
     (cuDNN's convolution: 40 us a call launched, 11 replayed), so graphs with one stay
-    replayed. CUDA graphs need a GPU."""
+    replayed. CUDA graphs need a GPU, and a graph none of whose calls a capture could hold
+    (`blocker`, from `capture_blocker`) runs normally even where they are asked for."""
     if not torch.cuda.is_available():
         return Decision(None, "no GPU")
+    if blocker is not None:
+        return Decision(None, f"a capture would fail: {blocker}")
     asked = (settings or Settings.from_environment()).cudagraphs
     if asked is not None:
         return Decision("asked" if asked else None, f"the cudagraphs setting is {asked} (MLC_CUDAGRAPHS, mode, options)")
@@ -116,6 +119,47 @@ def policy(kind: str, static: bool, launches: tuple[int, int] | None = None,
     if launches == ONE_KERNEL:
         return Decision(None, "one Triton kernel: a replay would save no launch")
     return Decision("auto", "an inference graph of static sizes")
+
+
+# Ops a capture cannot hold: they read a tensor's value on the host (a synchronisation, which
+# a capturing stream forbids) or size a result by the data (Inductor's FORBIDDEN_CUDAGRAPH_OPS,
+# for what an aten graph can hold). Ops tagged `cudagraph_unsafe` are refused too.
+UNCAPTURABLE = frozenset({"aten._local_scalar_dense.default", "aten._assert_scalar.default"})
+_INDEX_PUTS = frozenset({"aten.index_put.default", "aten.index_put_.default", "aten._unsafe_index_put.default"})
+
+
+def capture_blocker(gm: torch.fx.GraphModule) -> str | None:
+    """Why no call of the aten graph `gm` can be captured into a CUDA graph (None: nothing
+    known): its first node that syncs with the host or allocates by the data (an op in
+    `UNCAPTURABLE` or tagged `cudagraph_unsafe`; an index_put with a boolean mask, which takes
+    `nonzero`; a result of a data-dependent size), or that makes a sparse tensor or one on
+    another device than the inputs' (a copy to the host)."""
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    inputs = [n.meta.get("val") for n in gm.graph.find_nodes(op="placeholder")]
+    device = next((v.device for v in inputs if isinstance(v, torch.Tensor) and v.dim() > 0), None)
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        target = str(node.target)
+        val = node.meta.get("val")
+        values = [v for v in (val if isinstance(val, (list, tuple)) else [val]) if isinstance(v, torch.Tensor)]
+        if target in UNCAPTURABLE or torch._C.Tag.cudagraph_unsafe in getattr(node.target, "tags", ()):
+            return f"{node.name} = {target}, which the host has to wait for"
+        if target in _INDEX_PUTS and _boolean_index(node):
+            return f"{node.name} = {target} with a boolean mask (a nonzero, sized by the data)"
+        if val is not None and free_unbacked_symbols(val):
+            return f"{node.name} = {target}, of a size given by the data"
+        odd = next((v for v in values if v.is_sparse or (v.device != device and v.dim() > 0)), None)
+        if odd is not None:  # a 0-d CPU tensor is a number the call moves to the GPU
+            return f"{node.name} = {target}, a {'sparse' if odd.is_sparse else odd.device.type} tensor"
+    return None
+
+
+def _boolean_index(node: torch.fx.Node) -> bool:
+    indices = node.args[1] if len(node.args) > 1 else node.kwargs.get("indices", ())
+    return any(isinstance(i, torch.fx.Node) and getattr(i.meta.get("val"), "dtype", None) in (torch.bool, torch.uint8)
+               for i in indices or ())
 
 
 def staged_inputs(kind: str, names: Sequence[str]) -> tuple[int, ...]:

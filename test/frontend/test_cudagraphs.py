@@ -497,6 +497,32 @@ def test_a_call_inside_the_callers_capture_runs_normally():
     assert (rec.records, rec.replays) == (1, 2) and g.reason is None
 
 
+def _traced(f, *inputs):
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    return make_fx(f, tracing_mode="fake")(*inputs)
+
+
+@pytest.mark.parametrize("f, blocked_by", [
+    (lambda x, m: (x * 2).sum(), None),
+    (lambda x, m: torch.ops.aten._local_scalar_dense.default(x.sum()), "which the host has to wait for"),
+    (lambda x, m: torch.ops.aten.index_put.default(x, [m], x[0]), "boolean mask"),
+    (lambda x, m: torch.ops.aten.index_put.default(x, [m.long()], x[0]), None),  # integer indices: fine
+    (lambda x, m: torch.ops.aten.nonzero.default(x), "size given by the data"),
+    (lambda x, m: (x * 2).to("meta"), "a meta tensor"),  # another device than the inputs'
+])
+def test_a_graph_that_a_capture_cannot_hold_is_named(f, blocked_by):
+    gm = _traced(f, torch.randn(4), torch.tensor([True, False, True, False]))
+    found = cudagraphs.capture_blocker(gm)
+    assert found is None if blocked_by is None else blocked_by in found, found
+
+
+def test_the_policy_refuses_a_blocked_graph_even_when_asked(monkeypatch):
+    _on_a_gpu_with(monkeypatch, "1")
+    decision = cudagraphs.policy("inference", True, blocker="item = aten._local_scalar_dense.default, which ...")
+    assert decision.mode is None and decision.reason.startswith("a capture would fail: item")
+
+
 def test_no_gpu_no_cuda_graphs(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setenv("MLC_CUDAGRAPHS", "1")
