@@ -297,17 +297,17 @@ class Pool:
     and no recording captured after it holds an output (`later_free`): a backward joins the
     pool of the forward whose outputs it reads, so the forward replays once the caller has
     dropped the gradients of the step before. A capture joins the pool only while the
-    allocator knows every live tensor in it (`replays_held`). The pool keeps its graphs
-    (`keep`): its memory stays while a replay's output may point at it."""
+    allocator knows every live tensor in it (`replays_held`). The pool keeps its recordings'
+    graphs (their replays): its memory stays while a replay's output may point at it."""
 
     def __init__(self, handle: object):
         self.handle = handle  # what the recorder captures into
         self._outputs: list[PoolOutputs] = []
-        self._graphs: list[object] = []
+        self._replays: list[Callable[[], None]] = []
 
-    def add(self, outputs: PoolOutputs, graph: object) -> int:
+    def add(self, outputs: PoolOutputs, replay: Callable[[], None]) -> int:
         self._outputs.append(outputs)
-        self._graphs.append(graph)
+        self._replays.append(replay)
         return len(self._outputs) - 1
 
     def free_before(self, position: int) -> dict[int, frozenset[int]]:
@@ -602,8 +602,8 @@ def _lend_to_autograd(outputs: References) -> None:
     reference that torch discounts: what Inductor's CUDA-graph trees do) lets it keep them. A
     kept gradient is a view of the recording's memory, so the recording is busy (`is_free`)
     until the caller drops it (`zero_grad`, `.grad = None`); a gradient accumulated into one
-    already kept is the caller's sum, not a replay's output. The registrations end with the
-    recording."""
+    already kept is the caller's sum, not a replay's output. The registrations end with
+    `outputs` (a pool's: with the pool)."""
     torch._C._set_cached_tensors_enabled(True)
     for t in outputs.tensors:
         torch._C._add_cached_tensor(t)

@@ -29,8 +29,9 @@ class InPlaceRecorder:
     outputs no longer used by then, and its temporaries take memory that later recordings'
     outputs use: a replay fills both with NaN, so a held output overwritten shows up as NaN."""
 
-    def __init__(self, fail: bool = False):
+    def __init__(self, fail: bool = False, fail_after_call: bool = False):
         self.fail = fail
+        self.fail_after_call = fail_after_call  # the call ran (and freed its inputs), then the capture fails
         self.records = 0
         self.replays = 0
         self.capturing_now = False  # whether the caller "is capturing" a graph of its own
@@ -48,6 +49,8 @@ class InPlaceRecorder:
         inputs = [cudagraphs.alias(a) if isinstance(a, torch.Tensor) else a for a in args]
         kept = [a for a in args if isinstance(a, torch.Tensor)]  # an output that is one stays one
         outputs = list(call(args))
+        if self.fail_after_call:
+            raise RuntimeError("CUDA error: operation failed due to a previous error during capture")
         handed = [t if not isinstance(t, torch.Tensor) or any(t.untyped_storage()._cdata == k.untyped_storage()._cdata
                                                               for k in kept) else cudagraphs.alias(t) for t in outputs]
         del kept
@@ -419,6 +422,22 @@ def moved_where_the_input_was(args):
     out = cudagraphs.alias(x)
     del x
     return [out]
+
+
+def test_a_capture_that_fails_after_its_call_freed_the_inputs_still_computes():
+    """A backward's capture may fail after its call has freed the activations it read: a capture
+    runs nothing, so their memory still holds them, and the normal run reads them there."""
+    rec = InPlaceRecorder()
+    forward = graphed(rec)
+    backward = CudaGraphCall(plus_one_consuming, InPlaceRecorder(fail_after_call=True), device_type="cpu",
+                             warn=False)
+    x = torch.arange(4.0)
+    for step in range(3):
+        x.add_(1)
+        args = [forward([x])[0]]  # the forward's capture at step 1: the backward's input is its output
+        torch.testing.assert_close(backward(args)[0], x * 2 + 1)
+    assert forward.calls == {"first": 1, "recorded": 1, "replayed": 1}
+    assert backward.calls == {"first": 1, "not captured": 2} and "previous error" in backward.reason
 
 
 def test_an_output_where_a_freed_input_lay_is_the_recordings():
