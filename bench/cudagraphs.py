@@ -1,0 +1,89 @@
+"""How a model's training steps replay CUDA graphs under mlc: per compiled graph, how its calls
+ran and its recordings (pool, position in it, outputs in pool memory, inputs its capture freed,
+storages it took from earlier recordings), and the step's memory (`bench/models.py`'s measures).
+
+    python3 bench/cudagraphs.py --models gpt2,llama [--steps 6]
+
+GPU only (CUDA graphs); every graph is asked to replay (`MLC_CUDAGRAPHS=1`). A graph recorded
+twice, or run normally ("busy"), is where a step holds what a replay would overwrite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+
+def _load_models() -> Any:
+    """bench/models.py (the workloads and the memory measures) as a module."""
+    spec = importlib.util.spec_from_file_location("mlc_bench_models", Path(__file__).with_name("models.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+models = _load_models()
+torch = models.torch
+
+
+def probe(name: str, steps: int) -> list[str]:
+    from mlc.frontend import cudagraphs
+    from mlc.frontend.backend import mlc_backend
+
+    made: list[cudagraphs.CudaGraphCall] = []
+    init = cudagraphs.CudaGraphCall.__init__
+
+    def remember(self: cudagraphs.CudaGraphCall, *args: object, **kwargs: object) -> None:
+        init(self, *args, **kwargs)  # type: ignore[arg-type]
+        made.append(self)
+
+    cudagraphs.CudaGraphCall.__init__ = remember  # type: ignore[method-assign]
+    try:
+        torch.manual_seed(0)
+        workload = models.build(name, False, models.SIZES[name][0], torch.device("cuda"), torch.bfloat16)
+        workload.model.train(workload.train_mode)
+        compiled = torch.compile(workload.model, backend=mlc_backend, fullgraph=workload.fullgraph, dynamic=False)
+        step = models.Step(compiled, workload.inputs, "training")
+        for _ in range(steps):
+            step()
+        models.drop_gradients(compiled)
+        pooled = sum(models.graph_pools().values())
+        peak, reserved = models.peak_memory(step, pooled), models.reserved_memory(step, pooled)
+    finally:
+        cudagraphs.CudaGraphCall.__init__ = init  # type: ignore[method-assign]
+    lines = [f"{name}: peak {peak:.0f} MB, reserved {reserved:.0f} MB, pools {pooled / 2**20:.0f} MB"]
+    pools: dict[int, int] = {}
+    for graph in made:
+        lines.append(f"  {graph.name}: {dict(graph.calls)}" + (f", not captured: {graph.reason}" if graph.reason else ""))
+        for r in graph.recordings:
+            taken = sum(len(storages) for storages in r.free_at_capture.values())
+            lines.append(f"    pool {pools.setdefault(id(r.pool), len(pools))} position {r.position}: "
+                         f"{len(r.pooled.addresses)} output storages, {len(r.consumed)} inputs freed by its "
+                         f"capture, {taken} earlier storages free at its capture")
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="gpt2", help=f"comma-separated, from: {','.join(models.SIZES)}")
+    parser.add_argument("--steps", type=int, default=6, help="training steps before the measured one (default 6)")
+    args = parser.parse_args(argv)
+    if not torch.cuda.is_available():
+        print("bench/cudagraphs.py: CUDA graphs need a GPU", file=sys.stderr)
+        return 1
+    os.environ["MLC_CUDAGRAPHS"] = "1"
+    models.run.import_mlc()
+    for name in args.models.split(","):
+        print("\n".join(probe(name, args.steps)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
