@@ -1,13 +1,18 @@
-"""The GPU launches are sized for: hardware and Triton limits (`Target`, default `H100`).
+"""The GPU launches are sized for: hardware and Triton limits (`Target`, default `H100`), and
+the speeds `analysis/cost.py` predicts kernel times with.
 
 Plain numbers, no IR: `analysis/launch.py` decides with them, and the generated kernels'
 grids (`codegen/triton_helpers.py`) wrap at the same `CUDA_MAX_GRID_Y`, so this module imports
-nothing that a compile worker would not need."""
+nothing that a compile worker would not need. The speeds come from a calibration run on the GPU
+(`bench/cost.py calibrate` writes them as JSON, `Target.load` reads them); the defaults are the
+H100 SXM's datasheet, which `source` says until a calibration replaces them."""
 
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass
+from pathlib import Path
 
 CUDA_MAX_GRID_Y = 65535  # CUDA's limit on a grid's y (and z) dimension (codegen/triton_helpers.py's grids too)
 
@@ -23,14 +28,35 @@ class Target:
     max_r0block: int = 4096 * 16  # runtime/hints.py: TRITON_MAX_BLOCK["R0_"]
     max_grid_x: int = 2**31 - 1  # CUDA's grid limits
     max_grid_y: int = CUDA_MAX_GRID_Y
+    # Speeds (`analysis/cost.py`): bytes/s and flop/s, seconds, bytes
+    dram_bytes_per_s: float = 3.35e12  # HBM3, read + write
+    kernel_s: float = 2.5e-6  # a kernel's least time on the GPU, launched back to back
+    l2_bytes: int = 50 * 2**20
+    l2_bytes_per_s: float = 10e12  # re-reads that hit L2
+    fma_flops_per_s: float = 67e12  # float32 on the CUDA cores (an FMA is 2 flops)
+    tensor_flops_per_s: float = 989e12  # bf16 / f16 dense tl.dot (tf32: half)
+    source: str = "H100 SXM datasheet (not calibrated)"
 
     def __post_init__(self) -> None:
-        bad = [f.name for f in dataclasses.fields(self) if getattr(self, f.name) < 1]
+        bad = [f.name for f in dataclasses.fields(self) if f.name != "source" and getattr(self, f.name) <= 0]
         if bad:
             raise ValueError(f"Target: {', '.join(bad)} must be positive")
 
     def with_sms(self, num_sms: int) -> Target:
         return dataclasses.replace(self, num_sms=num_sms)
+
+    @staticmethod
+    def load(path: str | Path) -> Target:
+        """A calibration's target (`bench/cost.py calibrate`): the fields it measured over the defaults."""
+        data = json.loads(Path(path).read_text())
+        known = {f.name for f in dataclasses.fields(Target)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"{path}: not fields of Target: {', '.join(unknown)}")
+        return Target(**data)
+
+    def dump(self) -> str:
+        return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True) + "\n"
 
 
 H100 = Target()

@@ -20,6 +20,9 @@
                                                   (`cudagraphs.policy`), and why a capture failed
     <dir>/graph_0_forward/memory.txt              the wrapper's peak of live bytes (its own allocations,
                                                   and with the inputs it frees), and the op where it falls
+    <dir>/graph_0_forward/cost.txt                each kernel launch's predicted GPU time on the default
+                                                  target (`analysis/cost.py`), what bounds it, what it
+                                                  moves, and the sum
     <dir>/graph_0_forward/module.py               the emitted Python (kernels + call)
     <dir>/graph_0_forward/reproducer.mlir         where a pass failed: its input IR (the error names it,
                                                   with the mlc-opt command that fails the same way)
@@ -88,6 +91,7 @@ class GraphDump:
             self.write("overlap.txt", "".join(f"{line}\n" for line in self.remarks[name]))
         if name == "plan-buffers":  # the wrapper as it will run
             self.write_memory(module)
+            self.write_cost(module)
 
     def write_memory(self, module: ModuleOp) -> None:
         """memory.txt: the wrapper's peak of live bytes (`mlc.analysis.memory.report`)."""
@@ -95,6 +99,12 @@ class GraphDump:
         from mlc.dialects.triton import WrapperOp
 
         self.write("memory.txt", "".join(report(op) for op in module.body.block.ops if isinstance(op, WrapperOp)))
+
+    def write_cost(self, module: ModuleOp) -> None:
+        """cost.txt: each launch's predicted time on the default target (`mlc.analysis.cost.report`)."""
+        from mlc.analysis.cost import report
+
+        self.write("cost.txt", report(module))
 
     def write_picture(self, module: ModuleOp) -> None:
         """fusion.dot, the fused graph (`mlc.codegen.emit_dot`), and fusion.svg where Graphviz's

@@ -25,7 +25,7 @@ from mlc.tools.mlc_opt import run as mlc_opt
 # 00-aten.mlir, 01-fold-addmm.mlir, ..., 10-online-softmax.mlir, module.py, fusion.txt, cudagraphs.txt
 PASSES = DEFAULT_PIPELINE.split(",")
 PASS_FILES = sorted(
-    ["00-aten.mlir", "module.py", "fusion.txt", "fusion.dot", "memory.txt", "cudagraphs.txt", "timing.txt"] + [f"{i:02d}-{name}.mlir" for i, name in enumerate(PASSES, start=1)]
+    ["00-aten.mlir", "module.py", "fusion.txt", "fusion.dot", "memory.txt", "cost.txt", "cudagraphs.txt", "timing.txt"] + [f"{i:02d}-{name}.mlir" for i, name in enumerate(PASSES, start=1)]
 )
 TRITON_IR = f"{len(PASSES):02d}-{PASSES[-1]}.mlir"  # the last pass's: the IR the Python source comes from
 
@@ -69,6 +69,9 @@ def test_dump_forward_and_backward(tmp_path, monkeypatch, make):
     # The backward holds x (saved, freed after its read) and its one result: 2 KiB each.
     memory = (backward / "memory.txt").read_text()
     assert "the call's own allocations: 2048 " in memory and "inputs freed by the call counted: 6144 " in memory
+    # The forward's one kernel reads x and writes gelu(x): 2 KiB each, the DRAM term its bound.
+    cost = (forward / "cost.txt").read_text().splitlines()
+    assert cost[1].split()[1:3] == ["dram", "0.004"] and cost[1].endswith("triton_poi_fused_gelu_0")
 
 
 def test_generated_kernels_ran(tmp_path, monkeypatch, make):

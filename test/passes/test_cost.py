@@ -1,0 +1,161 @@
+"""The cost model (`mlc.analysis.cost`): known kernels, predicted times within bounds of the
+model's arithmetic on a fixed target (round numbers, so each expectation is written out)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+from xdsl.parser import Parser
+
+from mlc.analysis.cost import Traffic, predict, predictions, report
+from mlc.analysis.target import Target
+from mlc.dialects.registry import make_context
+from mlc.passes.pipeline import load_pipeline, run_pipeline
+
+T = Target(num_sms=100, dram_bytes_per_s=1e12, kernel_s=1e-6, l2_bytes_per_s=4e12, fma_flops_per_s=50e12,
+           tensor_flops_per_s=1000e12, source="a test target")
+
+
+def parsed(text: str):
+    return Parser(make_context(), text, "test.mlir").parse_module()
+
+
+def pointwise(xnumel: int, xblock: int, loads: str, layouts: str, launch_args: str) -> list:
+    """A pointwise kernel reading `loads` (`%in_ptr0[xindex]`-style, one per line) into out_ptr0."""
+    args = ", ".join(f"%in_ptr{i}: !triton.ptr<f32>" for i in range(len(loads.split(";"))))
+    body = "\n".join(f"  %{i} = triton.load {load} mask xmask : f32" for i, load in enumerate(loads.split(";")))
+    text = f"""triton.kernel @k pointwise({args}, %out_ptr0: !triton.ptr<f32>) xnumel {xnumel} configs [#triton.config<XBLOCK = {xblock}, num_warps = 4, num_stages = 1>] {{
+  triton.index x0 = ModularIndexing(xindex, 1, 1024)
+{body}
+  triton.store %out_ptr0[xindex], %0 mask xmask : f32
+}}
+triton.wrapper @call {{
+{layouts}
+  triton.launch @k({launch_args}) xnumel {xnumel}
+  triton.return @out
+}}"""
+    return predictions(parsed(text), T)
+
+
+def test_a_copy_moves_its_bytes_once_at_the_targets_bandwidth():
+    n = 2**26  # 256 MiB of f32
+    (name, p), = pointwise(n, 1024, "%in_ptr0[xindex]", f'  triton.input "x" #buffer.layout<[{n}], [1], f32>\n'
+                           f'  triton.alloc "out" #buffer.layout<[{n}], [1], f32>', "@x, @out")
+    assert name == "k" and p.bound == "dram"
+    assert p.traffic.dram_bytes == p.traffic.requested_bytes == 2 * 4 * n
+    assert p.seconds == pytest.approx(1e-6 + 8 * n / 1e12)
+
+
+def test_a_broadcast_read_comes_from_dram_once_and_from_l2_per_lane():
+    n = 2**24
+    layouts = (f'  triton.input "x" #buffer.layout<[{n // 1024}, 1024], [1024, 1], f32>\n'
+               '  triton.input "bias" #buffer.layout<[1024], [1], f32>\n'
+               f'  triton.alloc "out" #buffer.layout<[{n // 1024}, 1024], [1024, 1], f32>')
+    (_, p), = pointwise(n, 1024, "%in_ptr0[xindex];%in_ptr1[x0]", layouts, "@x, @bias, @out")
+    assert p.traffic.dram_bytes == 4 * (n + 1024 + n)
+    assert p.traffic.requested_bytes == 4 * 3 * n
+    assert p.seconds == pytest.approx(1e-6 + 4 * (2 * n + 1024) / 1e12 + 4 * (n - 1024) / 4e12)
+
+
+def test_a_kernel_of_fewer_programs_than_sms_draws_a_share_of_the_bandwidth():
+    n = 8 * 1024  # 8 programs of 1024 on 100 SMs
+    (_, p), = pointwise(n, 1024, "%in_ptr0[xindex]", f'  triton.input "x" #buffer.layout<[{n}], [1], f32>\n'
+                        f'  triton.alloc "out" #buffer.layout<[{n}], [1], f32>', "@x, @out")
+    assert p.traffic.programs == 8
+    assert p.seconds == pytest.approx(1e-6 + 8 * n / (1e12 * 8 / 100))
+
+
+def matmul_module(m: int, n: int, k: int, dtype: str, tf32: bool = False):
+    text = f"""buffer.graph @mm {{
+  buffer.input "x" #buffer.layout<[{m}, {k}], [{k}, 1], {dtype}>
+  buffer.input "w" #buffer.layout<[{n}, {k}], [{k}, 1], {dtype}>
+  buffer.fused {{
+    buffer.computed "buf0" #buffer.layout<[{m}, {n}], [{n}, 1], {dtype}> ranges [{m}, {n}] reduce [{k}] origins ["mm"] {{
+      %0 = buffer.load @x[r0_0 + {k}*i0] : {dtype}
+      %1 = buffer.load @w[r0_0 + {k}*i1] : {dtype}
+      %2 = buffer.dot %0, %1 : {dtype}, {dtype} -> f32
+      {"%3 = arith.truncf %2 : f32 to " + dtype if dtype != "f32" else ""}
+      buffer.store @buf0[i1 + {n}*i0], %{3 if dtype != "f32" else 2} : {dtype}
+    }}
+  }}
+  buffer.output @buf0
+}}"""
+    module = parsed(text)
+    run_pipeline(module, load_pipeline(f"convert-to-triton{{tf32={'true' if tf32 else 'false'}}}"), make_context())
+    return module
+
+
+def test_a_gemm_is_bound_by_the_tensor_cores_or_by_its_operand_tiles_from_l2():
+    """Each program reads its rows of A and columns of B through L2: (1/BM + 1/BN) bytes per
+    flop's worth, for any size; so the tensor cores bound it only where L2 keeps up."""
+    m = n = k = 4096
+    assert predictions(matmul_module(m, n, k, "bf16"), T)[0][1].bound == "l2"  # 4 TB/s: short of 15.6
+    fast_l2 = dataclasses.replace(T, l2_bytes_per_s=40e12)
+    (_, p), = predictions(matmul_module(m, n, k, "bf16"), fast_l2)
+    assert p.bound == "compute" and p.traffic.flops == 2 * m * n * k
+    tiles = p.traffic.programs  # whole tiles (4096 divides every block), over whole and partial waves
+    waves = math.ceil(tiles / 100)
+    assert p.traffic.tile_efficiency == 1.0
+    assert p.seconds == pytest.approx(1e-6 + 2 * m * n * k / (1000e12 * tiles / (waves * 100)))
+
+
+@pytest.mark.parametrize("tf32, peak", [(True, 500e12), (False, 50e12)])
+def test_an_f32_gemm_runs_at_tf32_or_fma_speed_on_partial_tiles(tf32, peak):
+    m, n, k = 37, 50, 2**16  # the tiles cover 64 x 64 for 37 x 50: a share of 1850 / 4096
+    (_, p), = predictions(matmul_module(m, n, k, "f32", tf32), T)
+    assert p.traffic.tile_efficiency == pytest.approx(m * n / (64 * 64))
+    compute = 2 * m * n * k / (peak * p.traffic.tile_efficiency * (p.traffic.programs / 100))
+    assert p.seconds >= 1e-6 + compute * (1 - 1e-9)
+
+
+def test_a_reduction_asks_for_every_row_element_and_its_row_values_once_per_row():
+    rows, cols = 4096, 1024
+    text = f"""triton.kernel @r persistent_reduction(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel {rows} r0_numel {cols} configs [#triton.config<XBLOCK = 1, num_warps = 8, num_stages = 1>] {{
+  triton.index r0_1 = r0_index
+  triton.index x0 = xindex
+  %0 = triton.load %in_ptr0[r0_1 + {cols}*x0] mask r0_mask, xmask : f32
+  %1 = triton.load %in_ptr1[x0] mask xmask : f32
+  %2 = triton.reduce sum %0 : f32 -> f32
+  %3 = arith.addf %2, %1 : f32
+  triton.store %out_ptr0[x0], %3 mask xmask : f32
+}}
+triton.wrapper @call {{
+  triton.input "x" #buffer.layout<[{rows}, {cols}], [{cols}, 1], f32>
+  triton.input "b" #buffer.layout<[{rows}], [1], f32>
+  triton.alloc "out" #buffer.layout<[{rows}], [1], f32>
+  triton.launch @r(@x, @b, @out) xnumel {rows} r0_numel {cols}
+  triton.return @out
+}}"""
+    (_, p), = predictions(parsed(text), T)
+    assert p.traffic.programs == rows
+    assert p.traffic.dram_bytes == p.traffic.requested_bytes == 4 * (rows * cols + rows + rows)
+
+
+def test_the_bound_is_the_longest_term_and_an_empty_kernel_costs_its_launch():
+    assert predict(Traffic("pointwise", 200, 0, 0), T) == pytest.approx(predict(Traffic("pointwise", 200, 0, 0), T))
+    assert predict(Traffic("pointwise", 200, 0, 0), T).bound == "launch"
+    assert predict(Traffic("pointwise", 200, 0, 0), T).seconds == 1e-6
+    assert predict(Traffic("pointwise", 200, 10**6, 10**8), T).bound == "l2"
+
+
+def test_the_report_lists_every_launch_and_the_total_deterministically():
+    module = matmul_module(256, 256, 128, "bf16")
+    text = report(module, T)
+    assert text == report(matmul_module(256, 256, 128, "bf16"), T)
+    lines = text.splitlines()
+    assert lines[0].startswith("predicted on a test target: us, bound")
+    assert lines[1].endswith("triton_mm_fused_mm_0") and lines[-1].endswith("total")
+    assert float(lines[-1].split()[0]) == pytest.approx(sum(float(line.split()[0]) for line in lines[1:-1]))
+
+
+def test_a_calibrated_target_loads_over_the_defaults(tmp_path):
+    path = tmp_path / "h200.json"
+    path.write_text('{"dram_bytes_per_s": 4.1e12, "kernel_s": 2e-06, "source": "H200, 2026-11-29"}')
+    target = Target.load(path)
+    assert (target.dram_bytes_per_s, target.num_sms, target.source) == (4.1e12, 132, "H200, 2026-11-29")
+    assert Target.load(path) == target and '"dram_bytes_per_s": 4100000000000.0' in target.dump()
+    path.write_text('{"dram_GBps": 4100}')
+    with pytest.raises(ValueError, match="not fields of Target: dram_GBps"):
+        Target.load(path)
