@@ -1,0 +1,235 @@
+"""The cost model against the GPU: calibrate a `Target`, then predicted next to measured kernel times.
+
+    python3 bench/cost.py calibrate --out bench/results/target-h200.json
+    python3 bench/cost.py report --target bench/results/target-h200.json [--models softmax,layer_norm] [--json PATH]
+
+`calibrate` runs microbenchmarks on this GPU and writes the speeds `analysis/cost.py` predicts
+with (`Target.load` reads them), with the device and date as its `source`:
+
+| field | microbenchmark |
+|---|---|
+| dram_bytes_per_s | `y.copy_(x)` of 256 MiB each way, L2 flushed before each call (`do_bench`): read + write bytes / time |
+| kernel_s | 1000 launches of `t.add_(1)` on one element replayed from one CUDA graph: time / 1000 |
+| l2_bytes_per_s | `y.copy_(x)` of 4 MiB each way (in L2), 200 replayed from one CUDA graph |
+| fma_flops_per_s | f32 `torch.mm` 8192^3 with TF32 off |
+| tensor_flops_per_s | bf16 `torch.mm` 8192^3 |
+| num_sms, l2_bytes | the device's properties |
+
+`report` compiles each `bench/run.py` workload with mlc (the dump gives the wrapper as it runs,
+after plan-buffers), predicts every launch, times every kernel (torch.profiler, the GPU time per
+call, summed per kernel name as `bench/run.py`'s kernel column), and prints both per kernel with
+their ratio, then per kernel kind the share within 20% and the median error. Without a GPU the
+measured column is empty (`--quick`: tiny shapes, for a check of the predictions' path).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.util
+import json
+import math
+import os
+import statistics
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+
+def _load_run() -> Any:
+    """bench/run.py (the workloads, the profiler's kernel times) as a module."""
+    spec = importlib.util.spec_from_file_location("mlc_bench_run", Path(__file__).with_name("run.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+run = _load_run()
+torch = run.torch
+
+
+# ---------------------------------------------------------------------------------------------
+# calibrate
+
+
+def _cold_s(fn: Callable[[], Any]) -> float:
+    """Seconds per call, L2 flushed before each (triton's do_bench, median)."""
+    import triton.testing
+
+    return triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median") * 1e-3
+
+
+def _replayed_s(fn: Callable[[], Any], calls: int) -> float:
+    """Seconds per call of `calls` calls captured in one CUDA graph, replayed (the median of 10):
+    the GPU's time alone, with whatever stays in L2 between calls."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            fn()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(calls):
+            fn()
+    times = []
+    for _ in range(10):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e-3 / calls)
+    return statistics.median(times)
+
+
+def _copy(nbytes: int) -> Callable[[], Any]:
+    x = torch.empty(nbytes // 4, device="cuda")
+    y = torch.empty_like(x)
+    return lambda: y.copy_(x)
+
+
+def _mm_flops_per_s(dtype: Any, n: int = 8192) -> float:
+    a = torch.randn(n, n, device="cuda", dtype=dtype)
+    b = torch.randn(n, n, device="cuda", dtype=dtype)
+    return 2 * n**3 / _cold_s(lambda: torch.mm(a, b))
+
+
+def calibrate() -> dict[str, Any]:
+    """The measured fields of a `Target` for this GPU (see the module docstring)."""
+    props = torch.cuda.get_device_properties(0)
+    big, small = 256 * 2**20, 4 * 2**20
+    tiny = torch.zeros(1, device="cuda")
+    tf32 = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        fma = _mm_flops_per_s(torch.float32)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+    return {
+        "num_sms": props.multi_processor_count,
+        "l2_bytes": props.L2_cache_size,
+        "dram_bytes_per_s": 2 * big / _cold_s(_copy(big)),
+        "kernel_s": _replayed_s(lambda: tiny.add_(1), 1000),
+        "l2_bytes_per_s": 2 * small / _replayed_s(_copy(small), 200),
+        "fma_flops_per_s": fma,
+        "tensor_flops_per_s": _mm_flops_per_s(torch.bfloat16),
+        "source": f"{props.name}, calibrated {datetime.date.today().isoformat()} by bench/cost.py "
+                  f"(torch {torch.__version__})",
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# report
+
+
+def predicted_kernels(dump: Path, target: Any) -> dict[str, tuple[str, str, float]]:
+    """Per kernel name, over every graph mlc dumped into `dump`: (kind, bound, predicted µs per
+    call), summed over its launches, as the profiler sums a name's."""
+    from xdsl.parser import Parser
+
+    from mlc.analysis.cost import predictions
+    from mlc.dialects.registry import make_context
+
+    out: dict[str, tuple[str, str, float]] = {}
+    for path in sorted(dump.glob("graph_*/*-plan-buffers.mlir")):
+        module = Parser(make_context(), path.read_text(), str(path)).parse_module()
+        for name, p in predictions(module, target):
+            kind, bound, us = out.get(name, (p.traffic.kind, p.bound, 0.0))
+            out[name] = (kind, bound, us + p.us)
+    return out
+
+
+def report_model(name: str, target: Any, quick: bool) -> list[dict[str, Any]]:
+    """Each kernel of mlc's compile of the `bench/run.py` workload `name`: predicted and measured µs."""
+    from mlc.frontend.backend import mlc_backend
+
+    device = torch.device("cuda" if run.CUDA else "cpu")
+    case = run.MODELS[name](device, quick)
+    with tempfile.TemporaryDirectory() as dump:
+        os.environ["MLC_DUMP_DIR"] = dump
+        try:
+            torch._dynamo.reset()
+            compiled = torch.compile(case.fn, backend=mlc_backend, fullgraph=True, dynamic=False)
+            with torch.no_grad():
+                compiled(*case.inputs)
+        finally:
+            del os.environ["MLC_DUMP_DIR"]
+        predicted = predicted_kernels(Path(dump), target)
+
+    def call() -> Any:
+        with torch.no_grad():
+            return compiled(*case.inputs)
+
+    measured = run.kernel_times(call) or {}
+    return [{"model": name, "kernel": kernel, "kind": kind, "bound": bound, "predicted_us": us,
+             "measured_us": measured[kernel] * 1e3 if kernel in measured else None}
+            for kernel, (kind, bound, us) in predicted.items()]
+
+
+def summary(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Per kernel kind: kernels measured, the share predicted within 20%, the median |error|."""
+    lines = ["| kind | kernels | within 20% | median error |", "|---|---|---|---|"]
+    kinds: dict[str, list[float]] = {}
+    for r in rows:
+        if r["measured_us"]:
+            kinds.setdefault(r["kind"], []).append(r["predicted_us"] / r["measured_us"] - 1)
+    for kind, errors in sorted(kinds.items()) + [("all", [e for es in kinds.values() for e in es])]:
+        if errors:
+            within = sum(abs(e) <= 0.2 for e in errors) / len(errors)
+            lines.append(f"| {kind} | {len(errors)} | {within:.0%} | {statistics.median(map(abs, errors)):.0%} |")
+    return lines
+
+
+def table(rows: Sequence[dict[str, Any]]) -> list[str]:
+    lines = ["| model | kernel | kind | bound | predicted us | measured us | predicted / measured |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        measured = r["measured_us"]
+        ratio = "-" if not measured else f"{r['predicted_us'] / measured:.2f}"
+        lines.append(f"| {r['model']} | {r['kernel']} | {r['kind']} | {r['bound']} | {r['predicted_us']:.2f} | "
+                     f"{'-' if measured is None else f'{measured:.2f}'} | {ratio} |")
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    cal = sub.add_parser("calibrate", help="measure this GPU's Target fields, write them as JSON")
+    cal.add_argument("--out", type=Path, required=True)
+    rep = sub.add_parser("report", help="predicted against measured kernel times of bench/run.py's workloads")
+    rep.add_argument("--target", type=Path, help="a calibration's JSON (default: the datasheet H100)")
+    rep.add_argument("--models", default="all", help=f"comma-separated, from: {','.join(run.MODELS)}")
+    rep.add_argument("--quick", action="store_true", help="tiny shapes (a check of the path; what CPU runs use)")
+    rep.add_argument("--json", type=Path, help="write every row here too")
+    args = parser.parse_args(argv)
+    run.import_mlc()
+    from mlc.analysis.target import H100, Target
+
+    if args.command == "calibrate":
+        if not run.CUDA:
+            print("bench/cost.py calibrate: needs a GPU", file=sys.stderr)
+            return 1
+        fields = calibrate()
+        args.out.write_text(Target(**fields).dump())
+        print(args.out.read_text(), end="")
+        return 0
+    target = Target.load(args.target) if args.target else H100
+    names = list(run.MODELS) if args.models == "all" else args.models.split(",")
+    unknown = [n for n in names if n not in run.MODELS]
+    if unknown:
+        parser.error(f"unknown models: {', '.join(unknown)} (from: {', '.join(run.MODELS)})")
+    rows = [row for name in names for row in report_model(name, target, args.quick)]
+    print(f"Predicted on {target.source}; measured on {torch.cuda.get_device_name() if run.CUDA else 'no GPU'}\n")
+    print("\n".join(table(rows) + [""] + summary(rows)))
+    if args.json:
+        args.json.write_text(json.dumps({"target": target.source, "rows": rows}, indent=1))
+    return 0 if all(math.isfinite(r["predicted_us"]) for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
