@@ -848,9 +848,9 @@ def test_a_new_batch_size_mid_run(replayed):
 def test_a_compiled_optimizer_step(replayed):
     """The optimizer's step compiled too (SGD with momentum: its buffers and the parameters
     updated in place, the gradients read where the backward's replay left them), every step
-    against eager's. (Not yet at full speed: with the step compiled by mlc, though not by
-    aot_eager, one gradient stays referenced after `zero_grad`, which keeps the backward's first
-    recording busy, so the forward records twice, then runs normally.)"""
+    against eager's. (On CPU fewer calls replay: Triton's interpreter keeps a launch's arguments
+    until the next launch, so the step's last gradient stays referenced after `zero_grad` and
+    keeps the backward's first recording busy; the forward records twice, then runs normally.)"""
     model, reference = twins(7)
     compiled = torch.compile(model, backend="mlc")
     opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
