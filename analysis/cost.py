@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import sympy
 from xdsl.dialects.builtin import ModuleOp
 
-from mlc.analysis.launch import size_hint
+from mlc.analysis.launch import hinted
 from mlc.analysis.target import H100, Target
 from mlc.dialects import triton
 from mlc.dialects.buffer_layout import LayoutAttr, element_bytes
@@ -129,7 +129,7 @@ def _extent(layout: LayoutAttr) -> int:
 
 def _value(expr: sympy.Expr) -> int:
     """A size's value: the launch heuristics' hint where it is symbolic."""
-    return int(expr) if expr.is_number else size_hint(expr)
+    return int(expr) if expr.is_number else hinted(expr)
 
 
 def _programs(numels: dict[str, int], config: dict[str, int]) -> int:
@@ -154,10 +154,10 @@ def _values(expr: sympy.Expr, ranges: dict[str, int]) -> int:
     name = type(expr).__name__
     if name == "ModularIndexing":
         base, divisor, modulus = expr.args
-        return min(int(modulus), math.ceil(_values(base, ranges) / int(divisor)))
+        return min(_value(modulus), math.ceil(_values(base, ranges) / max(1, _value(divisor))))
     if name == "FloorDiv":
         base, divisor = expr.args
-        return math.ceil(_values(base, ranges) / int(divisor)) if divisor.is_number else _values(base, ranges)
+        return math.ceil(_values(base, ranges) / max(1, _value(divisor)))
     return math.prod(ranges.get(s.name, 1) for s in expr.free_symbols)
 
 

@@ -104,7 +104,11 @@ class GraphDump:
         """cost.txt: each launch's predicted time on the default target (`mlc.analysis.cost.report`)."""
         from mlc.analysis.cost import report
 
-        self.write("cost.txt", report(module))
+        try:
+            text = report(module)
+        except Exception as e:  # noqa: BLE001 (a debug file never fails the compile; it says what failed)
+            text = f"the cost model failed on this graph: {type(e).__name__}: {e}\n"
+        self.write("cost.txt", text)
 
     def write_picture(self, module: ModuleOp) -> None:
         """fusion.dot, the fused graph (`mlc.codegen.emit_dot`), and fusion.svg where Graphviz's

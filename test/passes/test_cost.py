@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from pathlib import Path
 
 import pytest
 from xdsl.parser import Parser
@@ -159,3 +160,13 @@ def test_a_calibrated_target_loads_over_the_defaults(tmp_path):
     path.write_text('{"dram_GBps": 4100}')
     with pytest.raises(ValueError, match="not fields of Target: dram_GBps"):
         Target.load(path)
+
+
+def test_symbolic_sizes_are_predicted_at_the_size_hint():
+    """A graph of symbolic sizes (the lit test's softmax over s0 x s1 rows): each size at the
+    launch heuristics' hint, a finite prediction for every launch."""
+    lit = Path(__file__).resolve().parents[1] / "lit" / "passes" / "convert-to-triton" / "dynamic.mlir"
+    module = parsed(lit.read_text().split("// -----")[0])
+    run_pipeline(module, load_pipeline("convert-to-triton"), make_context())
+    found = predictions(module, T)
+    assert len(found) >= 2 and all(math.isfinite(p.seconds) and p.seconds > T.kernel_s for _, p in found)
