@@ -30,6 +30,7 @@ class InPlaceRecorder:
     outputs use: a replay fills both with NaN, so a held output overwritten shows up as NaN."""
 
     def __init__(self, fail: bool = False, fail_after_call: bool = False):
+        self.memory: set[int] = set()  # addresses of the outputs it keeps (its pools' memory)
         self.fail = fail
         self.fail_after_call = fail_after_call  # the call ran (and freed its inputs), then the capture fails
         self.records = 0
@@ -48,6 +49,9 @@ class InPlaceRecorder:
         self.records += 1
         inputs = [cudagraphs.alias(a) if isinstance(a, torch.Tensor) else a for a in args]
         kept = [a for a in args if isinstance(a, torch.Tensor)]  # an output that is one stays one
+        # A capture runs nothing, so an input the call frees keeps its values until the replay;
+        # a stand-in that runs the call would free it for real: it keeps those outside its pools
+        callers = [a for a in kept if a.untyped_storage().data_ptr() not in self.memory]
         outputs = list(call(args))
         if self.fail_after_call:
             raise RuntimeError("CUDA error: operation failed due to a previous error during capture")
@@ -57,11 +61,13 @@ class InPlaceRecorder:
         taken = [out for earlier in pool for out, weak in zip(earlier["outputs"], earlier["weak"])
                  if weak is not None and weak.expired()]  # free by the end of this capture
         position = len(pool)
+        self.memory.update(t.untyped_storage().data_ptr() for t in outputs if isinstance(t, torch.Tensor))
         pool.append({"outputs": outputs, "weak": [StorageWeakRef(t.untyped_storage()) if isinstance(t, torch.Tensor)
                                                    else None for t in handed]})
 
         def replay():
             self.replays += 1
+            assert callers is not None  # held for the replays
             results = call(list(inputs))
             overwritten = taken + [out for later in pool[position + 1:] for out in later["outputs"]]
             for out in overwritten:
@@ -866,3 +872,22 @@ def test_a_compiled_optimizer_step(replayed):
         for p, q in zip(model.parameters(), reference.parameters()):
             close(p, q)
     assert sum(g.calls["replayed"] for g in replayed) >= 3, [g.calls for g in replayed]
+
+
+def test_a_backward_run_twice_with_retain_graph(replayed):
+    """`backward(retain_graph=True)`, then again: the saved activations outlive the first
+    backward (autograd keeps them), so its replay must not take their memory; the gradients add
+    up as eager's do."""
+    model, reference = twins(8)
+    compiled = torch.compile(model, backend="mlc")
+    x = torch.randn(8, 16, device=DEVICE)
+    for step in range(4):
+        x.add_(0.1)
+        for m, r in ((compiled, model), (reference, reference)):
+            r.zero_grad()
+            loss = m(x).square().mean()
+            loss.backward(retain_graph=True)
+            loss.backward()
+        for p, q in zip(model.parameters(), reference.parameters()):
+            close(p.grad, q.grad)
+        sgd(model), sgd(reference)
