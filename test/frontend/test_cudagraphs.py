@@ -891,3 +891,22 @@ def test_a_backward_run_twice_with_retain_graph(replayed):
         for p, q in zip(model.parameters(), reference.parameters()):
             close(p.grad, q.grad)
         sgd(model), sgd(reference)
+
+
+def test_inputs_the_graph_updates_in_place(replayed):
+    """A batch norm in training updates its running statistics in place (inputs the forward
+    mutates): every replay must update the module's own tensors, as eager does, step by step."""
+    torch.manual_seed(9)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.BatchNorm1d(32), torch.nn.ReLU(),
+                                torch.nn.Linear(32, 8)).to(DEVICE)
+    reference = copy.deepcopy(model)
+    compiled = torch.compile(model, backend="mlc")
+    x = torch.randn(8, 16, device=DEVICE)
+    for _ in range(4):
+        x.add_(0.2)
+        train_step_against_eager(compiled, model, reference, x)
+        bn, ref_bn = model[1], reference[1]
+        close(bn.running_mean, ref_bn.running_mean)
+        close(bn.running_var, ref_bn.running_var)
+        assert bn.num_batches_tracked.item() == ref_bn.num_batches_tracked.item()
+    assert all(g.calls["replayed"] >= 1 for g in replayed), [g.calls for g in replayed]
