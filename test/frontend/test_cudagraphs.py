@@ -928,3 +928,41 @@ def test_two_forwards_before_one_backward(replayed):
         for p, q in zip(model.parameters(), reference.parameters()):
             close(p.grad, q.grad)
         sgd(model), sgd(reference)
+
+
+class TwoOutputs(torch.nn.Module):
+    """Returns its hidden activation (which its backward reads) beside its output."""
+
+    def __init__(self):
+        super().__init__()
+        self.first, self.second = torch.nn.Linear(16, 32), torch.nn.Linear(32, 8)
+
+    def forward(self, x):
+        hidden = torch.nn.functional.gelu(self.first(x))
+        return self.second(hidden), hidden
+
+
+def test_an_activation_the_caller_keeps_across_the_backward(replayed):
+    """The backward's capture freed the hidden activation (nobody else held it then) and took its
+    memory; a later step whose caller keeps the activation across the backward must still
+    read its values afterwards."""
+    torch.manual_seed(11)
+    model = TwoOutputs().to(DEVICE)
+    reference = copy.deepcopy(model)
+    compiled = torch.compile(model, backend="mlc")
+    x = torch.randn(8, 16, device=DEVICE)
+    for step in range(5):
+        x.add_(0.1)
+        kept = {}
+        for m, r in ((compiled, model), (reference, reference)):
+            out, hidden = m(x)
+            if step >= 3:  # the first steps drop it before the backward
+                kept[m is compiled] = hidden
+            del hidden
+            out.square().mean().backward()
+            del out
+        if kept:
+            close(kept[True], kept[False])
+        for p, q in zip(model.parameters(), reference.parameters()):
+            close(p.grad, q.grad)
+        sgd(model), sgd(reference)
