@@ -95,9 +95,11 @@ def policy(kind: str, static: bool, launches: tuple[int, int] | None = None,
 
     The `cudagraphs` setting (of `settings`, None: the environment's; `MLC_CUDAGRAPHS`, or
     torch.compile's `mode="reduce-overhead"`) True asks for every graph, False for none.
-    Unset, inference graphs with static sizes take them: each recording keeps one call's memory
-    (its outputs and temporaries) in its pool, which a graph without a backward can afford; a
-    training step's forward keeps its activations there too, and a graph of symbolic sizes
+    Unset, inference graphs with static sizes take them: each recording's pool keeps one call's
+    memory (its outputs and temporaries), which a graph without a backward can afford. Training
+    graphs not yet: a forward and its backward share a pool, but by allocated peak it still
+    holds up to 38% more than the step without graphs (Llama on the H200; by reserved memory
+    less: `bench/results/issue47-cudagraphs-h200-torch2.11.md`); a graph of symbolic sizes
     would record one graph per size. Not a graph whose call is one Triton kernel (`launches`:
     kernel launches and extern calls per call, None where not known): a replay then saves the
     host no launch, and the graph's own start on the GPU costs 0.5-1.8 us per call (H100,
