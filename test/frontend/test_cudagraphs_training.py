@@ -1,0 +1,302 @@
+"""CUDA-graph replays in training loops through torch.compile, compared step by step with eager
+on a twin model: the patterns that would catch a replay over memory someone still uses. On a
+GPU the calls replay real CUDA graphs (`MLC_CUDAGRAPHS=1`); on CPU the backend's graphs take the
+stand-in recorder (`cudagraph_standin.py`), whose replays fill with NaN what other recordings of
+their pool hold in the memory they write. The stand-in reads inputs where the recording saw
+them, so the loops refill one input tensor in place."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+from pathlib import Path
+
+import pytest
+import torch
+
+from mlc.frontend import cudagraphs
+from mlc.frontend.cudagraphs import CudaGraphCall
+
+
+def _load_standin():
+    spec = importlib.util.spec_from_file_location("cudagraph_standin", Path(__file__).with_name("cudagraph_standin.py"))
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+InPlaceRecorder = _load_standin().InPlaceRecorder
+
+GPU = torch.cuda.is_available()
+DEVICE = "cuda" if GPU else "cpu"
+
+
+@pytest.fixture
+def replayed(monkeypatch) -> list[CudaGraphCall]:
+    """Every graph the backend compiles replays CUDA graphs (on CPU: the stand-in's); the
+    CudaGraphCalls it makes, in order."""
+    torch._dynamo.reset()
+    made: list[CudaGraphCall] = []
+    init = CudaGraphCall.__init__
+    recorder = InPlaceRecorder()
+
+    def remember(self, *args, **kwargs):
+        if not GPU:
+            kwargs.update(recorder=recorder, device_type="cpu")
+        init(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(CudaGraphCall, "__init__", remember)
+    if GPU:
+        monkeypatch.setenv("MLC_CUDAGRAPHS", "1")
+    else:
+        monkeypatch.setattr(cudagraphs, "policy", lambda *args, **kwargs: cudagraphs.Decision("asked", "the test"))
+    return made
+
+
+def twins(seed: int = 0) -> tuple[torch.nn.Module, torch.nn.Module]:
+    torch.manual_seed(seed)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(), torch.nn.Linear(32, 8)).to(DEVICE)
+    return model, copy.deepcopy(model)
+
+
+def close(a: torch.Tensor, b: torch.Tensor) -> None:
+    torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+
+def sgd(model: torch.nn.Module) -> None:
+    with torch.no_grad():
+        for p in model.parameters():
+            p -= 0.1 * p.grad
+            p.grad = None
+
+
+def train_step_against_eager(compiled, model: torch.nn.Module, reference: torch.nn.Module, x: torch.Tensor) -> None:
+    """One step of `compiled` (of `model`) and of its eager twin `reference` on `x`: equal losses,
+    then each updated by its gradients."""
+    got = compiled(x).square().mean()
+    got.backward()
+    want = reference(x).square().mean()
+    want.backward()
+    close(got, want)
+    sgd(model), sgd(reference)
+
+
+def test_outputs_held_across_steps(replayed):
+    """Every step's output and loss are kept to the end: none may be overwritten by a later
+    step's replay."""
+    model, reference = twins()
+    compiled = torch.compile(model, backend="mlc")
+    x = torch.randn(8, 16, device=DEVICE)
+    kept = []
+    for step in range(5):
+        x.add_(0.25)
+        for m in (compiled, reference):
+            out = m(x)
+            loss = out.square().mean()
+            loss.backward()
+            kept.append((out, loss))
+            sgd(model if m is compiled else reference)
+    for (out, loss), (ref_out, ref_loss) in zip(kept[0::2], kept[1::2]):
+        close(out, ref_out)
+        close(loss, ref_loss)
+    assert sum(g.calls["recorded"] for g in replayed) >= 2
+
+
+def test_train_and_eval_alternate(replayed):
+    """A training step, then an evaluation without gradients (another graph), each step."""
+    model, reference = twins(1)
+    compiled = torch.compile(model, backend="mlc")
+    x = torch.randn(8, 16, device=DEVICE)
+    for step in range(4):
+        x.add_(0.5)
+        for m, r in ((compiled, model), (reference, reference)):
+            r.train()
+            m(x).square().mean().backward()
+            sgd(r)
+        model.eval(), reference.eval()
+        with torch.no_grad():
+            close(compiled(x), reference(x))
+        model.train(), reference.train()
+    for p, q in zip(model.parameters(), reference.parameters()):
+        close(p, q)
+    assert len(replayed) == 3 and all(g.calls["replayed"] for g in replayed), [g.calls for g in replayed]
+
+
+def test_gradients_accumulated_over_steps(replayed):
+    """Three backward passes add into the same `.grad` (the first replay's may be the
+    recording's memory, lent to autograd) before each update."""
+    model, reference = twins(2)
+    compiled = torch.compile(model, backend="mlc")
+    x = torch.randn(8, 16, device=DEVICE)
+    for step in range(3):
+        for micro in range(3):
+            x.add_(0.1)
+            compiled(x).square().mean().backward()
+            reference(x).square().mean().backward()
+        for p, q in zip(model.parameters(), reference.parameters()):
+            close(p.grad, q.grad)
+        sgd(model), sgd(reference)
+    for p, q in zip(model.parameters(), reference.parameters()):
+        close(p, q)
+
+
+def test_outputs_mutated_by_the_user(replayed):
+    """The user scales each step's output in place and keeps it: a replay may neither write
+    over it nor read the mutation back."""
+    model, reference = twins(3)
+    compiled = torch.compile(model, backend="mlc")
+    x = torch.randn(8, 16, device=DEVICE)
+    kept = []
+    with torch.no_grad():
+        for step in range(4):
+            x.add_(1.0)
+            out, ref = compiled(x), reference(x)
+            out.mul_(step + 2), ref.mul_(step + 2)
+            kept.append((out, ref))
+    for out, ref in kept:
+        close(out, ref)
+    assert replayed[0].calls["busy"] >= 1  # past its recordings, every one's outputs held
+
+
+def test_two_models_in_one_process(replayed):
+    """Steps of two compiled models interleave (their recordings in pools of their own)."""
+    first, first_ref = twins(4)
+    second, second_ref = twins(5)
+    a, b = torch.compile(first, backend="mlc"), torch.compile(second, backend="mlc")
+    x = torch.randn(8, 16, device=DEVICE)
+    for step in range(4):
+        x.add_(0.3)
+        train_step_against_eager(a, first, first_ref, x)
+        train_step_against_eager(b, second, second_ref, x)
+    # one architecture: Dynamo's graphs serve both, a recording for each model's parameters
+    assert all(g.calls["recorded"] == 2 and g.calls["replayed"] >= 4 for g in replayed), [g.calls for g in replayed]
+
+
+def test_a_new_batch_size_mid_run(replayed):
+    """The batch size changes at step 2 and back at step 4 (Dynamo compiles the new size, whose
+    graphs record their own; the old ones replay again)."""
+    model, reference = twins(6)
+    compiled = torch.compile(model, backend="mlc", dynamic=False)
+    inputs = {8: torch.randn(8, 16, device=DEVICE), 5: torch.randn(5, 16, device=DEVICE)}
+    for step, batch in enumerate((8, 8, 5, 5, 8, 8)):
+        x = inputs[batch]
+        x.add_(0.2)
+        train_step_against_eager(compiled, model, reference, x)
+    assert len(replayed) == 4  # forward and backward at each size
+    assert all(g.calls["replayed"] >= 2 for g in replayed[:2]), [g.calls for g in replayed]
+
+
+def test_a_compiled_optimizer_step(replayed):
+    """The optimizer's step compiled too (SGD with momentum: its buffers and the parameters
+    updated in place, the gradients read where the backward's replay left them), every step
+    against eager's. (On CPU fewer calls replay: Triton's interpreter keeps a launch's arguments
+    until the next launch, so the step's last gradient stays referenced after `zero_grad` and
+    keeps the backward's first recording busy; the forward records twice, then runs normally.)"""
+    model, reference = twins(7)
+    compiled = torch.compile(model, backend="mlc")
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    ref_opt = torch.optim.SGD(reference.parameters(), lr=0.1, momentum=0.9)
+    step = torch.compile(opt.step, backend="mlc")
+    x = torch.randn(8, 16, device=DEVICE)
+    for _ in range(5):
+        x.add_(0.1)
+        for m, o, s in ((compiled, opt, step), (reference, ref_opt, ref_opt.step)):
+            o.zero_grad()
+            m(x).square().mean().backward()
+            s()
+        for p, q in zip(model.parameters(), reference.parameters()):
+            close(p, q)
+    assert sum(g.calls["replayed"] for g in replayed) >= 3, [g.calls for g in replayed]
+
+
+def test_a_backward_run_twice_with_retain_graph(replayed):
+    """`backward(retain_graph=True)`, then again: the saved activations outlive the first
+    backward (autograd keeps them), so its replay must not take their memory; the gradients add
+    up as eager's do."""
+    model, reference = twins(8)
+    compiled = torch.compile(model, backend="mlc")
+    x = torch.randn(8, 16, device=DEVICE)
+    for step in range(4):
+        x.add_(0.1)
+        for m, r in ((compiled, model), (reference, reference)):
+            r.zero_grad()
+            loss = m(x).square().mean()
+            loss.backward(retain_graph=True)
+            loss.backward()
+        for p, q in zip(model.parameters(), reference.parameters()):
+            close(p.grad, q.grad)
+        sgd(model), sgd(reference)
+
+
+def test_inputs_the_graph_updates_in_place(replayed):
+    """A batch norm in training updates its running statistics in place (inputs the forward
+    mutates): every replay must update the module's own tensors, as eager does, step by step."""
+    torch.manual_seed(9)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.BatchNorm1d(32), torch.nn.ReLU(),
+                                torch.nn.Linear(32, 8)).to(DEVICE)
+    reference = copy.deepcopy(model)
+    compiled = torch.compile(model, backend="mlc")
+    x = torch.randn(8, 16, device=DEVICE)
+    for _ in range(4):
+        x.add_(0.2)
+        train_step_against_eager(compiled, model, reference, x)
+        bn, ref_bn = model[1], reference[1]
+        close(bn.running_mean, ref_bn.running_mean)
+        close(bn.running_var, ref_bn.running_var)
+        assert bn.num_batches_tracked.item() == ref_bn.num_batches_tracked.item()
+    assert all(g.calls["replayed"] >= 1 for g in replayed), [g.calls for g in replayed]
+
+
+def test_two_forwards_before_one_backward(replayed):
+    """Two forwards (their activations held meanwhile), then one backward through both: each
+    forward call has its own recording, and the backwards read activations of either."""
+    model, reference = twins(10)
+    compiled = torch.compile(model, backend="mlc")
+    x = torch.randn(8, 16, device=DEVICE)
+    y = torch.randn(8, 16, device=DEVICE)
+    for _ in range(4):
+        x.add_(0.1), y.sub_(0.1)
+        for m, r in ((compiled, model), (reference, reference)):
+            (m(x).square().mean() + m(y).abs().mean()).backward()
+        for p, q in zip(model.parameters(), reference.parameters()):
+            close(p.grad, q.grad)
+        sgd(model), sgd(reference)
+
+
+class TwoOutputs(torch.nn.Module):
+    """Returns its hidden activation (which its backward reads) beside its output."""
+
+    def __init__(self):
+        super().__init__()
+        self.first, self.second = torch.nn.Linear(16, 32), torch.nn.Linear(32, 8)
+
+    def forward(self, x):
+        hidden = torch.nn.functional.gelu(self.first(x))
+        return self.second(hidden), hidden
+
+
+def test_an_activation_the_caller_keeps_across_the_backward(replayed):
+    """The backward's capture freed the hidden activation (nobody else held it then) and took its
+    memory; a later step whose caller keeps the activation across the backward must still
+    read its values afterwards."""
+    torch.manual_seed(11)
+    model = TwoOutputs().to(DEVICE)
+    reference = copy.deepcopy(model)
+    compiled = torch.compile(model, backend="mlc")
+    x = torch.randn(8, 16, device=DEVICE)
+    for step in range(5):
+        x.add_(0.1)
+        kept = {}
+        for m, r in ((compiled, model), (reference, reference)):
+            out, hidden = m(x)
+            if step >= 3:  # the first steps drop it before the backward
+                kept[m is compiled] = hidden
+            del hidden
+            out.square().mean().backward()
+            del out
+        if kept:
+            close(kept[True], kept[False])
+        for p, q in zip(model.parameters(), reference.parameters()):
+            close(p.grad, q.grad)
+        sgd(model), sgd(reference)
