@@ -127,6 +127,7 @@ def policy(kind: str, static: bool, launches: tuple[int, int] | None = None,
 # a capturing stream forbids) or size a result by the data (Inductor's FORBIDDEN_CUDAGRAPH_OPS,
 # for what an aten graph can hold). Ops tagged `cudagraph_unsafe` are refused too.
 UNCAPTURABLE = frozenset({"aten._local_scalar_dense.default", "aten._assert_scalar.default"})
+SYMBOLIC = (torch.SymInt, torch.SymFloat, torch.SymBool)
 _INDEX_PUTS = frozenset({"aten.index_put.default", "aten.index_put_.default", "aten._unsafe_index_put.default"})
 
 
@@ -137,6 +138,7 @@ def capture_blocker(gm: torch.fx.GraphModule) -> str | None:
     `nonzero`; a result of a data-dependent size), or that makes a sparse tensor or one on
     another device than the inputs' (a copy to the host)."""
     from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+    from torch.utils._pytree import tree_leaves
 
     inputs = [n.meta.get("val") for n in gm.graph.find_nodes(op="placeholder")]
     device = next((v.device for v in inputs if isinstance(v, torch.Tensor) and v.dim() > 0), None)
@@ -144,13 +146,14 @@ def capture_blocker(gm: torch.fx.GraphModule) -> str | None:
         if node.op != "call_function":
             continue
         target = str(node.target)
-        val = node.meta.get("val")
-        values = [v for v in (val if isinstance(val, (list, tuple)) else [val]) if isinstance(v, torch.Tensor)]
+        # the tensors and symbolic numbers it makes (a meta value may hold other objects too)
+        made = [v for v in tree_leaves(node.meta.get("val")) if isinstance(v, (torch.Tensor, *SYMBOLIC))]
+        values = [v for v in made if isinstance(v, torch.Tensor)]
         if target in UNCAPTURABLE or torch._C.Tag.cudagraph_unsafe in getattr(node.target, "tags", ()):
             return f"{node.name} = {target}, which the host has to wait for"
         if target in _INDEX_PUTS and _boolean_index(node):
             return f"{node.name} = {target} with a boolean mask (a nonzero, sized by the data)"
-        if val is not None and free_unbacked_symbols(val):
+        if free_unbacked_symbols(made):
             return f"{node.name} = {target}, of a size given by the data"
         odd = next((v for v in values if v.is_sparse or (v.device != device and v.dim() > 0)), None)
         if odd is not None:  # a 0-d CPU tensor is a number the call moves to the GPU

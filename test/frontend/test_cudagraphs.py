@@ -632,3 +632,13 @@ def test_addresses_are_compared_in_cpp_as_in_python():
     for addresses in ([a.data_ptr(), None, b.data_ptr()], [a.data_ptr(), None, a.data_ptr()]):
         python = all(args[i].data_ptr() == addresses[i] for i in (0, 2))
         assert cudagraphs._same_addresses(args, addresses, [0, 2]) is python
+
+
+def test_a_meta_value_that_is_no_tensor_is_passed_over():
+    """Values beside tensors and sizes in a node's meta (a device, a string) say nothing about
+    capture."""
+    gm = _traced(lambda x, m: (x * 2).sum(), torch.randn(4), torch.tensor([True, False, True, False]))
+    for node in gm.graph.nodes:
+        if node.op == "call_function":
+            node.meta["val"] = (node.meta["val"], torch.device("cpu"), "a note", None)
+    assert cudagraphs.capture_blocker(gm) is None
