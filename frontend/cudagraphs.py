@@ -155,7 +155,8 @@ def capture_blocker(gm: torch.fx.GraphModule) -> str | None:
             return f"{node.name} = {target} with a boolean mask (a nonzero, sized by the data)"
         if free_unbacked_symbols(made):
             return f"{node.name} = {target}, of a size given by the data"
-        odd = next((v for v in values if v.is_sparse or (v.device != device and v.dim() > 0)), None)
+        odd = next((v for v in values if v.is_sparse or (device is not None and v.device != device and v.dim() > 0)),
+                   None)
         if odd is not None:  # a 0-d CPU tensor is a number the call moves to the GPU
             return f"{node.name} = {target}, a {'sparse' if odd.is_sparse else odd.device.type} tensor"
     return None
