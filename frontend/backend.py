@@ -212,7 +212,8 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
             raise MlcCompileError(f"mlc: {graph_id}: cannot import the graph: {e}") from e
         timing.add("import", time.perf_counter() - start)
 
-        dump = GraphDump(Path(settings.dump_dir), f"{graph_id}_{kind}") if settings.dump_dir else None
+        dump = (GraphDump(Path(settings.dump_dir), f"{graph_id}_{kind}", settings.cost_target)
+                if settings.dump_dir else None)
         # A forward's outputs go to the user and, saved, to the backward, which AOTAutograd compiles
         # for the strides `compiled_graph.report_output_strides` gives it; a backward's are gradients, returned in
         # the traced strides.

@@ -20,9 +20,10 @@
                                                   (`cudagraphs.policy`), and why a capture failed
     <dir>/graph_0_forward/memory.txt              the wrapper's peak of live bytes (its own allocations,
                                                   and with the inputs it frees), and the op where it falls
-    <dir>/graph_0_forward/cost.txt                each kernel launch's predicted GPU time on the default
-                                                  target (`analysis/cost.py`), what bounds it, what it
-                                                  moves, and the sum
+    <dir>/graph_0_forward/cost.txt                each kernel launch's predicted GPU time on the target
+                                                  (`analysis/cost.py`; MLC_COST_TARGET: a calibration's
+                                                  JSON, else the H100's datasheet), what bounds it,
+                                                  what it moves, and the sum
     <dir>/graph_0_forward/module.py               the emitted Python (kernels + call)
     <dir>/graph_0_forward/reproducer.mlir         where a pass failed: its input IR (the error names it,
                                                   with the mlc-opt command that fails the same way)
@@ -67,8 +68,9 @@ def print_ir(module: ModuleOp) -> str:
 class GraphDump:
     """The dump directory of one compiled graph."""
 
-    def __init__(self, root: Path, graph_id: str):
+    def __init__(self, root: Path, graph_id: str, cost_target: str | None = None):
         self.dir = root / graph_id
+        self.cost_target = cost_target  # the calibration cost.txt predicts with (None: the H100's datasheet)
         self.dir.mkdir(parents=True, exist_ok=True)
         for stale in self.dir.iterdir():  # a previous process's graph of the same id
             if stale.is_file():
@@ -101,11 +103,13 @@ class GraphDump:
         self.write("memory.txt", "".join(report(op) for op in module.body.block.ops if isinstance(op, WrapperOp)))
 
     def write_cost(self, module: ModuleOp) -> None:
-        """cost.txt: each launch's predicted time on the default target (`mlc.analysis.cost.report`)."""
+        """cost.txt: each launch's predicted time (`mlc.analysis.cost.report`) on the calibrated
+        target of MLC_COST_TARGET, or the H100's datasheet."""
         from mlc.analysis.cost import report
+        from mlc.analysis.target import H100, Target
 
         try:
-            text = report(module)
+            text = report(module, H100 if self.cost_target is None else Target.load(self.cost_target))
         except Exception as e:  # noqa: BLE001 (a debug file never fails the compile; it says what failed)
             text = f"the cost model failed on this graph: {type(e).__name__}: {e}\n"
         self.write("cost.txt", text)

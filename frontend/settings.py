@@ -55,6 +55,9 @@ class Settings:
     # MLC_GEMM: mm/addmm as cuBLAS calls ("extern"), as mlc's Triton GEMMs with their epilogues fused
     # ("triton"), or those timed against cuBLAS plus the epilogue at their first run ("auto")
     gemm: str = "extern"
+    # MLC_COST_TARGET: a calibration's JSON (`bench/cost.py calibrate`) the dump's cost.txt
+    # predicts kernel times with, instead of the H100's datasheet
+    cost_target: str | None = None
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -65,7 +68,8 @@ class Settings:
                    dump_dir=environ.get("MLC_DUMP_DIR") or None,
                    debug=_flag(environ.get("MLC_DEBUG")),
                    channels_last=environ.get("MLC_CHANNELS_LAST") != "0",
-                   gemm=environ.get("MLC_GEMM") or "extern")
+                   gemm=environ.get("MLC_GEMM") or "extern",
+                   cost_target=environ.get("MLC_COST_TARGET") or None)
 
 
 MODES: dict[str, dict[str, Any]] = {
@@ -85,6 +89,7 @@ OPTION_TYPES: dict[str, tuple[type, ...]] = {
     "debug": (bool,),
     "channels_last": (bool,),
     "gemm": (str,),
+    "cost_target": (str, os.PathLike, type(None)),
 }
 OPTION_VALUES: dict[str, tuple[Any, ...]] = {"gemm": ("extern", "triton", "auto")}
 

@@ -74,6 +74,27 @@ def test_dump_forward_and_backward(tmp_path, monkeypatch, make):
     assert cost[1].split()[1:3] == ["dram", "0.004"] and cost[1].endswith("triton_poi_fused_gelu_0")
 
 
+def test_the_dump_predicts_with_a_calibrated_target(tmp_path, monkeypatch, make):
+    """MLC_COST_TARGET: cost.txt predicts on that calibration's target (a JSON of `Target`'s
+    fields, as `bench/cost.py calibrate` writes); a file that is not one is named in cost.txt."""
+    target = tmp_path / "target.json"
+    target.write_text('{"dram_bytes_per_s": 1e9, "kernel_s": 1e-06, "source": "a slow test GPU"}')
+    monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path / "dump"))
+    monkeypatch.setenv("MLC_COST_TARGET", str(target))
+    x = make(8, 64)
+    torch.compile(lambda x: F.gelu(x), backend="mlc", fullgraph=True, dynamic=False)(x)
+    (graph,) = _graph_dirs(tmp_path / "dump")
+    cost = (graph / "cost.txt").read_text().splitlines()
+    us, programs = float(cost[1].split()[0]), int(cost[1].split()[5])
+    # 1 us + 4 KiB at 1 GB/s, drawn by `programs` of the H100's 132 SMs
+    assert cost[0].startswith("predicted on a slow test GPU") and us == pytest.approx(1 + 4096 / 1e3 * 132 / programs, rel=1e-3)
+    monkeypatch.setenv("MLC_COST_TARGET", str(tmp_path / "missing.json"))
+    torch._dynamo.reset()
+    torch.compile(lambda x: F.relu(x), backend="mlc", fullgraph=True, dynamic=False)(x)
+    latest = _graph_dirs(tmp_path / "dump")[-1]
+    assert (latest / "cost.txt").read_text().startswith("the cost model failed on this graph: FileNotFoundError")
+
+
 def test_generated_kernels_ran(tmp_path, monkeypatch, make):
     """Break the generated kernel on purpose: the result must change, so it is what ran."""
     monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))

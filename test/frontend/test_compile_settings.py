@@ -137,9 +137,9 @@ def test_an_unknown_mode_fails_the_compile_naming_the_valid_ones():
 
 def test_settings_come_from_the_environment():
     environ = {"MLC_CUDAGRAPHS": "0", "MLC_PIPELINE": "lower-aten", "MLC_FALLBACK": "1", "MLC_DUMP_DIR": "/d",
-               "MLC_DEBUG": "1"}
+               "MLC_DEBUG": "1", "MLC_COST_TARGET": "/t.json"}
     assert Settings.from_environment(environ) == Settings(
-        cudagraphs=False, pipeline="lower-aten", fallback=True, dump_dir="/d", debug=True)
+        cudagraphs=False, pipeline="lower-aten", fallback=True, dump_dir="/d", debug=True, cost_target="/t.json")
     assert Settings.from_environment({"MLC_CUDAGRAPHS": "", "MLC_FALLBACK": "0", "MLC_DEBUG": ""}) == Settings()
     assert Settings.from_environment({"MLC_CUDAGRAPHS": "1"}).cudagraphs is True
 
