@@ -95,8 +95,8 @@ def _compute_seconds(traffic: Traffic, target: Target) -> float:
 def launch_traffic(launch: triton.LaunchOp, kernel: triton.KernelOp, layouts: dict[str, LayoutAttr]) -> Traffic:
     """What `launch` of `kernel` moves (its buffers' `layouts`) and computes, with the kernel's
     first config (the heuristics' preferred one)."""
-    numels = {dim: _numel(getattr(launch, f"{name}numel")) for dim, name in
-              (("x", "x"), ("y", "y"), ("z", "z"), ("r0", "r0_"))}
+    numels = {dim: _numel(attr) for dim, attr in
+              (("x", launch.xnumel), ("y", launch.ynumel), ("z", launch.znumel), ("r0", launch.r0_numel))}
     config = kernel.config_list[0].block_sizes if kernel.config_list else {}
     programs = _programs(numels, config)
     ranges = _index_ranges(kernel, numels)

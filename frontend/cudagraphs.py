@@ -247,11 +247,12 @@ class PoolOutputs:
 
     def __init__(self, tensors: list[torch.Tensor]):
         self._memory = [Memory.of(t) for t in tensors]
-        index: dict[int, int] = {}
-        self._storage_of = [index.setdefault(m.address, len(index)) for m in self._memory]
-        self.addresses = list(index)  # per storage
-        one_of = {m.address: t for t, m in zip(tensors, self._memory)}  # a tensor per storage
-        self._weak = [StorageWeakRef(one_of[address].untyped_storage()) for address in self.addresses]
+        on: dict[int, list[int]] = {}  # storage address -> the outputs on it
+        for k, m in enumerate(self._memory):
+            on.setdefault(m.address, []).append(k)
+        self.addresses = list(on)  # per storage, by index
+        self._tensors_on = list(on.values())
+        self._weak = [StorageWeakRef(tensors[ks[0]].untyped_storage()) for ks in self._tensors_on]
         self._replayed: References | None = None
         self._on: dict[frozenset[int], list[int]] = {}  # storages -> the outputs on them (`storages_free`)
 
@@ -279,7 +280,7 @@ class PoolOutputs:
     def free_storages(self) -> frozenset[int]:
         if self._replayed is None:
             return frozenset(j for j, w in enumerate(self._weak) if w.expired())
-        return frozenset(j for j in range(len(self.addresses)) if self.storages_free(frozenset((j,)), Counter()))
+        return frozenset(j for j, ks in enumerate(self._tensors_on) if self._replayed.free_at(ks, Counter()))
 
     def storages_free(self, storages: frozenset[int], allowed: Counter[int]) -> bool:
         """Nobody outside the recording references these storages, but `allowed[id(t)]` more
@@ -288,7 +289,7 @@ class PoolOutputs:
             return all(self._weak[j].expired() for j in storages)
         on = self._on.get(storages)
         if on is None:  # asked for the same storages at every replay of a recording
-            on = self._on[storages] = [k for k, j in enumerate(self._storage_of) if j in storages]
+            on = self._on[storages] = [k for j in sorted(storages) for k in self._tensors_on[j]]
         return self._replayed.free_at(on, allowed)
 
 
@@ -540,16 +541,14 @@ class CudaGraphCall:
         pool = POOL_OWNERS.pool_of(args, self.staged)
         if pool is None or pool.replays_held():
             pool = Pool(self.recorder.new_pool())
-        # Inputs in the pool's memory, which the call frees after its last read of them where
-        # nobody else holds them: the capture may take their memory
-        in_pool = {i: StorageWeakRef(a.untyped_storage()) for i, a in enumerate(args)
-                   if isinstance(a, torch.Tensor) and i not in staged and POOL_OWNERS.owner(a) is pool}
-        addresses = [a.data_ptr() if isinstance(a, torch.Tensor) and i not in staged else None
-                     for i, a in enumerate(args)]
         # The caller's memory, its inputs (not the staged copies, which `__call__` refills), by
         # storage: the capture may put an output where an input it freed was
-        inputs = [(a.untyped_storage()._cdata, StorageWeakRef(a.untyped_storage())) for i, a in enumerate(args)
-                  if isinstance(a, torch.Tensor) and i not in staged]
+        inputs = {i: (a.untyped_storage()._cdata, StorageWeakRef(a.untyped_storage())) for i, a in enumerate(args)
+                  if isinstance(a, torch.Tensor) and i not in staged}
+        # Those in the pool's memory, which the call frees after its last read of them where
+        # nobody else holds them: the capture may take their memory
+        in_pool = {i for i in inputs if POOL_OWNERS.owner(args[i]) is pool}
+        addresses = [a.data_ptr() if i in inputs else None for i, a in enumerate(args)]
         constants = [(i, a) for i, a in enumerate(args) if not isinstance(a, torch.Tensor)]
         # What a failed capture runs on: a capture runs nothing, so freed inputs are intact.
         rescue = [Memory.of(a) if i in in_pool else a for i, a in enumerate(args)]
@@ -562,17 +561,10 @@ class CudaGraphCall:
             self._cannot_capture(e)
             return _How("not captured")
         del recorded, rescue
-        consumed = [i for i, weak in in_pool.items() if weak.expired()]
-        callers = {storage for storage, weak in inputs if not weak.expired()}  # alive: no other storage is there
+        consumed = sorted(i for i in in_pool if inputs[i][1].expired())
+        callers = {storage for storage, weak in inputs.values() if not weak.expired()}  # alive: no other storage is there
         staged_memory = {copy.untyped_storage()._cdata for copy in staged.values()}
-
-        def kind(t: Any) -> str:
-            if not isinstance(t, torch.Tensor):
-                return "other"
-            storage = t.untyped_storage()._cdata
-            return "caller" if storage in callers else "staged" if storage in staged_memory else "pool"
-
-        kinds = [kind(t) for t in outputs]
+        kinds = [_memory_of(t, callers, staged_memory) for t in outputs]
         pooled_at = [k for k, what in enumerate(kinds) if what == "pool"]
         captured = [outputs[k] for k in pooled_at]  # the caller's: the recording keeps none of them
         pooled = PoolOutputs(captured)
@@ -597,6 +589,15 @@ class CudaGraphCall:
         if self.warn:
             warnings.warn(f"mlc: {self.name}: cudagraphs: the call cannot be captured, it runs normally: "
                           f"{self.reason}", stacklevel=4)
+
+
+def _memory_of(output: Any, callers: set[int], staged: set[int]) -> str:
+    """Whose memory a captured output is, by its storage: "caller" (an input's), "staged" (a
+    staged copy's), "pool" (the recording's pool), or "other" (not a tensor)."""
+    if not isinstance(output, torch.Tensor):
+        return "other"
+    storage = output.untyped_storage()._cdata
+    return "caller" if storage in callers else "staged" if storage in staged else "pool"
 
 
 def _lend_to_autograd(outputs: References) -> None:
