@@ -164,6 +164,7 @@ def _aot_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], settin
         inference_compiler=compiler("inference"),
         decompositions=decomposition_table(),
         partition_fn=functools.partial(joint_graph.partition, channels_last=settings.channels_last),
+        keep_inference_input_mutations=True,  # the graphs write them (`fx_graph.input_mutations`)
     )
     with gc_paused():  # AOTAutograd's tracing too, not only mlc's compile (passes/pipeline.py)
         return backend(gm, example_inputs)
@@ -206,6 +207,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
         fx_graph.strides_from_examples(gm, example_inputs)
         try:
             gm, tokens = fx_graph.effects_inlined(gm)
+            gm, mutated_inputs = fx_graph.input_mutations(gm)
             gm, host_epilogue = fx_graph.host_epilogue(gm)
             imported = import_graph(gm)
         except UnsupportedGraph as e:
@@ -246,10 +248,11 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     output_relayouts = compiled_graph.output_relayouts(emitted.output_layouts, output, imported.output_spec,
                                                        keep_padded)
     if host_epilogue is None:
-        compiled_graph.report_output_strides(emitted.output_layouts, output_relayouts, imported.output_spec)
+        returned = imported.output_spec[:len(imported.output_spec) - len(mutated_inputs)]  # not the write-backs
+        compiled_graph.report_output_strides(emitted.output_layouts, output_relayouts, returned)
     compiled = CompiledGraph(
         graph_id, emitted.source, call, constants, imported.output_spec, output, host_scalars, relayouts,
-        tokens, output_relayouts, host_epilogue, imported.size_sources,
+        tokens, output_relayouts, host_epilogue, imported.size_sources, mutated_inputs,
     )
     if dump is not None:
         dump.write("cudagraphs.txt", graphed.describe() + "\n")

@@ -44,6 +44,7 @@ class CompiledGraph:
         output_relayouts: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] | None = None,
         host_epilogue: Callable[..., Any] | None = None,
         size_sources: dict[Any, tuple[int, int | None]] | None = None,
+        mutated_inputs: Sequence[int] = (),
     ):
         self.graph_id = graph_id
         self._sizes = {k: _size_evaluator(o.expr, size_sources or {})
@@ -61,6 +62,7 @@ class CompiledGraph:
         self._tokens = tokens  # effect-token inputs: AOTAutograd passes None, the IR has an empty tensor
         self._output_relayouts = output_relayouts or {}
         self._host_epilogue = host_epilogue  # numbers read out of the results (`.item()`)
+        self._mutated_inputs = mutated_inputs  # inputs written with the last outputs (`fx_graph.input_mutations`)
 
     def time_first_call(self, timing: Timing, dump: Any, namespace: dict) -> None:
         """Add the first call of the module (Triton's compilation and autotuning, then the run)
@@ -93,6 +95,7 @@ class CompiledGraph:
         input nobody else holds, a saved activation in a backward, is freed there rather than
         at the end of the backward."""
         sizes = {k: size(args) for k, size in self._sizes.items()}  # read off the inputs before they go
+        mutated = [args[i] for i in self._mutated_inputs]  # before a relayout replaces one
         for i in self._tokens:
             args[i] = torch.empty(0, device=device())
         for i in self._host_scalars:  # 0-d CPU tensors next to CUDA ones, as eager allows
@@ -110,10 +113,26 @@ class CompiledGraph:
             results[i] = torch.empty_strided(size, stride, dtype=results[i].dtype, device=results[i].device).copy_(results[i])
         flat = [None if i is None else sizes[k] if k in sizes else results[i] for k, i in enumerate(self._output_spec)]
         outputs = tuple(flat) if self._flat_output else rebuild(self._output_structure, iter(flat))
-        return outputs if self._host_epilogue is None else self._host_epilogue(*outputs)
+        if self._host_epilogue is not None:
+            outputs = self._host_epilogue(*outputs)
+        return outputs if not mutated else _written_back(outputs, mutated)
 
     def __repr__(self) -> str:
         return f"<mlc CompiledGraph {self.graph_id}>"
+
+
+def _written_back(outputs: Sequence[Any], inputs: list[torch.Tensor]) -> Sequence[Any]:
+    """`outputs` but the last len(inputs), which are copied into `inputs`: one `_foreach_copy_`
+    per dtype (its one-launch path takes lists of one dtype)."""
+    values = outputs[len(outputs) - len(inputs):]
+    groups: dict[tuple, tuple[list[torch.Tensor], list[torch.Tensor]]] = {}
+    for target, value in zip(inputs, values):
+        targets, sources = groups.setdefault((target.device, target.dtype), ([], []))
+        targets.append(target)
+        sources.append(value)
+    for targets, sources in groups.values():
+        torch._foreach_copy_(targets, sources)
+    return type(outputs)(outputs[:len(outputs) - len(inputs)])
 
 
 def boxed(compiled: Callable[..., Any]) -> Callable[[list[Any]], Any]:

@@ -2,7 +2,8 @@
 
 Before an aten graph is imported (`mlc.frontend.importer`), the backend rewrites what the
 importer does not take: each input gets the strides it is called with (`strides_from_examples`),
-effect tokens go (`effects_inlined`), and the numbers a graph reads out of its tensors are split
+effect tokens go (`effects_inlined`), writes into inputs become outputs that the compiled
+graph copies back (`input_mutations`), and the numbers a graph reads out of its tensors are split
 off into a host epilogue run by torch (`host_epilogue`). `is_aten_graph` says whether a graph
 is aten already (else AOTAutograd makes it so); `output_leaves` and `rebuild` flatten and
 rebuild the nested lists and tuples a graph returns.
@@ -70,6 +71,42 @@ def effects_inlined(gm: torch.fx.GraphModule) -> tuple[torch.fx.GraphModule, lis
             graph.erase_node(user)
         graph.erase_node(node)
     return torch.fx.GraphModule(gm, graph), sorted(tokens)
+
+
+def input_mutations(gm: torch.fx.GraphModule) -> tuple[torch.fx.GraphModule, list[int]]:
+    """`gm` with each `copy_(input, value)` that ends it as one more output, `value`; and the
+    positions of those inputs, in the order of the outputs appended.
+
+    AOTAutograd leaves such copies in the graph where asked to (`keep_inference_input_mutations`):
+    a batch norm's running statistics, a cache updated in place. The kernels compute the new
+    values; the compiled graph writes them into the inputs after its call, all of them in a few
+    `_foreach_copy_` launches (`CompiledGraph`), rather than AOTAutograd's runtime copying each
+    one outside the graph. A copy whose value differs in shape or dtype, or whose result is
+    used, stays for the importer to refuse.
+    """
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    output = gm.graph.output_node()
+    copies = [n for n in gm.graph.nodes if n.target is torch.ops.aten.copy_.default and _writes_back(n, placeholders)]
+    if not copies or not isinstance(output.args[0], (tuple, list)):
+        return gm, []
+    graph = copy.deepcopy(gm.graph)
+    mapped = dict(zip(gm.graph.nodes, graph.nodes))
+    results = output.args[0]
+    graph.output_node().args = (type(results)([*(mapped[r] if isinstance(r, torch.fx.Node) else r for r in results),
+                                              *(mapped[n.args[1]] for n in copies)]),)
+    for node in copies:
+        graph.erase_node(mapped[node])
+    return torch.fx.GraphModule(gm, graph), [placeholders.index(n.args[0]) for n in copies]
+
+
+def _writes_back(node: torch.fx.Node, placeholders: list[torch.fx.Node]) -> bool:
+    """`copy_(input, value)` of a value of the input's shape and dtype, whose result nobody uses."""
+    target, value = node.args[:2]
+    if node.users or node.kwargs or target not in placeholders or not isinstance(value, torch.fx.Node):
+        return False
+    t, v = target.meta.get("val"), value.meta.get("val")
+    return (isinstance(t, torch.Tensor) and isinstance(v, torch.Tensor) and t.dtype == v.dtype
+            and t.device == v.device and tuple(t.shape) == tuple(v.shape))
 
 
 _HOST_OPS = (
