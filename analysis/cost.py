@@ -5,23 +5,45 @@ bound by the target's speeds.
     predicted = predict(traffic, target)                  # seconds and what bounds them
     text = report(module, target)                         # every launch of a triton module
 
-A launch moves each buffer's distinct bytes through DRAM once (`dram_bytes`) and asks for more
-where lanes re-read what another lane read (a broadcast bias, a softmax's second pass, a GEMM's
-operand tiles: `requested_bytes`, served by L2); a `tl.dot` does 2*M*N*K flops on whole tiles.
-Its time is the target's least kernel time plus the longer of moving and computing:
+A launch moves each buffer's distinct bytes through DRAM once (`dram_bytes`: each index
+expression's distinct elements, summed over a buffer's expressions, at most its extent). Its lanes
+ask for more where they read an element again (`requested_bytes`): a broadcast bias read by
+every row (a `shared` re-read, by other programs), a looped reduction's second pass over its
+row (an `own` re-read, by the program that read it first), a GEMM's operand tiles. Lanes that
+a mask switches off read nothing: an index that takes more values than its buffer holds (a
+cat's input) asks for each of its distinct elements once per lane that shares its value.
+A re-read hits the SM's L1 where what must stay cached between the reads fits there
+(`Target.l1_bytes`): a shared one's distinct bytes, an own one's per-program bytes times the
+programs resident on an SM; L2 then serves only each SM's first read of a shared one. Other
+re-reads, and a GEMM's tiles (through shared memory), are L2's. A `tl.dot` does 2*M*N*K flops.
 
-    dram      dram_bytes / (dram_bytes_per_s * active)      active: programs / SMs, at most 1
-    l2        (requested - dram bytes) / (l2_bytes_per_s * active)
-    tensor    flops / (peak * tile and wave efficiency)     tensor cores (tf32: half), f32 FMA
+A gather (an indirect load) whose lanes read elements a row apart moves a 32-byte sector
+per element. Its time is the target's least kernel time plus the longest of:
 
-`bound` names the term that decided. The speeds are `Target`'s (a calibration's, `bench/cost.py`);
-a size that is symbolic counts as the launch heuristics' size hint. Pure functions of the IR:
-nothing here changes it.
+    moving    dram + l2, where
+      dram    dram_bytes / (dram_bytes_per_s * active)       active: programs / SMs, at most 1
+      l2      re-read bytes L2 serves / (l2_bytes_per_s * active)
+    tensor    flops / (peak * tile and wave efficiency)      tensor cores (tf32: half), f32 FMA
+    serial    (rounds * round_trips - 1) * round_trip_s      a program's dependent memory round trips
+
+DRAM and L2 add up: a program re-reads after its first reads (a second pass over its row),
+not beside them. `kernel_s` is what a profiler measures for a kernel that loads and stores
+one element (its launch, one round trip, the write-back), so the serial term counts the
+round trips beyond that one: one program's loads outside loops, then each loop iteration's
+(an indirect load waits for the load of its index: two; a loop pipelined over `num_stages`
+iterations waits once per that many), times the rounds of programs an SM runs one after
+another (the grid over SMs times the programs resident on one, by threads and CUDA's block
+limit). It bounds a launch of few programs that loop (Little's law: few loads in flight per
+round trip). `bound` names the longest term. The speeds are `Target`'s (a calibration's,
+`bench/cost.py`; `l1_bytes` and `max_programs_per_sm` are hardware facts); a size that is
+symbolic counts as the launch heuristics' size hint. Pure functions of the IR: nothing here
+changes it.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import sympy
@@ -33,6 +55,16 @@ from mlc.dialects import triton
 from mlc.dialects.buffer_layout import LayoutAttr, element_bytes
 
 BASE_INDICES = {"xindex": "x", "yindex": "y", "zindex": "z", "r0_index": "r0"}  # a kernel's lanes, per dimension
+SECTOR_BYTES = 32  # the unit DRAM and L2 move (NVIDIA GPUs since Volta)
+
+
+@dataclass(frozen=True)
+class Reread:
+    """Bytes a launch's lanes read again after the first read of them."""
+
+    bytes: int  # the reads beyond each element's first
+    footprint: int  # what must stay cached for them to hit: shared, the load's distinct bytes; own, a program's
+    shared: bool  # read again by other programs (a broadcast), not by the program that read them (a second pass)
 
 
 @dataclass(frozen=True)
@@ -42,16 +74,20 @@ class Traffic:
     kind: str  # the kernel's kind (pointwise, reduction, persistent_reduction, matmul)
     programs: int  # the grid's programs with the kernel's first config
     dram_bytes: int  # each buffer's distinct bytes read, and written, once
-    requested_bytes: int  # the bytes its loads and stores ask for, lane by lane
+    requested_bytes: int  # the bytes its unmasked lanes' loads and stores ask for
     flops: int = 0  # tl.dot's multiply-adds, times 2
     flops_per_s_scale: float = 1.0  # tensor-core speed relative to bf16 (tf32 0.5); 0: FMA units
     tile_efficiency: float = 1.0  # a GEMM's useful share of the tiles it computes
+    rereads: tuple[Reread, ...] = ()  # requested beyond dram's reads, by how they can hit (GEMM tiles: l2_only)
+    round_trips: int = 1  # one program's dependent memory round trips (loop iterations x indirection)
+    warps: int = 4  # the first config's num_warps (programs resident per SM)
+    l2_only: int = 0  # re-read bytes that only L2 serves (a GEMM's operand tiles)
 
 
 @dataclass(frozen=True)
 class Prediction:
     seconds: float
-    bound: str  # "launch", "dram", "l2", "compute"
+    bound: str  # "launch", "dram", "l2", "compute", "serial"
     traffic: Traffic
 
     @property
@@ -64,18 +100,47 @@ def predict(traffic: Traffic, target: Target = H100) -> Prediction:
     active = min(1.0, traffic.programs / target.num_sms)
     terms = {
         "dram": traffic.dram_bytes / (target.dram_bytes_per_s * active),
-        "l2": max(0, traffic.requested_bytes - traffic.dram_bytes) / (target.l2_bytes_per_s * active),
+        "l2": l2_bytes(traffic, target) / (target.l2_bytes_per_s * active),
         "compute": _compute_seconds(traffic, target),
+        "serial": _serial_seconds(traffic, target),
     }
-    moving = terms["dram"] + terms["l2"]
-    busy = max(moving, terms["compute"])
+    moving = terms["dram"] + terms["l2"]  # a program's re-reads follow its first reads, not beside them
+    busy = max(moving, terms["compute"], terms["serial"])
     if busy == 0:
         bound = "launch"
-    elif terms["compute"] >= moving:
-        bound = "compute"
-    else:
+    elif busy == moving:
         bound = "dram" if terms["dram"] >= terms["l2"] else "l2"
+    else:
+        bound = "compute" if busy == terms["compute"] else "serial"
     return Prediction(target.kernel_s + busy, bound, traffic)
+
+
+def resident_programs(traffic: Traffic, target: Target) -> int:
+    """How many of the launch's programs one SM holds at once (threads, CUDA's block limit)."""
+    per_sm = min(target.max_programs_per_sm, max(1, target.threads_per_sm // (32 * traffic.warps)))
+    return max(1, min(per_sm, math.ceil(traffic.programs / target.num_sms)))
+
+
+def l2_bytes(traffic: Traffic, target: Target) -> int:
+    """The re-read bytes L2 serves: those whose footprint misses an SM's L1, each SM's first
+    read of a shared one that fits, and a GEMM's tiles."""
+    sms = min(traffic.programs, target.num_sms)
+    resident = resident_programs(traffic, target)
+    total = traffic.l2_only
+    for reread in traffic.rereads:
+        cached = reread.footprint * (1 if reread.shared else resident)
+        if cached > target.l1_bytes:
+            total += reread.bytes
+        elif reread.shared:
+            total += min(reread.bytes, reread.footprint * max(0, sms - 1))
+    return total
+
+
+def _serial_seconds(traffic: Traffic, target: Target) -> float:
+    """The round trips one SM's programs wait for one after another, beyond the one `kernel_s` holds."""
+    per_sm = min(target.max_programs_per_sm, max(1, target.threads_per_sm // (32 * traffic.warps)))
+    rounds = math.ceil(traffic.programs / (target.num_sms * per_sm))
+    return max(0, rounds * traffic.round_trips - 1) * target.round_trip_s
 
 
 def _compute_seconds(traffic: Traffic, target: Target) -> float:
@@ -92,17 +157,41 @@ def _compute_seconds(traffic: Traffic, target: Target) -> float:
 # Traffic of a launch, read off its kernel's loads and stores
 
 
+@dataclass(frozen=True)
+class _Access:
+    """One load or store: its buffer and direction, index, element bytes, buffer extent (in
+    elements), distinct elements and the elements its unmasked lanes ask for."""
+
+    buffer: str
+    direction: str  # "read", "write"
+    index: sympy.Expr
+    size: int
+    extent: int
+    distinct: int
+    asked: int
+
+
 def launch_traffic(launch: triton.LaunchOp, kernel: triton.KernelOp, layouts: dict[str, LayoutAttr]) -> Traffic:
     """What `launch` of `kernel` moves (its buffers' `layouts`) and computes, with the kernel's
     first config (the heuristics' preferred one)."""
     numels = {dim: _numel(attr) for dim, attr in
               (("x", launch.xnumel), ("y", launch.ynumel), ("z", launch.znumel), ("r0", launch.r0_numel))}
-    config = kernel.config_list[0].block_sizes if kernel.config_list else {}
+    first = kernel.config_list[0] if kernel.config_list else None
+    config = first.block_sizes if first is not None else {}
     programs = _programs(numels, config)
+    accesses = list(_accesses(kernel, launch.arg_names, layouts, numels, config))
+    rereads, l2_only = _rereads(accesses, programs, kernel.kernel_kind == "matmul")
+    flops, scale, efficiency = _dot_work(kernel, numels, config)
+    stages = first.num_stages.data if first is not None else 1
+    return Traffic(kernel.kernel_kind, programs, _dram_bytes(accesses), sum(a.asked * a.size for a in accesses),
+                   flops, scale, efficiency, rereads, _round_trips(kernel, numels, config, stages),
+                   first.num_warps.data if first is not None else 4, l2_only)
+
+
+def _accesses(kernel: triton.KernelOp, buffers: list[str], layouts: dict[str, LayoutAttr], numels: dict[str, int],
+              config: dict[str, int]) -> Iterator[_Access]:
+    """The kernel's loads and stores of the launch's buffers, in program order."""
     ranges = _index_ranges(kernel, numels)
-    buffers = launch.arg_names
-    dram: dict[tuple[str, str], int] = {}
-    requested = 0
     for op in kernel.body.walk():
         if not isinstance(op, (triton.LoadOp, triton.StoreOp)):
             continue
@@ -110,13 +199,81 @@ def launch_traffic(launch: triton.LaunchOp, kernel: triton.KernelOp, layouts: di
         layout = layouts.get(name)
         if layout is None:
             continue
-        size = element_bytes(layout.dtype)
-        distinct, asked = _elements(op.index.expr, ranges, numels, config, kernel.kernel_kind, _extent(layout))
+        extent = _extent(layout)
+        distinct, asked = _elements(op.index.expr, ranges, numels, config, kernel.kernel_kind, extent)
         direction = "write" if isinstance(op, triton.StoreOp) else "read"
-        dram[(name, direction)] = max(dram.get((name, direction), 0), distinct * size)
-        requested += asked * size
-    flops, scale, efficiency = _dot_work(kernel, numels, config)
-    return Traffic(kernel.kernel_kind, programs, sum(dram.values()), requested, flops, scale, efficiency)
+        size = element_bytes(layout.dtype)
+        if op.indirect and _scattered(op.index.expr):  # a gather's elements each move their sector
+            size, extent = max(size, SECTOR_BYTES), extent * size // max(size, SECTOR_BYTES) or 1
+        yield _Access(name, direction, op.index.expr, size, extent, distinct, asked)
+
+
+def _scattered(index: sympy.Expr) -> bool:
+    """Whether no lane dimension moves `index` by one element: lanes next to each other read
+    elements a row apart (a gather of one class per row), each in its own DRAM sector."""
+    lanes = [s for s in index.free_symbols if s.name in BASE_INDICES or _dimension(s.name)]
+    return bool(lanes) and all(index.diff(s) != 1 for s in lanes)
+
+
+def _dram_bytes(accesses: list[_Access]) -> int:
+    """Each buffer's distinct bytes per direction: its index expressions' distinct elements (an
+    expression accessed twice counts once; two halves of a buffer, both), at most its extent."""
+    by_buffer: dict[tuple[str, str], dict[sympy.Expr, _Access]] = {}
+    for a in accesses:
+        seen = by_buffer.setdefault((a.buffer, a.direction), {})
+        if a.index not in seen or seen[a.index].distinct < a.distinct:
+            seen[a.index] = a
+    total = 0
+    for seen in by_buffer.values():
+        some = next(iter(seen.values()))
+        total += some.size * min(some.extent, sum(a.distinct for a in seen.values()))
+    return total
+
+
+def _rereads(accesses: list[_Access], programs: int, matmul: bool) -> tuple[tuple[Reread, ...], int]:
+    """The reads beyond each element's first: a load's lanes sharing an element (shared, by
+    other programs), an index expression loaded again (own: the program's second pass over
+    what it read), and a GEMM's operand tiles (the int: only L2 serves them)."""
+    rereads: list[Reread] = []
+    tiles = 0
+    loaded: set[tuple[str, sympy.Expr]] = set()
+    for a in (a for a in accesses if a.direction == "read"):
+        again = (a.buffer, a.index) in loaded
+        loaded.add((a.buffer, a.index))
+        extra = (a.asked if again else a.asked - a.distinct) * a.size
+        if extra <= 0:
+            continue
+        if matmul:
+            tiles += extra
+            continue
+        shared = a.asked > a.distinct
+        distinct_bytes = a.distinct * a.size
+        rereads.append(Reread(extra, distinct_bytes if shared else math.ceil(distinct_bytes / programs), shared))
+    return tuple(rereads), tiles
+
+
+def _round_trips(kernel: triton.KernelOp, numels: dict[str, int], config: dict[str, int], stages: int) -> int:
+    """One program's dependent memory round trips: its loads outside loops, then each loop's
+    iterations (over `num_stages` where the loop is software-pipelined), each as deep as its
+    deepest load (an indirect load waits for the load of its index: two)."""
+    trips = math.ceil(numels["r0"] / config["R0_BLOCK"]) if "R0_BLOCK" in config else 1
+    total = _load_depth(op for op in kernel.body.walk() if not _in_rloop(op))
+    for loop in (op for op in kernel.body.walk() if isinstance(op, triton.RLoopOp)):
+        total += math.ceil(trips / max(1, stages)) * _load_depth(loop.body.walk())
+    return max(1, total)
+
+
+def _load_depth(ops: Iterator[object]) -> int:
+    return max((2 if op.indirect else 1 for op in ops if isinstance(op, triton.LoadOp)), default=0)
+
+
+def _in_rloop(op: object) -> bool:
+    parent = op.parent_op()  # type: ignore[attr-defined]
+    while parent is not None and not isinstance(parent, triton.KernelOp):
+        if isinstance(parent, triton.RLoopOp):
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 def _numel(attr: object) -> int:
@@ -163,18 +320,22 @@ def _values(expr: sympy.Expr, ranges: dict[str, int]) -> int:
 
 def _elements(index: sympy.Expr, ranges: dict[str, int], numels: dict[str, int], config: dict[str, int],
               kind: str, extent: int) -> tuple[int, int]:
-    """The distinct elements an access touches (at most its buffer's extent) and those its lanes
-    ask for: every lane of the dimensions the kernel runs, the reduction's only where the index
-    moves along it; a GEMM operand's once per tile of the other output dimension."""
+    """The distinct elements an access touches (at most its buffer's extent) and those its
+    unmasked lanes ask for: the lanes of the dimensions the kernel runs (the reduction's only
+    where the index moves along it) sharing each value of the index, once per distinct element
+    (an index of more values than the buffer holds is masked where it is out: a cat's input);
+    a GEMM operand's once per tile of the other output dimension."""
     names = {s.name for s in index.free_symbols}
-    distinct = min(extent, _values(index, ranges)) if names else 1
+    values = _values(index, ranges) if names else 1
+    distinct = min(extent, values)
     dims = {BASE_INDICES.get(n) or _dimension(n) for n in names} - {None}
-    asked = numels["x"] * numels["y"] * numels["z"]
+    lanes = numels["x"] * numels["y"] * numels["z"]
     if kind == "matmul" and "r0" in dims:  # an operand tile: A re-read per column tile, B per row tile
         asked = distinct * (math.ceil(numels["x"] / config.get("XBLOCK", numels["x"])) if "y" in dims
                             else math.ceil(numels["y"] / config.get("YBLOCK", numels["y"])))
-    elif "r0" in dims:
-        asked *= numels["r0"]
+    else:
+        lanes *= numels["r0"] if "r0" in dims else 1
+        asked = distinct * max(1, lanes // values)
     return distinct, max(asked, distinct)
 
 

@@ -9,11 +9,12 @@ with (`Target.load` reads them), with the device and date as its `source`:
 | field | microbenchmark |
 |---|---|
 | dram_bytes_per_s | `y.copy_(x)` of 256 MiB each way, L2 flushed before each call (`do_bench`): read + write bytes / time |
-| kernel_s | 1000 launches of `t.add_(1)` on one element replayed from one CUDA graph: time / 1000 |
-| l2_bytes_per_s | `y.copy_(x)` of 4 MiB each way (in L2), 200 replayed from one CUDA graph |
+| kernel_s | `t.add_(1)` on one element, its duration as `report` measures kernels (torch.profiler, mean of 100 calls): launch, one round trip, write-back |
+| l2_bytes_per_s | `y.copy_(x)` of 2 and of 8 MiB each way (in L2), 200 replayed from one CUDA graph: the bytes added / the time added (no per-kernel overhead in it) |
+| round_trip_s | a one-program looped sum (R0_BLOCK 2048, 16 warps, as a looped reduction's config) of 8 and of 64 iterations, L2 flushed before each call, durations by torch.profiler: the time each iteration adds |
 | fma_flops_per_s | f32 `torch.mm` 8192^3 with TF32 off |
 | tensor_flops_per_s | bf16 `torch.mm` 8192^3 |
-| num_sms, l2_bytes | the device's properties |
+| num_sms, l2_bytes | the device's properties (l1_bytes, max_programs_per_sm: `Target`'s hardware facts) |
 
 `report` compiles each `bench/run.py` workload with mlc (the dump gives the wrapper as it runs,
 after plan-buffers), predicts every launch, times every kernel (torch.profiler, the GPU time per
@@ -99,10 +100,61 @@ def _mm_flops_per_s(dtype: Any, n: int = 8192) -> float:
     return 2 * n**3 / _cold_s(lambda: torch.mm(a, b))
 
 
+def _profiled_s(fn: Callable[[], Any], kernel: str, calls: int = 100) -> float:
+    """Seconds per call of the kernels whose name holds `kernel` (""): every one), as torch.profiler measures
+    them (`bench/run.py`'s kernel_times: what `report` compares predictions with)."""
+    fn()
+    torch.cuda.synchronize()
+    times = run.kernel_times(fn, calls) or {}
+    found = [ms for name, ms in times.items() if kernel in name]
+    if not found:
+        raise RuntimeError(f"calibrate: the profiler saw no kernel named like {kernel!r} (saw: {sorted(times)})")
+    return sum(found) * 1e-3
+
+
+def _l2_bytes_per_s(small: int = 2 * 2**20, large: int = 8 * 2**20) -> float:
+    """Copies that stay in L2: the bytes a larger one adds over the time it adds."""
+    return 2 * (large - small) / (_replayed_s(_copy(large), 200) - _replayed_s(_copy(small), 200))
+
+
+def _looped_sum() -> Any:
+    """A looped reduction of one program, as Inductor's: [1, R0_BLOCK] tiles, a known trip count."""
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def looped_sum_kernel(in_ptr0, out_ptr0, r0_numel: tl.constexpr, R0_BLOCK: tl.constexpr):
+        r0_base = tl.arange(0, R0_BLOCK)[None, :]
+        acc = tl.zeros([1, R0_BLOCK], tl.float32)
+        for r0_offset in range(0, r0_numel, R0_BLOCK):
+            acc += tl.load(in_ptr0 + (r0_offset + r0_base), eviction_policy="evict_first")
+        tl.store(out_ptr0 + tl.zeros([1, 1], tl.int32), tl.sum(acc, 1)[:, None])
+
+    return looped_sum_kernel
+
+
+def _round_trip_s(few: int = 8, many: int = 64, block: int = 2048) -> float:
+    """The time a looped reduction's iteration adds to one program, its loads from DRAM."""
+    kernel = _looped_sum()
+    flush = torch.empty(2 * torch.cuda.get_device_properties(0).L2_cache_size // 4, device="cuda")
+    out = torch.empty(1, device="cuda")
+
+    def duration(iterations: int) -> float:
+        x = torch.randn(iterations * block, device="cuda")
+
+        def call() -> None:
+            flush.zero_()
+            kernel[(1,)](x, out, iterations * block, R0_BLOCK=block, num_warps=16, num_stages=1)
+
+        return _profiled_s(call, "looped_sum_kernel")
+
+    return (duration(many) - duration(few)) / (many - few)
+
+
 def calibrate() -> dict[str, Any]:
     """The measured fields of a `Target` for this GPU (see the module docstring)."""
     props = torch.cuda.get_device_properties(0)
-    big, small = 256 * 2**20, 4 * 2**20
+    big = 256 * 2**20
     tiny = torch.zeros(1, device="cuda")
     tf32 = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -114,8 +166,9 @@ def calibrate() -> dict[str, Any]:
         "num_sms": props.multi_processor_count,
         "l2_bytes": props.L2_cache_size,
         "dram_bytes_per_s": 2 * big / _cold_s(_copy(big)),
-        "kernel_s": _replayed_s(lambda: tiny.add_(1), 1000),
-        "l2_bytes_per_s": 2 * small / _replayed_s(_copy(small), 200),
+        "kernel_s": _profiled_s(lambda: tiny.add_(1), ""),
+        "l2_bytes_per_s": _l2_bytes_per_s(),
+        "round_trip_s": _round_trip_s(),
         "fma_flops_per_s": fma,
         "tensor_flops_per_s": _mm_flops_per_s(torch.bfloat16),
         "source": f"{props.name}, calibrated {datetime.date.today().isoformat()} by bench/cost.py "

@@ -10,25 +10,26 @@ from pathlib import Path
 import pytest
 from xdsl.parser import Parser
 
-from mlc.analysis.cost import Traffic, predict, predictions, report
+from mlc.analysis.cost import Reread, Traffic, predict, predictions, report
 from mlc.analysis.target import Target
 from mlc.dialects.registry import make_context
 from mlc.passes.pipeline import load_pipeline, run_pipeline
 
 T = Target(num_sms=100, dram_bytes_per_s=1e12, kernel_s=1e-6, l2_bytes_per_s=4e12, fma_flops_per_s=50e12,
-           tensor_flops_per_s=1000e12, source="a test target")
+           tensor_flops_per_s=1000e12, l1_bytes=200 * 1024, round_trip_s=0.25e-6, source="a test target")
 
 
 def parsed(text: str):
     return Parser(make_context(), text, "test.mlir").parse_module()
 
 
-def pointwise(xnumel: int, xblock: int, loads: str, layouts: str, launch_args: str) -> list:
-    """A pointwise kernel reading `loads` (`%in_ptr0[xindex]`-style, one per line) into out_ptr0."""
+def pointwise_text(xnumel: int, xblock: int, loads: str, layouts: str, launch_args: str, index: str = "") -> str:
+    """A pointwise kernel reading `loads` (`%in_ptr0[xindex]`-style, `;` between) into out_ptr0."""
     args = ", ".join(f"%in_ptr{i}: !triton.ptr<f32>" for i in range(len(loads.split(";"))))
     body = "\n".join(f"  %{i} = triton.load {load} mask xmask : f32" for i, load in enumerate(loads.split(";")))
-    text = f"""triton.kernel @k pointwise({args}, %out_ptr0: !triton.ptr<f32>) xnumel {xnumel} configs [#triton.config<XBLOCK = {xblock}, num_warps = 4, num_stages = 1>] {{
+    return f"""triton.kernel @k pointwise({args}, %out_ptr0: !triton.ptr<f32>) xnumel {xnumel} configs [#triton.config<XBLOCK = {xblock}, num_warps = 4, num_stages = 1>] {{
   triton.index x0 = ModularIndexing(xindex, 1, 1024)
+  {index}
 {body}
   triton.store %out_ptr0[xindex], %0 mask xmask : f32
 }}
@@ -37,7 +38,10 @@ triton.wrapper @call {{
   triton.launch @k({launch_args}) xnumel {xnumel}
   triton.return @out
 }}"""
-    return predictions(parsed(text), T)
+
+
+def pointwise(xnumel: int, xblock: int, loads: str, layouts: str, launch_args: str) -> list:
+    return predictions(parsed(pointwise_text(xnumel, xblock, loads, layouts, launch_args)), T)
 
 
 def test_a_copy_moves_its_bytes_once_at_the_targets_bandwidth():
@@ -49,15 +53,63 @@ def test_a_copy_moves_its_bytes_once_at_the_targets_bandwidth():
     assert p.seconds == pytest.approx(1e-6 + 8 * n / 1e12)
 
 
-def test_a_broadcast_read_comes_from_dram_once_and_from_l2_per_lane():
-    n = 2**24
+def bias_add(n: int, target: Target = T):
     layouts = (f'  triton.input "x" #buffer.layout<[{n // 1024}, 1024], [1024, 1], f32>\n'
                '  triton.input "bias" #buffer.layout<[1024], [1], f32>\n'
                f'  triton.alloc "out" #buffer.layout<[{n // 1024}, 1024], [1024, 1], f32>')
-    (_, p), = pointwise(n, 1024, "%in_ptr0[xindex];%in_ptr1[x0]", layouts, "@x, @bias, @out")
+    text = pointwise_text(n, 1024, "%in_ptr0[xindex];%in_ptr1[x0]", layouts, "@x, @bias, @out")
+    (_, p), = predictions(parsed(text), target)
+    return p
+
+
+def test_a_broadcast_read_comes_from_dram_once_and_from_l2_once_per_sm_when_it_fits_l1():
+    """The bias (4 KiB) stays in each SM's L1: L2 serves each SM's first read of it, DRAM the
+    first of all (bias_relu on the H200: 1.62x over with every lane's read from L2)."""
+    n = 2**24
+    p = bias_add(n)
     assert p.traffic.dram_bytes == 4 * (n + 1024 + n)
     assert p.traffic.requested_bytes == 4 * 3 * n
+    assert p.bound == "dram"
+    assert p.seconds == pytest.approx(1e-6 + 4 * (2 * n + 1024) / 1e12 + 4 * 1024 * 99 / 4e12)
+
+
+def test_a_broadcast_read_larger_than_l1_comes_from_l2_per_lane():
+    n = 2**24
+    p = bias_add(n, dataclasses.replace(T, l1_bytes=2048))
     assert p.seconds == pytest.approx(1e-6 + 4 * (2 * n + 1024) / 1e12 + 4 * (n - 1024) / 4e12)
+
+
+def test_masked_lanes_ask_for_nothing_and_two_halves_of_a_buffer_both_come_from_dram():
+    """A cat's inputs, each read where its mask holds: the lanes ask for each element once (not
+    every lane for each input), so no L2 term; swiglu's two halves of one input add up."""
+    n = 2**24
+    text = f"""triton.kernel @cat pointwise(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel {n} configs [#triton.config<XBLOCK = 1024, num_warps = 4, num_stages = 1>] {{
+  triton.index x0 = ModularIndexing(xindex, 1, 2048)
+  triton.index x1 = FloorDiv(xindex, 2048)
+  %0 = triton.expr x0 : i64
+  %1 = arith.constant 1024 : i64
+  %2 = arith.cmpi slt, %0, %1 : i64
+  %3 = triton.load %in_ptr0[x0 + 1024*x1] mask %2 other 0.000000e+00 : f32
+  %4 = arith.cmpi sge, %0, %1 : i64
+  %5 = triton.load %in_ptr1[x0 + 1024*x1 - 1024] mask %4 other 0.000000e+00 : f32
+  %6 = arith.select %2, %3, %5 : f32
+  triton.store %out_ptr0[xindex], %6 : f32
+}}
+triton.wrapper @call {{
+  triton.input "a" #buffer.layout<[{n // 2048}, 1024], [1024, 1], f32>
+  triton.input "b" #buffer.layout<[{n // 2048}, 1024], [1024, 1], f32>
+  triton.alloc "out" #buffer.layout<[{n // 2048}, 2048], [2048, 1], f32>
+  triton.launch @cat(@a, @b, @out) xnumel {n}
+  triton.return @out
+}}"""
+    (_, p), = predictions(parsed(text), T)
+    assert p.traffic.dram_bytes == p.traffic.requested_bytes == 4 * 2 * n
+    assert p.seconds == pytest.approx(1e-6 + 4 * 2 * n / 1e12)
+    halves = (f'  triton.input "x" #buffer.layout<[{n // 1024}, 2048], [2048, 1], f32>\n'
+              f'  triton.alloc "out" #buffer.layout<[{n // 1024}, 1024], [1024, 1], f32>')
+    (_, p), = predictions(parsed(pointwise_text(n, 1024, "%in_ptr0[x0 + 2048*x1];%in_ptr1[1024 + x0 + 2048*x1]", halves,
+                                                "@x, @x, @out", "triton.index x1 = FloorDiv(xindex, 1024)")), T)
+    assert p.traffic.dram_bytes == 4 * 3 * n  # both halves of x, and out
 
 
 def test_a_kernel_of_fewer_programs_than_sms_draws_a_share_of_the_bandwidth():
@@ -138,7 +190,8 @@ def test_the_bound_is_the_longest_term_and_an_empty_kernel_costs_its_launch():
     assert predict(Traffic("pointwise", 200, 0, 0), T) == pytest.approx(predict(Traffic("pointwise", 200, 0, 0), T))
     assert predict(Traffic("pointwise", 200, 0, 0), T).bound == "launch"
     assert predict(Traffic("pointwise", 200, 0, 0), T).seconds == 1e-6
-    assert predict(Traffic("pointwise", 200, 10**6, 10**8), T).bound == "l2"
+    assert predict(Traffic("pointwise", 200, 10**6, 10**8, rereads=(Reread(10**8, 10**9, True),)), T).bound == "l2"
+    assert predict(Traffic("pointwise", 200, 10**6, 10**8, rereads=(Reread(10**8, 10**3, True),)), T).bound == "dram"
 
 
 def test_the_report_lists_every_launch_and_the_total_deterministically():
@@ -170,3 +223,86 @@ def test_symbolic_sizes_are_predicted_at_the_size_hint():
     run_pipeline(module, load_pipeline("convert-to-triton"), make_context())
     found = predictions(module, T)
     assert len(found) >= 2 and all(math.isfinite(p.seconds) and p.seconds > T.kernel_s for _, p in found)
+
+
+def looped_softmax(rows: int, cols: int, r0_block: int = 2048):
+    """Inductor's looped softmax: a pass for the row's max and sum, a second pass over the row."""
+    text = f"""triton.kernel @softmax reduction(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel {rows} r0_numel {cols} configs [#triton.config<XBLOCK = 1, R0_BLOCK = {r0_block}, num_warps = 16, num_stages = 1>] {{
+  triton.index x0 = xindex
+  %0 = arith.constant 0xff800000 : f32
+  %1 = arith.constant 0.000000e+00 : f32
+  %2, %3 = triton.rloop iter_args(%4 = %0 : f32, %5 = %1 : f32) {{
+    triton.index r0_0 = r0_index
+    %6 = triton.load %in_ptr0[r0_0 + {cols}*x0] evict_last : f32
+    %7, %8 = triton.accumulate online_softmax %6 into %4, %5 : f32 -> f32, f32
+    triton.yield %7, %8 : f32, f32
+  }}
+  %9, %10 = triton.reduce online_softmax %2, %3 : f32, f32 -> f32, f32
+  triton.rloop {{
+    triton.index r0_0 = r0_index
+    %11 = triton.load %in_ptr0[r0_0 + {cols}*x0] evict_first : f32
+    %12 = arith.subf %11, %9 : f32
+    %13 = math.exp %12 : f32
+    %14 = arith.divf %13, %10 : f32
+    triton.store %out_ptr0[r0_0 + {cols}*x0], %14 : f32
+    triton.yield
+  }}
+}}
+triton.wrapper @call {{
+  triton.input "x" #buffer.layout<[{rows}, {cols}], [{cols}, 1], f32>
+  triton.alloc "out" #buffer.layout<[{rows}, {cols}], [{cols}, 1], f32>
+  triton.launch @softmax(@x, @out) xnumel {rows} r0_numel {cols}
+  triton.return @out
+}}"""
+    (_, p), = predictions(parsed(text), T)
+    return p
+
+
+def test_a_second_pass_over_rows_that_fit_l1_costs_no_l2_and_one_that_does_not_adds_l2():
+    """16 KiB rows, 4 programs resident per SM: 64 KiB stays in L1 (softmax [4096, 4096] on the
+    H200: 1.50x over with the second pass from L2). 128 KiB rows, 3 resident: 384 KiB does not,
+    and the second pass comes from L2 after the first (softmax [256, 32768])."""
+    fits = looped_softmax(4096, 4096)
+    assert fits.traffic.requested_bytes == 3 * 4 * 4096 * 4096 and fits.bound == "dram"
+    assert fits.seconds == pytest.approx(1e-6 + 2 * 4 * 4096 * 4096 / 1e12)
+    spills = looped_softmax(256, 32768)
+    assert spills.seconds == pytest.approx(1e-6 + 2 * 4 * 256 * 32768 / 1e12 + 4 * 256 * 32768 / 4e12)
+
+
+def test_one_program_looping_over_small_tiles_is_bound_by_its_round_trips():
+    """One row of 6400 in tiles of 64: two loops of 100 iterations, each a round trip after the
+    one `kernel_s` holds (as cross_entropy's second kernel: one program)."""
+    p = looped_softmax(1, 6400, r0_block=64)
+    assert p.bound == "serial"
+    assert p.seconds == pytest.approx(1e-6 + (2 * 100 - 1) * 0.25e-6)
+    assert looped_softmax(1, 64, r0_block=64).seconds == pytest.approx(1e-6 + 0.25e-6)  # its bytes: 0.05 us
+
+
+def test_a_gather_of_one_element_per_row_moves_a_sector_per_element_and_waits_for_its_index():
+    """cross_entropy's loss: per row the logit of its class, from a [rows, classes] tensor; each
+    loaded class is a DRAM sector of 32 bytes, and the load waits for the class's load."""
+    rows, classes = 4096, 32000
+    text = f"""triton.kernel @nll reduction(%in_ptr0: !triton.ptr<i64>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 1 r0_numel {rows} configs [#triton.config<XBLOCK = 1, R0_BLOCK = 2048, num_warps = 16, num_stages = 1>] {{
+  %0 = arith.constant 0.000000e+00 : f32
+  %1 = triton.rloop iter_args(%2 = %0 : f32) {{
+    triton.index r0_0 = r0_index
+    %3 = triton.load %in_ptr0[r0_0] evict_first : i64
+    %4 = triton.indirect_index %3 size {classes} : i64
+    %5 = triton.load %in_ptr1[ind0 + {classes}*r0_0] indirect(%4) evict_first : f32
+    %6 = triton.accumulate sum %5 into %2 : f32 -> f32
+    triton.yield %6 : f32
+  }}
+  %7 = triton.reduce sum %1 : f32 -> f32
+  triton.store %out_ptr0[0], %7 : f32
+}}
+triton.wrapper @call {{
+  triton.input "target" #buffer.layout<[{rows}], [1], i64>
+  triton.input "logits" #buffer.layout<[{rows}, {classes}], [{classes}, 1], f32>
+  triton.alloc "out" #buffer.layout<[], [], f32>
+  triton.launch @nll(@target, @logits, @out) xnumel 1 r0_numel {rows}
+  triton.return @out
+}}"""
+    (_, p), = predictions(parsed(text), T)
+    assert p.traffic.dram_bytes == 8 * rows + 32 * rows + 4
+    assert p.traffic.round_trips == 2 * 2  # two iterations of a load and the load it indexes
+    assert p.seconds == pytest.approx(1e-6 + (8 * rows + 32 * rows + 4) / (1e12 / 100))
