@@ -376,19 +376,24 @@ def peak_memory(call: Callable[[], Any], pooled: int = 0) -> float | None:
 
 
 def reserved_memory(call: Callable[[], Any], pooled: int = 0) -> float | None:
-    """MB the call makes the caching allocator reserve from the GPU at its peak, beyond the
-    segments live tensors hold (`empty_cache` first), plus `pooled` (CUDA graph pools, which
-    are reserved memory too). Above `peak_memory` by what the allocator rounds and splits:
-    the memory a process needs for the step. None off the GPU."""
+    """MB of GPU memory the call needs from the caching allocator: what it makes the allocator
+    reserve (`max_memory_reserved` during the call minus `memory_reserved` before, from an
+    emptied cache), plus the free space left in the default pool's segments before it (which
+    it may fill without reserving more), plus `pooled` (the CUDA graph pools made for it,
+    reserved memory too). The same measure with graphs and without, of one backend's memory
+    only: other backends' pools, and the tensors alive before the call, do not count. None
+    off the GPU."""
     if not CUDA:
         return None
     _sync()
     torch.cuda.empty_cache()
     torch.cuda.reset_peak_memory_stats()
     before = torch.cuda.memory_reserved()
+    slack = sum(s["total_size"] - s["allocated_size"] for s in torch.cuda.memory_snapshot()
+                if tuple(s.get("segment_pool_id", (0, 0))) == (0, 0))
     call()
     _sync()
-    return (torch.cuda.max_memory_reserved() - before + pooled) / 2**20
+    return (torch.cuda.max_memory_reserved() - before + slack + pooled) / 2**20
 
 
 def graph_pools() -> dict[tuple[int, int], int]:
@@ -679,11 +684,12 @@ call bounds the call (a step of these models is a few hundred launches and exter
 (`torch.cuda.max_memory_allocated` during the call minus `memory_allocated` before: activations,
 temporaries, outputs, and in training the gradients, set to None before it; a call replayed
 from a CUDA graph allocates nothing: its memory is its recordings' pools, taken when they were
-recorded in the warm-up, which count here as a whole; `-` without CUDA). *reserved MB*: what
-the caching allocator reserves from the GPU for one call, from an emptied cache
-(`max_memory_reserved` during the call minus `memory_reserved` before, plus the pools): the
-memory the step needs, above *peak MB* by the allocator's rounding and split blocks, and the
-fair comparison with CUDA graphs' pools, which are reserved memory. *graphs*: the graphs
+recorded in the warm-up, which count here as a whole; `-` without CUDA). *reserved MB*: the GPU
+memory the call needs from the caching allocator: what it makes it reserve from an emptied
+cache (`max_memory_reserved` during the call minus `memory_reserved` before), plus the free
+space the default pool's segments had before it (which it may fill without reserving), plus
+its CUDA graph pools: above *peak MB* by what the allocator rounds and splits, the same
+measure with graphs and without. *graphs*: the graphs
 Dynamo compiled for the model (1: no graph break; with breaks, their count in parentheses: only
 a model compiled without fullgraph has any). *compile
 s* is the first call's wall time (Dynamo, AOTAutograd, the backend, one run); *rel err* is the

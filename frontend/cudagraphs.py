@@ -3,8 +3,8 @@
 A compiled call launches one kernel per fused group, plus externs; below ~0.2 ms of GPU work
 the host's launches (and Dynamo's guards around them), not the kernels, set the time. A call
 is recorded into a CUDA graph once and replayed afterwards (what Inductor does only under
-`mode="reduce-overhead"`). `policy` says which graphs; by default those of inference
-(no backward) whose sizes are all static, unless the call is one Triton kernel:
+`mode="reduce-overhead"`). `policy` says which graphs; by default those whose sizes are all
+static, inference and training, unless the call is one Triton kernel:
 
     call 1        run normally: Triton compiles and autotunes here, which a capture cannot
     call 2, ...   replay a recording made for the same input addresses whose previous outputs
@@ -55,6 +55,8 @@ memory its capture took from others.
 
 from __future__ import annotations
 
+import itertools
+import operator
 import sys
 import warnings
 import weakref
@@ -90,23 +92,23 @@ class Decision:
 
 
 def policy(kind: str, static: bool, launches: tuple[int, int] | None = None,
-           settings: Settings | None = None, blocker: str | None = None) -> Decision:
+           settings: Settings | None = None, blocker: str | None = None, communicates: bool = False) -> Decision:
     """Whether a graph's calls replay CUDA graphs, and why (the dump's cudagraphs.txt says it).
 
     The `cudagraphs` setting (of `settings`, None: the environment's; `MLC_CUDAGRAPHS`, or
     torch.compile's `mode="reduce-overhead"`) True asks for every graph, False for none.
-    Unset, inference graphs with static sizes take them: each recording's pool keeps one call's
-    memory (its outputs and temporaries), which a graph without a backward can afford. Training
-    graphs not yet: a forward and its backward share a pool, but by allocated peak it still
-    holds up to 38% more than the step without graphs (Llama on the H200; by reserved memory
-    less: `bench/results/issue47-cudagraphs-h200-torch2.11.md`); a graph of symbolic sizes
-    would record one graph per size. Not a graph whose call is one Triton kernel (`launches`:
-    kernel launches and extern calls per call, None where not known): a replay then saves the
-    host no launch, and the graph's own start on the GPU costs 0.5-1.8 us per call (H100,
-    25-95 us kernels) besides a pool per recording. An extern call's host path is long
-    (cuDNN's convolution: 40 us a call launched, 11 replayed), so graphs with one stay
-    replayed. CUDA graphs need a GPU, and a graph none of whose calls a capture could hold
-    (`blocker`, from `capture_blocker`) runs normally even where they are asked for."""
+    Unset, graphs with static sizes take them, inference and training alike: a forward and its
+    backward share a pool, and the step's memory with graphs is what the allocator would
+    reserve for it without (`bench/results/issue47-cudagraphs-h200-torch2.11.md`). Not by
+    default: a graph of symbolic sizes (a recording per size); a training graph with
+    collectives (`communicates`: NCCL under capture is not measured here); a graph whose call
+    is one Triton kernel (`launches`: kernel launches and extern calls per call, None where
+    not known), where a replay saves the host no launch and the graph's own start on the GPU
+    costs 0.5-1.8 us per call (H100, 25-95 us kernels) besides a pool per recording. An extern
+    call's host path is long (cuDNN's convolution: 40 us a call launched, 11 replayed), so
+    graphs with one stay replayed. CUDA graphs need a GPU, and a graph none of whose calls a
+    capture could hold (`blocker`, from `capture_blocker`) runs normally even where they are
+    asked for."""
     if not torch.cuda.is_available():
         return Decision(None, "no GPU")
     if blocker is not None:
@@ -114,13 +116,13 @@ def policy(kind: str, static: bool, launches: tuple[int, int] | None = None,
     asked = (settings or Settings.from_environment()).cudagraphs
     if asked is not None:
         return Decision("asked" if asked else None, f"the cudagraphs setting is {asked} (MLC_CUDAGRAPHS, mode, options)")
-    if kind != "inference":
-        return Decision(None, f"a {kind} graph: by default only inference graphs replay (MLC_CUDAGRAPHS=1 for training)")
     if not static:
         return Decision(None, "symbolic sizes: a recording per size")
     if launches == ONE_KERNEL:
         return Decision(None, "one Triton kernel: a replay would save no launch")
-    return Decision("auto", "an inference graph of static sizes")
+    if communicates and kind != "inference":
+        return Decision(None, f"a {kind} graph with collectives: not by default (MLC_CUDAGRAPHS=1 asks)")
+    return Decision("auto", f"a{'n' if kind == 'inference' else ''} {kind} graph of static sizes")
 
 
 # Ops a capture cannot hold: they read a tensor's value on the host (a synchronisation, which
@@ -251,10 +253,10 @@ class PoolOutputs:
         for k, m in enumerate(self._memory):
             on.setdefault(m.address, []).append(k)
         self.addresses = list(on)  # per storage, by index
-        self._tensors_on = list(on.values())
+        self._tensors_on = [tuple(ks) for ks in on.values()]
         self._weak = [StorageWeakRef(tensors[ks[0]].untyped_storage()) for ks in self._tensors_on]
         self._replayed: References | None = None
-        self._on: dict[frozenset[int], list[int]] = {}  # storages -> the outputs on them (`storages_free`)
+        self._on: dict[frozenset[int], tuple[int, ...]] = {}  # storages -> the outputs on them (`storages_free`)
 
     def tensors(self) -> list[torch.Tensor]:
         """The tensors a replay returns (built at the first, once the capture's are gone)."""
@@ -289,7 +291,7 @@ class PoolOutputs:
             return all(self._weak[j].expired() for j in storages)
         on = self._on.get(storages)
         if on is None:  # asked for the same storages at every replay of a recording
-            on = self._on[storages] = [k for j in sorted(storages) for k in self._tensors_on[j]]
+            on = self._on[storages] = tuple(k for j in sorted(storages) for k in self._tensors_on[j])
         return self._replayed.free_at(on, allowed)
 
 
@@ -431,7 +433,7 @@ class Recording:
         """Nothing anybody holds lies in the memory a replay writes (`Pool`); `args`, the call's
         inputs, may hold those its capture freed."""
         return (self.is_free() and self.pool.later_free(self.position)
-                and self.pool.free(self.free_at_capture, Counter(id(args[i]) for i in self.consumed)))
+                and self.pool.free(self.free_at_capture, Counter(map(id, map(args.__getitem__, self.consumed)))))
 
     def results(self, captured: list[torch.Tensor] | None = None) -> list[Any]:
         """The outputs of a replay; of the capture, where `captured` are those in the pool. The
@@ -457,16 +459,30 @@ class References:
     def settle(self) -> None:
         """Take the counts as they are now (the owner's references only) as those of nobody else."""
         self._settled = self._counts()
+        self._picks: dict[tuple[int, ...], tuple] = {}  # `free_at`'s, per indices
 
     def held_elsewhere(self) -> bool:
         return self._counts() != self._settled
 
-    def free_at(self, indices: Sequence[int], allowed: Counter[int]) -> bool:
+    def free_at(self, indices: tuple[int, ...], allowed: Counter[int]) -> bool:
         """Nobody else holds `tensors[indices]`, but `allowed[id(t)]` more references to t."""
+        pick, refs, uses, storage_ids, storage_uses = self._picks.get(indices) or self._pick(indices)
+        picked = pick(self.tensors)
+        held = map(sys.getrefcount, picked)
+        if allowed:
+            held = map(operator.sub, held, map(allowed.get, map(id, picked), itertools.repeat(0)))
+        return (list(held) == refs and list(map(torch.Tensor._use_count, picked)) == uses
+                and list(map(torch._C._storage_Use_Count, storage_ids)) == storage_uses)
+
+    def _pick(self, indices: tuple[int, ...]) -> tuple:
+        """For `free_at`: a getter of `tensors[indices]` as a tuple, their storages, and their
+        settled counts (a reference more to each: the tuple's)."""
         refs, uses, storage_uses = self._settled
-        return all(sys.getrefcount(self.tensors[k]) == refs[k] + allowed[id(self.tensors[k])]
-                   and self.tensors[k]._use_count() == uses[k]
-                   and torch._C._storage_Use_Count(self._storage_ids[k]) == storage_uses[k] for k in indices)
+        pick = (operator.itemgetter(*indices) if len(indices) > 1
+                else (lambda ts: (ts[indices[0]],)) if indices else (lambda ts: ()))
+        found = self._picks[indices] = (pick, [refs[k] + 1 for k in indices], [uses[k] for k in indices],
+                                        [self._storage_ids[k] for k in indices], [storage_uses[k] for k in indices])
+        return found
 
     def _counts(self) -> tuple[list[int], list[int], list[int]]:
         # map over builtins: a fifth of a Python loop's time for the hundreds of a training graph
