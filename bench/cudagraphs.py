@@ -37,27 +37,20 @@ def probe(name: str, steps: int) -> list[str]:
     from mlc.frontend import cudagraphs
     from mlc.frontend.backend import mlc_backend
 
-    made: list[cudagraphs.CudaGraphCall] = []
-    init = cudagraphs.CudaGraphCall.__init__
-
-    def remember(self: cudagraphs.CudaGraphCall, *args: object, **kwargs: object) -> None:
-        init(self, *args, **kwargs)  # type: ignore[arg-type]
-        made.append(self)
-
-    cudagraphs.CudaGraphCall.__init__ = remember  # type: ignore[method-assign]
-    try:
-        torch.manual_seed(0)
-        workload = models.build(name, False, models.SIZES[name][0], torch.device("cuda"), torch.bfloat16)
-        workload.model.train(workload.train_mode)
-        compiled = torch.compile(workload.model, backend=mlc_backend, fullgraph=workload.fullgraph, dynamic=False)
-        step = models.Step(compiled, workload.inputs, "training")
-        for _ in range(steps):
-            step()
-        models.drop_gradients(compiled)
-        pooled = sum(models.graph_pools().values())
-        peak, reserved = models.peak_memory(step, pooled), models.reserved_memory(step, pooled)
-    finally:
-        cudagraphs.CudaGraphCall.__init__ = init  # type: ignore[method-assign]
+    before = set(cudagraphs.CALLS)
+    torch.manual_seed(0)
+    workload = models.build(name, False, models.SIZES[name][0], torch.device("cuda"), torch.bfloat16)
+    workload.model.train(workload.train_mode)
+    compiled = torch.compile(workload.model, backend=mlc_backend, fullgraph=workload.fullgraph, dynamic=False)
+    step = models.Step(compiled, workload.inputs, "training")
+    for _ in range(steps):
+        step()
+    models.drop_gradients(compiled)
+    pooled = sum(models.graph_pools().values())
+    peak = models.peak_memory(step, pooled)
+    models.drop_gradients(compiled)
+    reserved = models.reserved_memory(step, pooled)
+    made = sorted(set(cudagraphs.CALLS) - before, key=lambda g: g.name)
     lines = [f"{name}: peak {peak:.0f} MB, reserved {reserved:.0f} MB, pools {pooled / 2**20:.0f} MB"]
     pools: dict[int, int] = {}
     for graph in made:

@@ -58,6 +58,7 @@ import statistics
 import sys
 import time
 import traceback
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -78,6 +79,8 @@ run = _load_run()
 
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
+
+from mlc.frontend import cudagraphs  # noqa: E402
 
 CUDA = run.CUDA
 BACKENDS = ("eager", "inductor", "mlc")
@@ -422,6 +425,8 @@ class Row:
     kernel_ms: dict[str, dict[str, float]] = field(default_factory=dict)  # backend -> kernel name -> ms per call
     peak_mb: dict[str, float] = field(default_factory=dict)  # backend -> MB held at the peak of a call (`peak_memory`)
     reserved_mb: dict[str, float] = field(default_factory=dict)  # backend -> MB reserved for a call (`reserved_memory`)
+    # mlc -> how its graphs' calls ran from the first on ("replayed", "recorded", "busy", ...: `CudaGraphCall.calls`)
+    graph_calls: dict[str, dict[str, int]] = field(default_factory=dict)
     graphs: dict[str, int] = field(default_factory=dict)  # inductor/mlc -> graphs Dynamo compiled (1: no break)
     breaks: dict[str, int] = field(default_factory=dict)  # inductor/mlc -> graph breaks (0 under fullgraph)
     compile_s: dict[str, float] = field(default_factory=dict)  # backend -> first call, s
@@ -487,7 +492,10 @@ def time_row(row: Row, calls: dict[str, Callable[[], Any]], args: argparse.Names
         # its pools: those its first call made (Inductor's graph trees warm up in theirs) and its warm-up
         mine = pools_made.get(backend, set()) | (set(graph_pools()) - before)
         pooled = sum(size for pool, size in graph_pools().items() if pool in mine)
-        peak, reserved = peak_memory(call, pooled), reserved_memory(call, pooled)
+        peak = peak_memory(call, pooled)
+        if isinstance(call, Step):
+            drop_gradients(call.model)
+        reserved = reserved_memory(call, pooled)
         if peak is not None and reserved is not None:
             row.peak_mb[backend], row.reserved_mb[backend] = peak, reserved
         kernels = run.kernel_times(call)
@@ -506,6 +514,7 @@ def bench_row(workload: Workload, name: str, mode: str, args: argparse.Namespace
     expected: dict[str, torch.Tensor] | None = None
     calls: dict[str, Callable[[], Any]] = {}
     pools_made: dict[str, set[tuple[int, int]]] = {}  # backend -> the CUDA graph pools its first call made
+    graphed: dict[str, list[Any]] = {}  # backend -> the CudaGraphCalls its first call made (mlc's)
     torch._dynamo.reset()
     for backend, compile_fn in compilers(mlc_backend, args.reduce_overhead, workload.fullgraph).items():
         if backend in args.skip or (backend != "eager" and expected is None):
@@ -513,10 +522,11 @@ def bench_row(workload: Workload, name: str, mode: str, args: argparse.Namespace
             continue
         model = workload.model if backend == "eager" else copy.deepcopy(workload.model)
         model.train(mode == "training" and workload.train_mode)
-        pools_before = set(graph_pools())
+        pools_before, graphs_before = set(graph_pools()), set(cudagraphs.CALLS)
         try:
             calls[backend], results = first_call(row, backend, model, compile_fn, workload.inputs, expected, args)
             pools_made[backend] = set(graph_pools()) - pools_before
+            graphed[backend] = list(set(cudagraphs.CALLS) - graphs_before)
         except Exception as error:  # noqa: BLE001 (a cell, never a crash)
             row.errors[backend] = run.one_line(error)
             if args.verbose:
@@ -530,6 +540,8 @@ def bench_row(workload: Workload, name: str, mode: str, args: argparse.Namespace
                 row.errors["float32 eager"] = run.one_line(error)
     expected = None
     time_row(row, calls, args, pools_made)
+    row.graph_calls = {backend: dict(sum((g.calls for g in graphs), Counter()))
+                       for backend, graphs in graphed.items() if graphs}
     calls.clear()
     for p in workload.model.parameters():
         p.grad = None
@@ -747,6 +759,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             rows.append(row)
             times = ", ".join(f"{b} {_ms(row, b)}" for b in BACKENDS)
             print(f"{name} {row.mode} (ms): {times}; correct: {row.correct or '-'}", file=sys.stderr, flush=True)
+            for backend, ran in row.graph_calls.items():
+                print(f"  {backend}'s calls: " + ", ".join(f"{how} {n}" for how, n in sorted(ran.items())),
+                      file=sys.stderr, flush=True)
             if args.top_kernels:
                 print(top_kernels(row, args.top_kernels), file=sys.stderr, flush=True)
         print(f"{name}: {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)

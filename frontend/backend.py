@@ -239,8 +239,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     namespace = call.__globals__  # the module's kernels, whose GEMM choices the dump lists
     timing.add("load the module (@triton.jit)", time.perf_counter() - start)
     blocker = cudagraphs.capture_blocker(gm) if torch.cuda.is_available() else None
-    communicates = any(n.op == "call_function" and "c10d" in str(n.target) for n in gm.graph.nodes)
-    graphed = cudagraphs.policy(kind, not imported.size_sources, emitted.launches, settings, blocker, communicates)
+    graphed = cudagraphs.policy(kind, not imported.size_sources, emitted.launches, settings, blocker)
     if graphed.mode is not None:
         names = [n.name for n in gm.graph.find_nodes(op="placeholder")]
         report = None if dump is None else (lambda line: dump.append("cudagraphs.txt", line + "\n"))

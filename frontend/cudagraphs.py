@@ -3,8 +3,8 @@
 A compiled call launches one kernel per fused group, plus externs; below ~0.2 ms of GPU work
 the host's launches (and Dynamo's guards around them), not the kernels, set the time. A call
 is recorded into a CUDA graph once and replayed afterwards (what Inductor does only under
-`mode="reduce-overhead"`). `policy` says which graphs; by default those whose sizes are all
-static, inference and training, unless the call is one Triton kernel:
+`mode="reduce-overhead"`). `policy` says which graphs; by default those of inference
+(no backward) whose sizes are all static, unless the call is one Triton kernel:
 
     call 1        run normally: Triton compiles and autotunes here, which a capture cannot
     call 2, ...   replay a recording made for the same input addresses whose previous outputs
@@ -92,23 +92,24 @@ class Decision:
 
 
 def policy(kind: str, static: bool, launches: tuple[int, int] | None = None,
-           settings: Settings | None = None, blocker: str | None = None, communicates: bool = False) -> Decision:
+           settings: Settings | None = None, blocker: str | None = None) -> Decision:
     """Whether a graph's calls replay CUDA graphs, and why (the dump's cudagraphs.txt says it).
 
     The `cudagraphs` setting (of `settings`, None: the environment's; `MLC_CUDAGRAPHS`, or
     torch.compile's `mode="reduce-overhead"`) True asks for every graph, False for none.
-    Unset, graphs with static sizes take them, inference and training alike: a forward and its
-    backward share a pool, and the step's memory with graphs is what the allocator would
-    reserve for it without (`bench/results/issue47-cudagraphs-h200-torch2.11.md`). Not by
-    default: a graph of symbolic sizes (a recording per size); a training graph with
-    collectives (`communicates`: NCCL under capture is not measured here); a graph whose call
-    is one Triton kernel (`launches`: kernel launches and extern calls per call, None where
-    not known), where a replay saves the host no launch and the graph's own start on the GPU
-    costs 0.5-1.8 us per call (H100, 25-95 us kernels) besides a pool per recording. An extern
-    call's host path is long (cuDNN's convolution: 40 us a call launched, 11 replayed), so
-    graphs with one stay replayed. CUDA graphs need a GPU, and a graph none of whose calls a
-    capture could hold (`blocker`, from `capture_blocker`) runs normally even where they are
-    asked for."""
+    Unset, inference graphs with static sizes take them: each recording's pool keeps one call's
+    memory (its outputs and temporaries), which a graph without a backward can afford. Training
+    graphs not yet: a forward and its backward share a pool, whose memory is not yet measured
+    against the step's without graphs on every row of the model table the same way (by
+    allocated peak the pool is up to 45% larger; by reserved memory Llama's is not:
+    `bench/results/issue47-cudagraphs-h200-torch2.11.md`); a graph of symbolic sizes would
+    record one graph per size. Not a graph whose call is one Triton kernel (`launches`:
+    kernel launches and extern calls per call, None where not known): a replay then saves the
+    host no launch, and the graph's own start on the GPU costs 0.5-1.8 us per call (H100,
+    25-95 us kernels) besides a pool per recording. An extern call's host path is long
+    (cuDNN's convolution: 40 us a call launched, 11 replayed), so graphs with one stay
+    replayed. CUDA graphs need a GPU, and a graph none of whose calls a capture could hold
+    (`blocker`, from `capture_blocker`) runs normally even where they are asked for."""
     if not torch.cuda.is_available():
         return Decision(None, "no GPU")
     if blocker is not None:
@@ -116,13 +117,13 @@ def policy(kind: str, static: bool, launches: tuple[int, int] | None = None,
     asked = (settings or Settings.from_environment()).cudagraphs
     if asked is not None:
         return Decision("asked" if asked else None, f"the cudagraphs setting is {asked} (MLC_CUDAGRAPHS, mode, options)")
+    if kind != "inference":
+        return Decision(None, f"a {kind} graph: by default only inference graphs replay (MLC_CUDAGRAPHS=1 for training)")
     if not static:
         return Decision(None, "symbolic sizes: a recording per size")
     if launches == ONE_KERNEL:
         return Decision(None, "one Triton kernel: a replay would save no launch")
-    if communicates and kind != "inference":
-        return Decision(None, f"a {kind} graph with collectives: not by default (MLC_CUDAGRAPHS=1 asks)")
-    return Decision("auto", f"a{'n' if kind == 'inference' else ''} {kind} graph of static sizes")
+    return Decision("auto", "an inference graph of static sizes")
 
 
 # Ops a capture cannot hold: they read a tensor's value on the host (a synchronisation, which
@@ -491,7 +492,8 @@ class References:
 
 
 class CudaGraphCall:
-    """`call` (an emitted module's `call(args)`) replayed from CUDA graphs, as described above."""
+    """`call` (an emitted module's `call(args)`) replayed from CUDA graphs, as described above.
+    Each one alive is in `CALLS` (for tools: how a model's calls ran)."""
 
     def __init__(self, call: Call, recorder: Recorder | None = None, max_recordings: int = MAX_RECORDINGS,
                  device_type: str = "cuda", name: str = "graph", warn: bool = True, staged: Sequence[int] = (),
@@ -512,6 +514,7 @@ class CudaGraphCall:
         # recorded already), "not captured" (see `reason`), "inside a capture" (the caller is
         # recording a CUDA graph of its own).
         self.calls: Counter[str] = Counter()
+        CALLS.add(self)
 
     def __call__(self, args: list[Any]) -> Sequence[Any]:
         how = self._how(args)
@@ -605,6 +608,9 @@ class CudaGraphCall:
         if self.warn:
             warnings.warn(f"mlc: {self.name}: cudagraphs: the call cannot be captured, it runs normally: "
                           f"{self.reason}", stacklevel=4)
+
+
+CALLS: weakref.WeakSet[CudaGraphCall] = weakref.WeakSet()  # every CudaGraphCall alive (a registry)
 
 
 def _memory_of(output: Any, callers: set[int], staged: set[int]) -> str:

@@ -430,15 +430,14 @@ def _on_a_gpu_with(monkeypatch, env: str | None) -> None:
 @pytest.mark.parametrize("env, kind, static, expected", [
     (None, "inference", True, "auto"),
     (None, "inference", False, None),  # one recording per size
-    (None, "forward", True, "auto"),  # a forward and its backward share a pool
-    (None, "backward", True, "auto"),
-    (None, "backward", False, None),
+    (None, "forward", True, None),  # the activations would stay in the recording's pool
+    (None, "backward", True, None),
     ("", "inference", True, "auto"),
     ("0", "inference", True, None),
     ("1", "forward", False, "asked"),
     ("1", "backward", True, "asked"),
 ])
-def test_the_policy_takes_static_graphs_unless_told(monkeypatch, env, kind, static, expected):
+def test_the_policy_takes_static_inference_graphs_unless_told(monkeypatch, env, kind, static, expected):
     _on_a_gpu_with(monkeypatch, env)
     assert cudagraphs.policy(kind, static).mode == expected
 
@@ -453,14 +452,6 @@ def test_the_policy_takes_static_graphs_unless_told(monkeypatch, env, kind, stat
 def test_a_call_of_one_kernel_launches_it(monkeypatch, env, launches, expected):
     _on_a_gpu_with(monkeypatch, env)
     assert cudagraphs.policy("inference", True, launches).mode == expected
-
-
-@pytest.mark.parametrize("env, kind, expected", [
-    (None, "forward", None), (None, "backward", None), (None, "inference", "auto"), ("1", "backward", "asked"),
-])
-def test_training_graphs_with_collectives_only_when_asked(monkeypatch, env, kind, expected):
-    _on_a_gpu_with(monkeypatch, env)
-    assert cudagraphs.policy(kind, True, communicates=True).mode == expected
 
 
 def test_a_call_inside_the_callers_capture_runs_normally():
