@@ -244,7 +244,7 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
         names = [n.name for n in gm.graph.find_nodes(op="placeholder")]
         report = None if dump is None else (lambda line: dump.append("cudagraphs.txt", line + "\n"))
         call = cudagraphs.CudaGraphCall(call, name=graph_id, warn=graphed.mode == "asked",
-                                        staged=cudagraphs.staged_inputs(kind, names), report=report)
+                                        staged=(*cudagraphs.staged_inputs(kind, names), *host_scalars), report=report)
     output_relayouts = compiled_graph.output_relayouts(emitted.output_layouts, output, imported.output_spec,
                                                        keep_padded)
     if host_epilogue is None:

@@ -18,9 +18,12 @@ Why a replay never computes a wrong number:
 - Inputs are read in place. A recording reads the addresses its capture saw, so it is replayed
   only for a call whose inputs sit at exactly those addresses (the graph's guards already fix
   their sizes and strides), and a kernel that updates an input in place updates the caller's
-  tensor. The exception is a backward's tangents (`staged_inputs`): autograd makes them afresh
-  for each step, wherever its allocator puts them, so a recording keeps its own copy of each,
-  which it refills before every replay; their address is not among those it checks.
+  tensor. The exceptions are a backward's tangents (`staged_inputs`), which autograd makes
+  afresh for each step, wherever its allocator puts them, and numbers that come as 0-d CPU
+  tensors, moved to the GPU for each call (`CompiledGraph`): a recording keeps its own copy of
+  each, which it refills before every replay; their address is not among those it checks.
+  A tensor the call makes on the host (attention's seed and offset without dropout) is made at
+  the capture only, and every replay returns that one.
 - Outputs lie in the recording's memory pool, and a replay writes them again. The recording
   gives the capture's outputs to the caller and keeps no reference to them (`PoolOutputs`),
   so their memory goes back to the pool when the caller drops them; from its first replay on
@@ -397,7 +400,8 @@ class Recording:
     replay: Callable[[], None]
     # What a replay returns: outputs that are an input or a view of one (a training forward
     # returns the weights it saves for the backward: the caller's memory, no replay writes it),
-    # the staged copies it returns; None where `pooled` fills in (`results`).
+    # the staged copies it returns, tensors its capture made on the host; None where `pooled`
+    # fills in (`results`).
     outputs: list[Any]
     # Per input: the address read in place (None: a staged input, or not a tensor), the
     # positions that have one, and the other inputs' values (sizes), which a call must repeat.
@@ -583,7 +587,7 @@ class CudaGraphCall:
         consumed = sorted(i for i in in_pool if inputs[i][1].expired())
         callers = {storage for storage, weak in inputs.values() if not weak.expired()}  # alive: no other storage is there
         staged_memory = {copy.untyped_storage()._cdata for copy in staged.values()}
-        kinds = [_memory_of(t, callers, staged_memory) for t in outputs]
+        kinds = [_memory_of(t, callers, staged_memory, self.device_type) for t in outputs]
         pooled_at = [k for k, what in enumerate(kinds) if what == "pool"]
         captured = [outputs[k] for k in pooled_at]  # the caller's: the recording keeps none of them
         pooled = PoolOutputs(captured)
@@ -613,11 +617,15 @@ class CudaGraphCall:
 CALLS: weakref.WeakSet[CudaGraphCall] = weakref.WeakSet()  # every CudaGraphCall alive (a registry)
 
 
-def _memory_of(output: Any, callers: set[int], staged: set[int]) -> str:
+def _memory_of(output: Any, callers: set[int], staged: set[int], device_type: str) -> str:
     """Whose memory a captured output is, by its storage: "caller" (an input's), "staged" (a
-    staged copy's), "pool" (the recording's pool), or "other" (not a tensor)."""
+    staged copy's), "pool" (the recording's pool), "host" (made on the host at the capture, as
+    attention's random seed and offset on the CPU: a replay runs no host code, so the capture's
+    is every replay's), or "other" (not a tensor)."""
     if not isinstance(output, torch.Tensor):
         return "other"
+    if output.device.type != device_type:
+        return "host"
     storage = output.untyped_storage()._cdata
     return "caller" if storage in callers else "staged" if storage in staged else "pool"
 

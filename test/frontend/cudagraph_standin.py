@@ -28,6 +28,7 @@ class InPlaceRecorder:
         self.records = 0
         self.replays = 0
         self.capturing_now = False  # whether the caller "is capturing" a graph of its own
+        self.device_type = "cpu"  # its pools' device
 
     def capturing(self):
         return self.capturing_now
@@ -47,8 +48,10 @@ class InPlaceRecorder:
         outputs = list(call(args))
         if self.fail_after_call:
             raise RuntimeError("CUDA error: operation failed due to a previous error during capture")
-        handed = [t if not isinstance(t, torch.Tensor) or any(t.untyped_storage()._cdata == k.untyped_storage()._cdata
-                                                              for k in kept) else cudagraphs.alias(t) for t in outputs]
+        # an output that is an input's, or made off the device (on the host), is handed as it is
+        handed = [t if not isinstance(t, torch.Tensor) or t.device.type != self.device_type
+                  or any(t.untyped_storage()._cdata == k.untyped_storage()._cdata for k in kept)
+                  else cudagraphs.alias(t) for t in outputs]
         writes = [h is not t for h, t in zip(handed, outputs)]
         del kept
         taken = [out for earlier in pool for out, weak in zip(earlier["outputs"], earlier["weak"])

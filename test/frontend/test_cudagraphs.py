@@ -642,3 +642,28 @@ def test_a_meta_value_that_is_no_tensor_is_passed_over():
         if node.op == "call_function":
             node.meta["val"] = (node.meta["val"], torch.device("cpu"), "a note", None)
     assert cudagraphs.capture_blocker(gm) is None
+
+
+def test_an_output_made_on_the_host_is_the_captures_every_replay():
+    """Attention without dropout returns its random seed and offset as CPU tensors, made on the
+    host: a capture makes them once and a replay runs no host code, so every replay returns the
+    capture's (not a tensor rebuilt over memory the host has freed). Here a meta tensor stands
+    for them, a device other than the call's."""
+    rec = InPlaceRecorder()
+    made = []
+
+    def call(args):
+        (x,) = args
+        made.append(torch.empty((), dtype=torch.long, device="meta"))
+        return [x * 2, made[-1]]
+
+    g = CudaGraphCall(call, rec, device_type="cpu")
+    x = torch.arange(4.0)
+    seeds = []
+    for _ in range(4):
+        out, seed = g([x])
+        torch.testing.assert_close(out, x * 2)
+        seeds.append(seed)
+        del out
+    assert g.calls == {"first": 1, "recorded": 1, "replayed": 2}
+    assert seeds[1] is made[1] and all(s is made[1] for s in seeds[2:])

@@ -300,3 +300,26 @@ def test_an_activation_the_caller_keeps_across_the_backward(replayed):
         for p, q in zip(model.parameters(), reference.parameters()):
             close(p.grad, q.grad)
         sgd(model), sgd(reference)
+
+
+def test_a_number_from_the_host_wherever_it_lands(replayed):
+    """A 0-d CPU tensor input (a scale) is moved to the GPU for each call, wherever the allocator
+    puts it: the recording copies it in (a staged input) and replays every step, with the
+    number of that step."""
+    model, reference = twins(12)
+    compiled = torch.compile(lambda x, scale: model(x) * scale, backend="mlc")
+    x = torch.randn(8, 16, device=DEVICE)
+    kept = []  # moves the allocator's next free block, as other work between steps does
+    for step in range(5):
+        scale = torch.tensor(1.0 + step)
+        got = compiled(x, scale).square().mean()
+        got.backward()
+        want = (reference(x) * scale.to(DEVICE)).square().mean()
+        want.backward()
+        close(got, want)
+        for p, q in zip(model.parameters(), reference.parameters()):
+            close(p.grad, q.grad)
+        sgd(model), sgd(reference)
+        kept.append(torch.empty(64 + step, device=DEVICE))
+    if GPU:  # on CPU nothing is moved: the scale is read where it is
+        assert all(g.calls["replayed"] >= 2 for g in replayed), [g.calls for g in replayed]
