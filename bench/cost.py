@@ -1,7 +1,8 @@
 """The cost model against the GPU: calibrate a `Target`, then predicted next to measured kernel times.
 
     python3 bench/cost.py calibrate --out bench/results/target-h200.json
-    python3 bench/cost.py report --target bench/results/target-h200.json [--models softmax,layer_norm] [--json PATH]
+    python3 bench/cost.py report --target bench/results/target-h200.json [--models softmax,layer_norm]
+        [--training gpt2,llama] [--json PATH]
 
 `calibrate` runs microbenchmarks on this GPU and writes the speeds `analysis/cost.py` predicts
 with (`Target.load` reads them), with the device and date as its `source`:
@@ -203,25 +204,56 @@ def report_model(name: str, target: Any, quick: bool) -> list[dict[str, Any]]:
 
     device = torch.device("cuda" if run.CUDA else "cpu")
     case = run.MODELS[name](device, quick)
-    with tempfile.TemporaryDirectory() as dump:
-        os.environ["MLC_DUMP_DIR"] = dump
-        try:
-            torch._dynamo.reset()
-            compiled = torch.compile(case.fn, backend=mlc_backend, fullgraph=True, dynamic=False)
-            with torch.no_grad():
-                compiled(*case.inputs)
-        finally:
-            del os.environ["MLC_DUMP_DIR"]
-        predicted = predicted_kernels(Path(dump), target)
+    torch._dynamo.reset()
+    compiled = torch.compile(case.fn, backend=mlc_backend, fullgraph=True, dynamic=False)
 
     def call() -> Any:
         with torch.no_grad():
             return compiled(*case.inputs)
 
+    return compared(name, call, target)
+
+
+def report_training(name: str, target: Any, quick: bool) -> list[dict[str, Any]]:
+    """Each kernel of mlc's compile of the `bench/models.py` model `name`'s training step (forward
+    and backward graphs, in bfloat16, CUDA graphs off): predicted and measured µs."""
+    from mlc.frontend.backend import mlc_backend
+
+    models = _load_models()
+    device = torch.device("cuda" if run.CUDA else "cpu")
+    gpu_size, quick_size = models.SIZES[name]
+    workload = models.build(name, quick, quick_size if quick else gpu_size, device, torch.bfloat16)
+    workload.model.train(workload.train_mode)
+    torch._dynamo.reset()
+    compiled = torch.compile(workload.model, backend=mlc_backend, fullgraph=workload.fullgraph, dynamic=False,
+                             options={"cudagraphs": False})
+    return compared(f"{name} training", models.Step(compiled, workload.inputs, "training"), target)
+
+
+def compared(label: str, call: Callable[[], Any], target: Any) -> list[dict[str, Any]]:
+    """The rows of `call`'s kernels: its first call compiles with a dump, whose plan-buffers IR
+    gives the predictions (`predicted_kernels`); the profiler measures the later calls."""
+    with tempfile.TemporaryDirectory() as dump:
+        os.environ["MLC_DUMP_DIR"] = dump
+        try:
+            call()
+        finally:
+            del os.environ["MLC_DUMP_DIR"]
+        predicted = predicted_kernels(Path(dump), target)
     measured = run.kernel_times(call) or {}
-    return [{"model": name, "kernel": kernel, "kind": kind, "bound": bound, "predicted_us": us,
+    return [{"model": label, "kernel": kernel, "kind": kind, "bound": bound, "predicted_us": us,
              "measured_us": measured[kernel] * 1e3 if kernel in measured else None}
             for kernel, (kind, bound, us) in predicted.items()]
+
+
+def _load_models() -> Any:
+    """bench/models.py (the model table's workloads and training step) as a module."""
+    spec = importlib.util.spec_from_file_location("mlc_bench_models", Path(__file__).with_name("models.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def summary(rows: Sequence[dict[str, Any]]) -> list[str]:
@@ -257,6 +289,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     rep = sub.add_parser("report", help="predicted against measured kernel times of bench/run.py's workloads")
     rep.add_argument("--target", type=Path, help="a calibration's JSON (default: the datasheet H100)")
     rep.add_argument("--models", default="all", help=f"comma-separated, from: {','.join(run.MODELS)}")
+    rep.add_argument("--training", default="", metavar="MODELS",
+                     help="also the training steps of these bench/models.py models (comma-separated: gpt2,llama,"
+                          "bert,resnet50,moe)")
     rep.add_argument("--quick", action="store_true", help="tiny shapes (a check of the path; what CPU runs use)")
     rep.add_argument("--json", type=Path, help="write every row here too")
     args = parser.parse_args(argv)
@@ -277,6 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown models: {', '.join(unknown)} (from: {', '.join(run.MODELS)})")
     rows = [row for name in names for row in report_model(name, target, args.quick)]
+    rows += [row for name in filter(None, args.training.split(",")) for row in report_training(name, target, args.quick)]
     print(f"Predicted on {target.source}; measured on {torch.cuda.get_device_name() if run.CUDA else 'no GPU'}\n")
     print("\n".join(table(rows) + [""] + summary(rows)))
     if args.json:

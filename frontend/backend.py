@@ -312,7 +312,7 @@ def _compiled(gm: torch.fx.GraphModule, module: Any, spec: str, graph_id: str, d
         raise MlcCompileError(f"mlc: {graph_id}: emit-python: {e}") from e
     timing.add("emit-python", time.perf_counter() - start)
     if dump is not None:
-        dump.write("module.py", emitted.source)
+        dump.write_module(emitted.source)
     return emitted
 
 

@@ -24,7 +24,8 @@
                                                   (`analysis/cost.py`; MLC_COST_TARGET: a calibration's
                                                   JSON, else the H100's datasheet), what bounds it,
                                                   what it moves, and the sum
-    <dir>/graph_0_forward/module.py               the emitted Python (kernels + call)
+    <dir>/graph_0_forward/module.py               the emitted Python (kernels + call), each launch
+                                                  with cost.txt's predicted time as a comment
     <dir>/graph_0_forward/reproducer.mlir         where a pass failed: its input IR (the error names it,
                                                   with the mlc-opt command that fails the same way)
     <dir>/graph_0_forward/timing.txt              wall time of the import, each pass and its
@@ -44,6 +45,7 @@ dumped `.mlir` file is valid input to `mlc-opt` for re-running the rest of the p
 from __future__ import annotations
 
 import io
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -64,6 +66,8 @@ def print_ir(module: ModuleOp) -> str:
     Printer(stream=out, print_debuginfo=True).print_op(module)
     return out.getvalue() + "\n"
 
+LAUNCH = re.compile(r"\s*launch\((\w+),")  # a launch in an emitted `call`, and its kernel
+
 
 class GraphDump:
     """The dump directory of one compiled graph."""
@@ -77,6 +81,7 @@ class GraphDump:
                 stale.unlink()
         self.step = 0
         self.remarks: dict[str, list[str]] = {}  # pass name -> its remarks, in order
+        self.predicted: list[tuple[str, str]] = []  # per launch, in order: kernel, predicted time (`write_cost`)
 
     def on_remark(self, remark: Remark) -> None:
         self.remarks.setdefault(remark.pass_name, []).append(remark.message)
@@ -108,11 +113,28 @@ class GraphDump:
         from mlc.analysis.cost import report
         from mlc.analysis.target import H100, Target
 
+        from mlc.analysis.cost import predictions
+
         try:
-            text = report(module, H100 if self.cost_target is None else Target.load(self.cost_target))
+            target = H100 if self.cost_target is None else Target.load(self.cost_target)
+            text = report(module, target)
+            self.predicted = [(name, f"{p.us:.2f} us ({p.bound})") for name, p in predictions(module, target)]
         except Exception as e:  # noqa: BLE001 (a debug file never fails the compile; it says what failed)
             text = f"the cost model failed on this graph: {type(e).__name__}: {e}\n"
         self.write("cost.txt", text)
+
+    def write_module(self, source: str) -> None:
+        """module.py: the emitted Python, each launch followed by its predicted time (cost.txt's)."""
+        pending: dict[str, list[str]] = {}  # per kernel, its launches' predictions in order
+        for kernel, predicted in self.predicted:
+            pending.setdefault(kernel, []).append(predicted)
+        lines = []
+        for line in source.splitlines():
+            found = LAUNCH.match(line)
+            if found and pending.get(found.group(1)):
+                line += f"  # predicted {pending[found.group(1)].pop(0)}"
+            lines.append(line)
+        self.write("module.py", "\n".join(lines) + "\n")
 
     def write_picture(self, module: ModuleOp) -> None:
         """fusion.dot, the fused graph (`mlc.codegen.emit_dot`), and fusion.svg where Graphviz's

@@ -17,12 +17,19 @@ ENV = dict(os.environ, CUDA_VISIBLE_DEVICES="", TRITON_INTERPRET="1")
 def test_report_predicts_every_kernel_of_a_workload(tmp_path: Path) -> None:
     out = tmp_path / "cost.json"
     proc = subprocess.run([sys.executable, str(COST), "report", "--quick", "--models", "softmax,pointwise_chain",
-                           "--json", str(out)], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+                           "--training", "gpt2", "--json", str(out)], cwd=ROOT, env=ENV, capture_output=True, text=True,
+                          timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = json.loads(out.read_text())["rows"]
-    assert {(r["model"], r["kind"]) for r in rows} == {("softmax", "persistent_reduction"), ("pointwise_chain", "pointwise")}
-    assert all(r["predicted_us"] > 0 and r["measured_us"] is None and r["bound"] == "dram" for r in rows)
+    workloads = [r for r in rows if r["model"] != "gpt2 training"]
+    assert {(r["model"], r["kind"]) for r in workloads} == {("softmax", "persistent_reduction"),
+                                                            ("pointwise_chain", "pointwise")}
+    assert all(r["bound"] == "dram" for r in workloads)
+    assert all(r["predicted_us"] > 0 and r["measured_us"] is None for r in rows)
     assert "| softmax | triton_per_fused__softmax_0 | persistent_reduction | dram |" in proc.stdout
+    # the training step: its forward's and its backward's kernels, reductions among them (layer norms)
+    training = {r["kind"] for r in rows if r["model"] == "gpt2 training"}
+    assert "pointwise" in training and training & {"reduction", "persistent_reduction"}, training
 
 
 def test_calibrate_needs_a_gpu(tmp_path: Path) -> None:

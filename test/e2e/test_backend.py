@@ -72,6 +72,9 @@ def test_dump_forward_and_backward(tmp_path, monkeypatch, make):
     # The forward's one kernel reads x and writes gelu(x): 2 KiB each, the DRAM term its bound.
     cost = (forward / "cost.txt").read_text().splitlines()
     assert cost[1].split()[1:3] == ["dram", "0.004"] and cost[1].endswith("triton_poi_fused_gelu_0")
+    # module.py: the launch with the same prediction
+    launch = next(line for line in fwd_source.splitlines() if "launch(triton_poi_fused_gelu_0," in line)
+    assert launch.endswith(f"  # predicted {cost[1].split()[0]} us (dram)"), launch
 
 
 def test_the_dump_predicts_with_a_calibrated_target(tmp_path, monkeypatch, make):
