@@ -43,15 +43,17 @@ changes it.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import sympy
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute
 
+from mlc.analysis.dependencies import dep_buffer, read_writes
 from mlc.analysis.launch import hinted
 from mlc.analysis.target import H100, Target
-from mlc.dialects import triton
+from mlc.dialects import buffer, triton
 from mlc.dialects.buffer_layout import LayoutAttr, element_bytes
 
 BASE_INDICES = {"xindex": "x", "yindex": "y", "zindex": "z", "r0_index": "r0"}  # a kernel's lanes, per dimension
@@ -388,3 +390,59 @@ def report(module: ModuleOp, target: Target = H100) -> str:
                      f"{t.flops / 1e9:8.3f} {t.programs:7}  {name}")
     lines.append(f"{total:9.2f}  total")
     return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# A group of buffer-level nodes before it is a kernel: what fusing two groups saves
+
+
+def group_seconds(members: Sequence[buffer.ComputedOp], stored: Callable[[str], bool],
+                  layouts: dict[str, LayoutAttr], target: Target = H100) -> float:
+    """One kernel running `members`: the least kernel time plus its DRAM traffic at the copy
+    speed, that is what it reads from outside the group (per buffer the bytes its loads touch,
+    at most the buffer's) and each buffer it writes that `stored(name)` says is read after it or
+    returned (a buffer only its members read is never stored). Coarser than `predict` (no L2,
+    waves or serial work): what a fusion changes is launches and DRAM bytes."""
+    written = {m.buffer.data for m in members}
+    touched: dict[str, int] = {}
+    for m in members:
+        for dep in read_writes(m)[0]:
+            name = dep_buffer(dep)
+            if name not in written:
+                touched[name] = touched.get(name, 0) + dep_bytes(dep, layouts)
+    moved = sum(min(n, buffer_bytes(name, layouts)) for name, n in touched.items())
+    moved += sum(buffer_bytes(name, layouts) for name in written if stored(name))
+    return target.kernel_s + moved / target.dram_bytes_per_s
+
+
+def fusion_saving(a: Sequence[buffer.ComputedOp], b: Sequence[buffer.ComputedOp],
+                  stored: Callable[[str, Sequence[buffer.ComputedOp]], bool], layouts: dict[str, LayoutAttr],
+                  target: Target = H100) -> float:
+    """Seconds saved by running groups `a` and `b` as one kernel (XLA's priority: time unfused
+    minus time fused): a launch, the intermediate buffers no longer stored and loaded, the
+    shared inputs read once. `stored(name, group)`: whether a node outside `group` reads
+    `name`, or the graph returns it."""
+    def kernel(group: Sequence[buffer.ComputedOp]) -> float:
+        return group_seconds(group, lambda name: stored(name, group), layouts, target)
+
+    return kernel(a) + kernel(b) - kernel([*a, *b])
+
+
+def dep_bytes(dep: Attribute, layouts: dict[str, LayoutAttr]) -> int:
+    """The bytes a dep moves: a MemoryDep its index's elements, a StarDep the whole buffer, a
+    WeakDep (an ordering) none. A symbolic size counts as the launch heuristics' size hint."""
+    if isinstance(dep, buffer.WeakDepAttr):
+        return 0
+    if isinstance(dep, buffer.StarDepAttr):
+        return buffer_bytes(dep.buffer.data, layouts)
+    assert isinstance(dep, buffer.MemoryDepAttr)
+    numel = hinted(sympy.Mul(*(s for _, s in dep.ranges)))
+    layout = layouts.get(dep.buffer.data)
+    return numel * (element_bytes(layout.dtype) if layout is not None else 4)
+
+
+def buffer_bytes(name: str, layouts: dict[str, LayoutAttr]) -> int:
+    layout = layouts.get(name)
+    if layout is None:
+        return 0
+    return hinted(sympy.Mul(*layout.sizes)) * element_bytes(layout.dtype)

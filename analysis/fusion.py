@@ -48,10 +48,10 @@ import sympy
 from xdsl.ir import Attribute
 
 from mlc.analysis import kernel_shape as ks
+from mlc.analysis.cost import dep_bytes
 from mlc.analysis.dependencies import dep_buffer, read_writes
-from mlc.analysis.launch import hinted
 from mlc.dialects import buffer
-from mlc.dialects.buffer_layout import LayoutAttr, element_bytes
+from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.dialects.sym import equal, expr_str
 
 MAX_FUSION_SIZE = 64  # config.max_fusion_size
@@ -330,17 +330,9 @@ def _ignores_a_loop(node: buffer.ComputedOp, index: sympy.Expr) -> bool:
 # Scores
 
 
-def _bytes(dep: buffer.MemoryDepAttr, layouts: dict[str, LayoutAttr]) -> int:
-    """The bytes `dep` moves; a symbolic size counts as the launch heuristics' size hint (as
-    Inductor scores with size hints), so that 32*s0*s1 elements outweigh s0*s1."""
-    numel = hinted(sympy.Mul(*(s for _, s in dep.ranges)))
-    layout = layouts.get(dep.buffer.data)
-    return numel * (element_bytes(layout.dtype) if layout is not None else 4)
-
-
 def shared_bytes(a: Unit, b: Unit, layouts: dict[str, LayoutAttr]) -> int:
     """Inductor's `score_fusion_memory`: bytes of the deps both touch, index and sizes equal."""
-    return sum(_bytes(d, layouts) for d in a.deps & b.deps)  # type: ignore[arg-type]
+    return sum(dep_bytes(d, layouts) for d in a.deps & b.deps)  # type: ignore[arg-type]
 
 
 def fusion_score(a: Unit, b: Unit, layouts: dict[str, LayoutAttr],
@@ -349,6 +341,6 @@ def fusion_score(a: Unit, b: Unit, layouts: dict[str, LayoutAttr],
     member the fusion re-runs in its reader's order (`Fusable.rerun_by`) shares the bytes it
     writes: re-run, its write meets the read (Inductor scores a pair after reordering its loops)."""
     memory = shared_bytes(a, b, layouts)
-    memory += sum(_bytes(d, layouts) for m in rerun for d in read_writes(m)[1] if isinstance(d, buffer.MemoryDepAttr))
+    memory += sum(dep_bytes(d, layouts) for m in rerun for d in read_writes(m)[1] if isinstance(d, buffer.MemoryDepAttr))
     same_type = int(a.is_reduction == b.is_reduction and memory > 0)
     return same_type, memory, -distance(a, b)

@@ -23,12 +23,16 @@ After (`explain=true` adds the `fusion` log to the graph):
       buffer.computed "buf0" ... ranges [3] reduce [9] { ... }
       buffer.computed "buf1" ... ranges [3] { ... }
     }
-    ... attributes {fusion = ["candidate buf0 + buf1: score (0, 12, -1)", "fused buf0 + buf1", ...]}
+    ... attributes {fusion = ["candidate buf0 + buf1: score (0, 12, -1), saves 1.50 us", "fused buf0 + buf1"]}
 
 Options:
-  explain=false        true writes every candidate with its score in the order considered,
-                       every merge and every refusal with its category into the graph's
-                       `fusion` attribute (the backend's dump writes it as fusion.txt)
+  explain=false        true writes every candidate with its score and its predicted time saved
+                       in the order considered, every merge and every refusal with its category
+                       into the graph's `fusion` attribute (the backend's dump writes it as fusion.txt)
+  priority=score       the order legal pairs merge in: `score` (Inductor's `fusion_score`), or
+                       `model`, the most time the cost model predicts a fusion saves first
+                       (`analysis.cost.fusion_saving`: a launch, the stores and loads of buffers
+                       no one else reads, shared reads; XLA's priority fusion), ties by score
   max-fusion-size=64   the most nodes in one group
   max-distance=64      the most program positions between a horizontal pair (farther: "memory")
   max-rounds=10        fusion rounds at most
@@ -37,7 +41,7 @@ Options:
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -48,6 +52,7 @@ from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
 
 from mlc.analysis import kernel_shape as ks
+from mlc.analysis.cost import fusion_saving
 from mlc.analysis.fusion import (
     MAX_DISTANCE,
     MAX_FUSION_SIZE,
@@ -58,6 +63,7 @@ from mlc.analysis.fusion import (
     can_fuse,
     fusion_score,
 )
+from mlc.analysis.target import H100, Target
 from mlc.dialects import buffer
 from mlc.dialects.buffer_layout import LayoutAttr
 from mlc.analysis.flat_index import simplify_index
@@ -116,12 +122,14 @@ def candidate_pairs(graph: FusionGraph) -> Iterator[tuple[Unit, Unit]]:
                     yield a, b
 
 
-def fuse_round(graph: FusionGraph, layouts: dict[str, LayoutAttr], log: FusionLog, limits: FusionLimits) -> bool:
+def fuse_round(graph: FusionGraph, layouts: dict[str, LayoutAttr], log: FusionLog, limits: FusionLimits,
+               saving: Callable[[Unit, Unit], float] | None = None, by_saving: bool = False) -> bool:
     """One round (`fuse_nodes_once`): legal pairs best first; True if anything merged. A pair
     that re-runs a member in another loop order comes after every pair that does not (Inductor
     tries loop reordering in a round of its own after the others): a log_softmax's gradient
     fuses with the row sum it needs before a transposed copy of it could pull it into the
-    copy's order."""
+    copy's order. Best is the highest `fusion_score`, or with `by_saving` the most time
+    `saving` predicts (the score breaks ties); the log gives each candidate's saving where known."""
     legal = []
     for a, b in candidate_pairs(graph):
         verdict = can_fuse(a, b, graph, limits)
@@ -129,8 +137,10 @@ def fuse_round(graph: FusionGraph, layouts: dict[str, LayoutAttr], log: FusionLo
             log.add(f"refused {a.name} + {b.name}: [{verdict.category}] {verdict.reason}", b)
         else:
             rerun = verdict.rerun_by(a, b)
-            legal.append((not rerun, fusion_score(a, b, layouts, rerun), a.first, b.first, a, b))
-    legal.sort(key=lambda t: (t[0], t[1], -t[2], -t[3]), reverse=True)
+            saved = saving(a, b) if saving is not None else 0.0
+            legal.append((not rerun, saved if by_saving else 0.0, fusion_score(a, b, layouts, rerun), a.first, b.first,
+                          saved, a, b))
+    legal.sort(key=lambda t: (t[0], t[1], t[2], -t[3], -t[4]), reverse=True)
     current: dict[Unit, Unit] = {}
 
     def find(u: Unit) -> Unit:
@@ -139,11 +149,11 @@ def fuse_round(graph: FusionGraph, layouts: dict[str, LayoutAttr], log: FusionLo
         return u
 
     merged = False
-    for _, score, _, _, a, b in legal:
+    for _, _, score, _, _, saved, a, b in legal:
         a, b = find(a), find(b)
         if a is b:
             continue
-        log.add(f"candidate {a.name} + {b.name}: score {score}", b)
+        log.add(f"candidate {a.name} + {b.name}: score {score}" + (f", saves {saved * 1e6:.2f} us" if saving else ""), b)
         verdict = can_fuse(a, b, graph, limits)
         if isinstance(verdict, Refusal):
             log.add(f"refused {a.name} + {b.name}: [{verdict.category}] {verdict.reason}", b)
@@ -157,6 +167,22 @@ def fuse_round(graph: FusionGraph, layouts: dict[str, LayoutAttr], log: FusionLo
         current[a] = current[b] = fused
         merged = True
     return merged
+
+
+def predicted_saving(graph: FusionGraph, returned: set[str], layouts: dict[str, LayoutAttr],
+                     target: Target = H100) -> Callable[[Unit, Unit], float]:
+    """The seconds fusing two of the graph's units saves (`analysis.cost.fusion_saving`), its
+    buffers' readers as they are now."""
+    readers: dict[str, list[Unit]] = {}
+    for u in graph.units:
+        for name in u.reads:
+            readers.setdefault(name, []).append(u)
+
+    def stored(name: str, group: Sequence[buffer.ComputedOp]) -> bool:
+        inside = {id(m) for m in group}
+        return name in returned or any(not u.members or id(u.members[0]) not in inside for u in readers.get(name, ()))
+
+    return lambda a, b: fusion_saving(a.members, b.members, stored, layouts, target)
 
 
 def cut_loop(node: buffer.ComputedOp, d: int, outer: int) -> None:
@@ -287,10 +313,14 @@ class FusePass(ModulePass):
     max_fusion_size: int = option(MAX_FUSION_SIZE, "the most nodes in one group")
     max_distance: int = option(MAX_DISTANCE, "the most program positions between a horizontal pair")
     max_rounds: int = option(10, "fusion rounds at most")
+    priority: str = option("score", "the order legal pairs merge in: score (Inductor's fusion_score) or model "
+                                    "(the cost model's predicted time saved; the score breaks ties)")
 
     def __post_init__(self) -> None:
         if self.max_fusion_size < 1 or self.max_distance < 0 or self.max_rounds < 0:
             raise ValueError("fuse: max-fusion-size must be >= 1, max-distance and max-rounds >= 0")
+        if self.priority not in ("score", "model"):
+            raise ValueError(f"fuse: priority must be score or model, not {self.priority!r}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_stage(self, op)
@@ -299,8 +329,11 @@ class FusePass(ModulePass):
             layouts = _layouts(graph)
             log = FusionLog()
             limits = FusionLimits(self.max_fusion_size, self.max_distance)
+            returned = set(graph.body.block.last_op.names) if isinstance(graph.body.block.last_op, buffer.OutputOp) else set()
+            by_saving = self.priority == "model"
             for _ in range(self.max_rounds):
-                if not fuse_round(fg, layouts, log, limits):
+                saving = predicted_saving(fg, returned, layouts) if by_saving or self.explain else None
+                if not fuse_round(fg, layouts, log, limits, saving, by_saving):
                     break
             rewrite(graph, fg, log)
             if self.explain:

@@ -17,7 +17,7 @@
 // CHECK:         }
 // CHECK-NEXT:  }
 // CHECK-NEXT:  buffer.output @buf1
-// CHECK-NEXT:  } attributes {fusion = ["candidate buf0 + buf1: score (0, 32768, -1)", "fused buf0 + buf1 [gemm epilogue]"]}
+// CHECK-NEXT:  } attributes {fusion = ["candidate buf0 + buf1: score (0, 32768, -1), saves 1.52 us", "fused buf0 + buf1 [gemm epilogue]"]}
 func.func @mm_bias_gelu(%x: tensor<64x96xf32>, %w: tensor<96x128xf32>, %b: tensor<128xf32>) -> tensor<64x128xf32> {
   %y = aten.mm %x, %w : (tensor<64x96xf32>, tensor<96x128xf32>) -> tensor<64x128xf32>
   %z = aten.add.Tensor %y, %b : (tensor<64x128xf32>, tensor<128xf32>) -> tensor<64x128xf32>
@@ -37,7 +37,7 @@ func.func @mm_bias_gelu(%x: tensor<64x96xf32>, %w: tensor<96x128xf32>, %b: tenso
 // CHECK:         buffer.computed "buf2" {{.*}} ranges [4096] origins ["mul", "silu"] {
 // CHECK-NEXT:      buffer.load @buf0[i0] : bf16
 // CHECK:           buffer.load @buf1[i0] : bf16
-// CHECK:       } attributes {fusion = ["refused buf0 + buf1: [gemm] buf0 and buf1 are both contractions: one GEMM per kernel", "candidate buf1 + buf2: score (0, 8192, -1)", "fused buf1 + buf2 [gemm epilogue]", "candidate buf0 + buf1+buf2: score (0, 8192, -2)", "refused buf0 + buf1+buf2: [gemm] buf0 and buf1 are both contractions: one GEMM per kernel", "refusals: gemm: 2"]}
+// CHECK:       } attributes {fusion = ["refused buf0 + buf1: [gemm] buf0 and buf1 are both contractions: one GEMM per kernel", "candidate buf1 + buf2: score (0, 8192, -1), saves 1.50 us", "fused buf1 + buf2 [gemm epilogue]", "candidate buf0 + buf1+buf2: score (0, 8192, -2), saves 1.50 us", "refused buf0 + buf1+buf2: [gemm] buf0 and buf1 are both contractions: one GEMM per kernel", "refusals: gemm: 2"]}
 func.func @swiglu(%x: tensor<32x64xbf16>, %w1: tensor<128x64xbf16>, %w3: tensor<128x64xbf16>) -> tensor<32x128xbf16> {
   %w1t = aten.t %w1 : (tensor<128x64xbf16>) -> tensor<64x128xbf16>
   %h1 = aten.mm %x, %w1t : (tensor<32x64xbf16>, tensor<64x128xbf16>) -> tensor<32x128xbf16>
@@ -81,7 +81,7 @@ func.func @mm_transposed_epilogue(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>, 
 // CHECK:       buffer.computed "buf0" {{.*}} ranges [64, 128] reduce [32] origins ["mm"] {
 // CHECK:       buffer.fused {
 // CHECK-NEXT:    buffer.computed "buf1" {{.*}} ranges [64] reduce [128] origins ["_softmax"] {
-// CHECK:       } attributes {fusion = ["refused buf0 + buf1: [reduction sizes] buf0 reduces 8192 x 32, buf1 64 x 128", "refused buf0 + buf2: [reduction sizes] buf0 reduces 8192 x 32, buf2 64 x 128", "refused buf0 + buf3: [cycle] buf2 depends on one of buf0, buf3 and feeds the other: fusing would need it inside the kernel", "refused buf1 + buf3: [cycle] buf2 depends on one of buf1, buf3 and feeds the other: fusing would need it inside the kernel", "candidate buf1 + buf2: score (1, 33024, -1)", "fused buf1 + buf2", "candidate buf1+buf2 + buf3: score (0, 33280, -1)", "fused buf1+buf2 + buf3", "refused buf0 + buf1+buf2+buf3: [reduction sizes] buf0 reduces 8192 x 32, buf1 64 x 128", "refusals: cycle: 2", "refusals: reduction sizes: 3"]}
+// CHECK:       } attributes {fusion = ["refused buf0 + buf1: [reduction sizes] buf0 reduces 8192 x 32, buf1 64 x 128", "refused buf0 + buf2: [reduction sizes] buf0 reduces 8192 x 32, buf2 64 x 128", "refused buf0 + buf3: [cycle] buf2 depends on one of buf0, buf3 and feeds the other: fusing would need it inside the kernel", "refused buf1 + buf3: [cycle] buf2 depends on one of buf1, buf3 and feeds the other: fusing would need it inside the kernel", "candidate buf1 + buf2: score (1, 33024, -1), saves 1.51 us", "fused buf1 + buf2", "candidate buf1+buf2 + buf3: score (0, 33280, -1), saves 1.51 us", "fused buf1+buf2 + buf3", "refused buf0 + buf1+buf2+buf3: [reduction sizes] buf0 reduces 8192 x 32, buf1 64 x 128", "refusals: cycle: 2", "refusals: reduction sizes: 3"]}
 func.func @mm_softmax(%a: tensor<64x32xf32>, %b: tensor<32x128xf32>) -> tensor<64x128xf32> {
   %y = aten.mm %a, %b : (tensor<64x32xf32>, tensor<32x128xf32>) -> tensor<64x128xf32>
   %s = aten._softmax %y {dim = 1 : i64, half_to_float = false} : (tensor<64x128xf32>) -> tensor<64x128xf32>

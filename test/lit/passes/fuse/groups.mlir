@@ -9,7 +9,7 @@
 // CHECK-NEXT:    buffer.computed "buf0"
 // CHECK:         buffer.computed "buf1"
 // CHECK:         buffer.computed "buf2"
-// CHECK:       } attributes {fusion = ["refused buf0 + buf2: [cycle] buf1 depends on one of buf0, buf2 and feeds the other: fusing would need it inside the kernel", "candidate buf0 + buf1: score (1, 256, -1)", "fused buf0 + buf1", "candidate buf0+buf1 + buf2: score (1, 256, -1)", "fused buf0+buf1 + buf2", "refusals: cycle: 1"]}
+// CHECK:       } attributes {fusion = ["refused buf0 + buf2: [cycle] buf1 depends on one of buf0, buf2 and feeds the other: fusing would need it inside the kernel", "candidate buf0 + buf1: score (1, 256, -1), saves 1.50 us", "fused buf0 + buf1", "candidate buf0+buf1 + buf2: score (1, 256, -1), saves 1.50 us", "fused buf0+buf1 + buf2", "refusals: cycle: 1"]}
 // KERNEL-LABEL: triton.kernel @triton_poi_fused_exp_mul_neg_0 pointwise(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 64
 // KERNEL:         triton.store %out_ptr0[xindex]
 // KERNEL-NEXT:  }
@@ -40,7 +40,7 @@ buffer.graph @chain {
 // A horizontal pair: amax and amin of one input share its read, and nothing else.
 // CHECK-LABEL: buffer.graph @amax_amin
 // CHECK:       buffer.fused {
-// CHECK:       } attributes {fusion = ["candidate buf0 + buf1: score (1, 3200, -1)", "fused buf0 + buf1"]}
+// CHECK:       } attributes {fusion = ["candidate buf0 + buf1: score (1, 3200, -1), saves 1.50 us", "fused buf0 + buf1"]}
 // KERNEL-LABEL: triton.kernel @triton_per_fused_amax_amin_0 persistent_reduction(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>, %out_ptr1: !triton.ptr<f32>) xnumel 8 r0_numel 100
 // KERNEL:         triton.reduce max
 // KERNEL:         triton.reduce min
@@ -66,7 +66,7 @@ buffer.graph @amax_amin {
 // over every element. One group; --convert-to-triton runs it as three loops in one kernel.
 // CHECK-LABEL: buffer.graph @softmax
 // CHECK:       buffer.fused {
-// CHECK:       } attributes {fusion = [{{.*}}"fused buf0 + buf1", "candidate buf0+buf1 + buf2: score (0, 32032, -1)", "fused buf0+buf1 + buf2"
+// CHECK:       } attributes {fusion = [{{.*}}"fused buf0 + buf1", "candidate buf0+buf1 + buf2: score (0, 32032, -1), saves 1.51 us", "fused buf0+buf1 + buf2"
 // KERNEL-LABEL: triton.kernel @triton_red_fused_amax_div_sum_0 reduction(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel 4 r0_numel 2000
 // KERNEL:         triton.rloop iter_args(
 // KERNEL:           triton.load %in_ptr0[r0_0 + 2000*x0]
@@ -117,7 +117,7 @@ buffer.graph @softmax {
 // CHECK:       buffer.computed "buf1" #buffer.layout<[8, 100], [100, 1], f32> ranges [8, 100] origins ["sub"]
 // CHECK-NEXT:    buffer.load @x[i1 + 100*i0]
 // CHECK-NEXT:    buffer.load @buf0[i0]
-// CHECK:       attributes {fusion = ["candidate buf0 + buf1: score (0, 3200, -1)", "fused buf0 + buf1", "reordered buf1: loops [800] -> [8, 100] to run as 8 x 100 with its group"]}
+// CHECK:       attributes {fusion = ["candidate buf0 + buf1: score (0, 3200, -1), saves 1.50 us", "fused buf0 + buf1", "reordered buf1: loops [800] -> [8, 100] to run as 8 x 100 with its group"]}
 // KERNEL-LABEL: triton.kernel @triton_per_fused_mean_sub_0 persistent_reduction
 // KERNEL:         triton.store %out_ptr0[r0_0 + 100*x0]
 // KERNEL:         triton.launch @triton_per_fused_mean_sub_0(@x, @buf1) xnumel 8 r0_numel 100
@@ -147,7 +147,7 @@ buffer.graph @cut {
 // CHECK:       buffer.computed "buf0" #buffer.layout<[64, 100], [100, 1], f32> ranges [100, 64] origins ["threshold_backward"]
 // CHECK-NEXT:    buffer.load @y[i0 + 100*i1]
 // CHECK:         buffer.store @buf0[i0 + 100*i1]
-// CHECK:       } attributes {fusion = ["candidate buf0 + buf1: score (0, 25600, -1)", "fused buf0 + buf1", "reordered buf0: loops [6400] -> [100, 64] to run in the order its reader reads it"]}
+// CHECK:       } attributes {fusion = ["candidate buf0 + buf1: score (0, 25600, -1), saves 1.51 us", "fused buf0 + buf1", "reordered buf0: loops [6400] -> [100, 64] to run in the order its reader reads it"]}
 // KERNEL-LABEL: triton.kernel @triton_per_fused_sum_threshold_backward_0 persistent_reduction
 // KERNEL:         triton.launch @triton_per_fused_sum_threshold_backward_0(@y, @g, @buf0, @buf1) xnumel 100 r0_numel 64
 buffer.graph @column_sum_prologue {
@@ -182,7 +182,7 @@ buffer.graph @column_sum_prologue {
 // CHECK-NEXT:      buffer.load @cos[i3 + 64*i1]
 // CHECK:           buffer.store @buf0[i3 + 64*i1 + 2048*i2 + 8192*i0]
 // CHECK:         buffer.computed "buf1"
-// CHECK:       } attributes {fusion = ["candidate buf0 + buf1: score (1, 65536, -1)", "fused buf0 + buf1", "reordered buf0: loops [2, 4, 32, 64] -> [2, 32, 4, 64] to run in the order its reader reads it"]}
+// CHECK:       } attributes {fusion = ["candidate buf0 + buf1: score (1, 65536, -1), saves 1.54 us", "fused buf0 + buf1", "reordered buf0: loops [2, 4, 32, 64] -> [2, 32, 4, 64] to run in the order its reader reads it"]}
 // KERNEL-LABEL: triton.kernel @triton_poi_fused_clone_mul_0
 // KERNEL:         triton.load %in_ptr0[xindex]
 // KERNEL:         triton.store %out_ptr0[xindex]
@@ -222,7 +222,7 @@ buffer.graph @transposed_copy {
 // CHECK-NEXT:    }
 // CHECK-NEXT:  }
 // CHECK-NEXT:  buffer.computed "buf2"
-// CHECK:       } attributes {fusion = ["candidate buf0 + buf1: score (0, 256256, -1)", "fused buf0 + buf1", "candidate buf0+buf1 + buf2: score (1, 256000, -1)", "refused buf0+buf1 + buf2: [different loop order] buf2's loops [1000, 64] do not split into the kernel's 64 x 1000", "refusals: different loop order: 1"]}
+// CHECK:       } attributes {fusion = ["candidate buf0 + buf1: score (0, 256256, -1), saves 1.58 us", "fused buf0 + buf1", "candidate buf0+buf1 + buf2: score (1, 256000, -1), saves 1.58 us", "refused buf0+buf1 + buf2: [different loop order] buf2's loops [1000, 64] do not split into the kernel's 64 x 1000", "refusals: different loop order: 1"]}
 buffer.graph @reduction_before_reorder {
   buffer.input "g" #buffer.layout<[64, 1000], [1000, 1], f32>
   buffer.input "p" #buffer.layout<[64, 1000], [1000, 1], f32>
@@ -257,7 +257,7 @@ buffer.graph @reduction_before_reorder {
 // CHECK-NEXT:      buffer.load @x[i0 + 40*i1]
 // CHECK:         buffer.computed "buf1"
 // CHECK:         buffer.computed "buf2"
-// CHECK:       } attributes {fusion = ["candidate buf1 + buf2: score (0, 10240, -1)", "fused buf1 + buf2", "candidate buf0 + buf1+buf2: score (1, 10240, -1)", "fused buf0 + buf1+buf2", "reordered buf0: loops [64, 40] -> [40, 64] to run in the order its reader reads it"]}
+// CHECK:       } attributes {fusion = ["candidate buf1 + buf2: score (0, 10240, -1), saves 1.50 us", "fused buf1 + buf2", "candidate buf0 + buf1+buf2: score (1, 10240, -1), saves 1.51 us", "fused buf0 + buf1+buf2", "reordered buf0: loops [64, 40] -> [40, 64] to run in the order its reader reads it"]}
 // KERNEL-LABEL: triton.kernel @triton_per_fused_exp_mul_sum_0
 // KERNEL:       triton.launch @triton_per_fused_exp_mul_sum_0(@x, @y, @buf1, @buf2) xnumel 40 r0_numel 64
 buffer.graph @pointwise_reader_in_a_reduction {
@@ -292,7 +292,7 @@ buffer.graph @pointwise_reader_in_a_reduction {
 // CHECK-NEXT:    buffer.computed "buf0" #buffer.layout<[64, 40], [40, 1], f32> ranges [40, 64] origins ["exp"]
 // CHECK:         buffer.computed "buf1" #buffer.layout<[40, 64], [1, 40], f32> ranges [40, 64] origins ["mul"]
 // CHECK:         buffer.computed "buf2"
-// CHECK:       } attributes {fusion = ["candidate buf0 + buf1: score (1, 10240, -1)", "fused buf0 + buf1", "candidate buf0+buf1 + buf2: score (0, 10240, -1)", "fused buf0+buf1 + buf2", "reordered buf1: loops [64, 40] -> [40, 64] to run in the order its reader reads it", "reordered buf0: loops [64, 40] -> [40, 64] to run in the order its reader reads it"]}
+// CHECK:       } attributes {fusion = ["candidate buf0 + buf1: score (1, 10240, -1), saves 1.51 us", "fused buf0 + buf1", "candidate buf0+buf1 + buf2: score (0, 10240, -1), saves 1.50 us", "fused buf0+buf1 + buf2", "reordered buf1: loops [64, 40] -> [40, 64] to run in the order its reader reads it", "reordered buf0: loops [64, 40] -> [40, 64] to run in the order its reader reads it"]}
 // KERNEL-LABEL: triton.kernel @triton_per_fused_exp_mul_sum_0
 // KERNEL:       triton.launch @triton_per_fused_exp_mul_sum_0(@x, @y, @buf1, @buf2) xnumel 40 r0_numel 64
 buffer.graph @rerun_chain {

@@ -8,7 +8,7 @@
 // CHECK:       buffer.fused {
 // CHECK-NEXT:    buffer.computed "buf0" {{.*}} ranges [3] reduce [9]
 // CHECK:         buffer.computed "buf1" {{.*}} ranges [3] origins ["sigmoid"]
-// CHECK:       } attributes {fusion = ["candidate buf0 + buf1: score (0, 12, -1)", "fused buf0 + buf1"]}
+// CHECK:       } attributes {fusion = ["candidate buf0 + buf1: score (0, 12, -1), saves 1.50 us", "fused buf0 + buf1"]}
 
 // KERNEL:      triton.kernel @triton_per_fused_add_sigmoid_sum_0 persistent_reduction({{.*}}) xnumel 3 r0_numel 9
 // KERNEL:        triton.reduce sum
