@@ -10,7 +10,7 @@ with (`Target.load` reads them), with the device and date as its `source`:
 | field | microbenchmark |
 |---|---|
 | dram_bytes_per_s | `y.copy_(x)` of 256 MiB each way, L2 flushed before each call (`do_bench`): read + write bytes / time |
-| kernel_s | `t.add_(1)` on one element, its duration as `report` measures kernels (torch.profiler, mean of 100 calls): launch, one round trip, write-back |
+| kernel_s | a Triton kernel of one program copying 128 floats, its duration as `report` measures kernels (torch.profiler, mean of 100 calls): launch, one round trip, write-back |
 | l2_bytes_per_s | `y.copy_(x)` of 2 and of 8 MiB each way (in L2), 200 replayed from one CUDA graph: the bytes added / the time added (no per-kernel overhead in it) |
 | round_trip_s | a one-program looped sum (R0_BLOCK 2048, 16 warps, as a looped reduction's config) of 8 and of 64 iterations, L2 flushed before each call, durations by torch.profiler: the time each iteration adds |
 | fma_flops_per_s | f32 `torch.mm` 8192^3 with TF32 off |
@@ -134,6 +134,27 @@ def _looped_sum() -> Any:
     return looped_sum_kernel
 
 
+def _copy_kernel() -> Any:
+    """The least Triton kernel: one program loads a block and stores it."""
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def least_copy_kernel(in_ptr0, out_ptr0, XBLOCK: tl.constexpr):
+        xindex = tl.arange(0, XBLOCK)
+        tl.store(out_ptr0 + xindex, tl.load(in_ptr0 + xindex))
+
+    return least_copy_kernel
+
+
+def _kernel_s(block: int = 128) -> float:
+    """What the profiler measures for a Triton kernel that loads and stores almost nothing: a
+    launch, one round trip to memory, the write-back (what `report` sees of its smallest kernels)."""
+    kernel = _copy_kernel()
+    x, y = torch.randn(block, device="cuda"), torch.empty(block, device="cuda")
+    return _profiled_s(lambda: kernel[(1,)](x, y, XBLOCK=block, num_warps=4), "least_copy_kernel")
+
+
 def _round_trip_s(few: int = 8, many: int = 64, block: int = 2048) -> float:
     """The time a looped reduction's iteration adds to one program, its loads from DRAM."""
     kernel = _looped_sum()
@@ -156,7 +177,6 @@ def calibrate() -> dict[str, Any]:
     """The measured fields of a `Target` for this GPU (see the module docstring)."""
     props = torch.cuda.get_device_properties(0)
     big = 256 * 2**20
-    tiny = torch.zeros(1, device="cuda")
     tf32 = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = False
     try:
@@ -167,7 +187,7 @@ def calibrate() -> dict[str, Any]:
         "num_sms": props.multi_processor_count,
         "l2_bytes": props.L2_cache_size,
         "dram_bytes_per_s": 2 * big / _cold_s(_copy(big)),
-        "kernel_s": _profiled_s(lambda: tiny.add_(1), ""),
+        "kernel_s": _kernel_s(),
         "l2_bytes_per_s": _l2_bytes_per_s(),
         "round_trip_s": _round_trip_s(),
         "fma_flops_per_s": fma,
