@@ -173,12 +173,13 @@ class _Access:
     asked: int
 
 
-def launch_traffic(launch: triton.LaunchOp, kernel: triton.KernelOp, layouts: dict[str, LayoutAttr]) -> Traffic:
-    """What `launch` of `kernel` moves (its buffers' `layouts`) and computes, with the kernel's
-    first config (the heuristics' preferred one)."""
+def launch_traffic(launch: triton.LaunchOp, kernel: triton.KernelOp, layouts: dict[str, LayoutAttr],
+                   config: triton.ConfigAttr | None = None) -> Traffic:
+    """What `launch` of `kernel` moves (its buffers' `layouts`) and computes, with `config`, by
+    default the kernel's first (the heuristics' preferred one)."""
     numels = {dim: _numel(attr) for dim, attr in
               (("x", launch.xnumel), ("y", launch.ynumel), ("z", launch.znumel), ("r0", launch.r0_numel))}
-    first = kernel.config_list[0] if kernel.config_list else None
+    first = config if config is not None else kernel.config_list[0] if kernel.config_list else None
     config = first.block_sizes if first is not None else {}
     programs = _programs(numels, config)
     accesses = list(_accesses(kernel, launch.arg_names, layouts, numels, config))

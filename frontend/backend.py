@@ -79,7 +79,9 @@ __all__ = ["CompiledGraph", "MlcCompileError", "compile_fx", "compile_graph", "m
 def pipeline_spec(settings: Settings, explain_fusion: bool = False, keep_padded: bool = False) -> str:
     """The `pipeline` setting or the default; a dump explains fusion (fusion.txt) and the moved
     collectives (overlap.txt), `debug` makes kernels assert that loaded positions are in bounds
-    (`check-indices`), `max_autotune` offers the autotuner every config, `gemm="triton"` makes
+    (`check-indices`), `max_autotune` offers the autotuner every config, `fusion="model"` ranks
+    fusions by predicted time, `tune` other than "all" keeps the configs `rank-configs` ranks
+    fastest (the pass runs after convert-to-triton), `gemm="triton"` makes
     mm/addmm Triton GEMMs (TF32 for f32 operands where torch allows it now; "auto": each timed
     against cuBLAS plus its epilogue), and `keep_padded`
     returns pad-mm's padded results uncopied (as Inductor returns them: GPT-2's logits are 206
@@ -90,7 +92,10 @@ def pipeline_spec(settings: Settings, explain_fusion: bool = False, keep_padded:
     passes = [q for p in spec.split(",") for q in (PIPELINES[p].spec.split(",") if p in PIPELINES else [p])]
     explain = ["explain=true"] if explain_fusion else []
     triton_gemm = settings.gemm in ("triton", "auto")
-    options = {"fuse": explain, "overlap-comm": explain,
+    if settings.tune != "all" and "convert-to-triton" in passes and "rank-configs" not in passes:
+        passes.insert(passes.index("convert-to-triton") + 1, "rank-configs")
+    options = {"fuse": explain + (["priority=model"] if settings.fusion == "model" else []),
+               "overlap-comm": explain, "rank-configs": [f"tune={settings.tune}"] + explain,
                "lower-aten": ["gemm=triton"] if triton_gemm else [],
                "realize": ["keep-padded-outputs=true"] if keep_padded else [],
                "convert-to-triton": (["check-indices=true"] if settings.debug else [])

@@ -58,6 +58,12 @@ class Settings:
     # MLC_COST_TARGET: a calibration's JSON (`bench/cost.py calibrate`) the dump's cost.txt
     # predicts kernel times with, instead of the H100's datasheet
     cost_target: str | None = None
+    # MLC_FUSION: the order fuse merges legal pairs in: "score" (Inductor's) or "model" (the cost
+    # model's predicted time saved, passes/fuse.py's priority)
+    fusion: str = "score"
+    # MLC_TUNE: the configs the runtime times per kernel: "all" the heuristics offer, the two the
+    # cost model ranks fastest ("top-k"), or only its fastest ("model"; passes/rank_configs.py)
+    tune: str = "all"
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -69,7 +75,9 @@ class Settings:
                    debug=_flag(environ.get("MLC_DEBUG")),
                    channels_last=environ.get("MLC_CHANNELS_LAST") != "0",
                    gemm=environ.get("MLC_GEMM") or "extern",
-                   cost_target=environ.get("MLC_COST_TARGET") or None)
+                   cost_target=environ.get("MLC_COST_TARGET") or None,
+                   fusion=environ.get("MLC_FUSION") or "score",
+                   tune=environ.get("MLC_TUNE") or "all")
 
 
 MODES: dict[str, dict[str, Any]] = {
@@ -90,8 +98,11 @@ OPTION_TYPES: dict[str, tuple[type, ...]] = {
     "channels_last": (bool,),
     "gemm": (str,),
     "cost_target": (str, os.PathLike, type(None)),
+    "fusion": (str,),
+    "tune": (str,),
 }
-OPTION_VALUES: dict[str, tuple[Any, ...]] = {"gemm": ("extern", "triton", "auto")}
+OPTION_VALUES: dict[str, tuple[Any, ...]] = {"gemm": ("extern", "triton", "auto"), "fusion": ("score", "model"),
+                                             "tune": ("all", "top-k", "model")}
 
 
 def compile_settings(mode: str | None = None, options: Mapping[str, Any] | None = None,

@@ -37,6 +37,7 @@ _BUILTIN: dict[str, str] = {
     "fuse": "mlc.passes.fuse:FusePass",
     "overlap-comm": "mlc.passes.overlap_comm:OverlapCommPass",
     "convert-to-triton": "mlc.passes.to_triton:ConvertToTritonPass",
+    "rank-configs": "mlc.passes.rank_configs:RankConfigsPass",
     "online-softmax": "mlc.passes.online_softmax:OnlineSoftmaxPass",
     "cse": "mlc.passes.cse:CsePass",
     "plan-buffers": "mlc.passes.plan_buffers:PlanBuffersPass",

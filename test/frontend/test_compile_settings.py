@@ -120,6 +120,18 @@ def test_options_reach_the_compile(specs, tmp_path):
     assert graph.name.endswith("_inference") and (graph / "module.py").exists()
 
 
+def test_fusion_and_tuning_by_the_cost_model(specs):
+    """fusion="model" ranks fuse's pairs by predicted time saved; tune="model" adds rank-configs
+    after convert-to-triton, which keeps each kernel's fastest predicted config; the numbers
+    stay eager's."""
+    _compile_and_run(options={"fusion": "model", "tune": "model"})
+    passes = specs[0].split(",")
+    assert "fuse{priority=model}" in passes
+    assert passes[passes.index("convert-to-triton") + 1] == "rank-configs{tune=model}"
+    with pytest.raises(ValueError, match="mlc: tune is one of 'all', 'top-k', 'model', not 'fast'"):
+        compile_settings(options={"tune": "fast"}, environ={})
+
+
 def test_the_fallback_option_runs_a_graph_mlc_cannot_compile_eagerly():
     torch._dynamo.reset()
     x = torch.randn(8, 16, device=DEVICE)
@@ -137,9 +149,10 @@ def test_an_unknown_mode_fails_the_compile_naming_the_valid_ones():
 
 def test_settings_come_from_the_environment():
     environ = {"MLC_CUDAGRAPHS": "0", "MLC_PIPELINE": "lower-aten", "MLC_FALLBACK": "1", "MLC_DUMP_DIR": "/d",
-               "MLC_DEBUG": "1", "MLC_COST_TARGET": "/t.json"}
+               "MLC_DEBUG": "1", "MLC_COST_TARGET": "/t.json", "MLC_FUSION": "model", "MLC_TUNE": "top-k"}
     assert Settings.from_environment(environ) == Settings(
-        cudagraphs=False, pipeline="lower-aten", fallback=True, dump_dir="/d", debug=True, cost_target="/t.json")
+        cudagraphs=False, pipeline="lower-aten", fallback=True, dump_dir="/d", debug=True, cost_target="/t.json",
+        fusion="model", tune="top-k")
     assert Settings.from_environment({"MLC_CUDAGRAPHS": "", "MLC_FALLBACK": "0", "MLC_DEBUG": ""}) == Settings()
     assert Settings.from_environment({"MLC_CUDAGRAPHS": "1"}).cudagraphs is True
 
