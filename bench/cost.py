@@ -40,9 +40,10 @@ from pathlib import Path
 from typing import Any
 
 
-def _load_run() -> Any:
-    """bench/run.py (the workloads, the profiler's kernel times) as a module."""
-    spec = importlib.util.spec_from_file_location("mlc_bench_run", Path(__file__).with_name("run.py"))
+def _load(filename: str) -> Any:
+    """A script beside this one as a module: run.py (the workloads, the profiler's kernel
+    times), models.py (the model table's workloads and training step)."""
+    spec = importlib.util.spec_from_file_location(f"mlc_bench_{Path(filename).stem}", Path(__file__).with_name(filename))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -50,7 +51,7 @@ def _load_run() -> Any:
     return module
 
 
-run = _load_run()
+run = _load("run.py")
 torch = run.torch
 
 
@@ -239,7 +240,7 @@ def report_training(name: str, target: Any, quick: bool) -> list[dict[str, Any]]
     and backward graphs, in bfloat16, CUDA graphs off): predicted and measured µs."""
     from mlc.frontend.backend import mlc_backend
 
-    models = _load_models()
+    models = _load("models.py")
     device = torch.device("cuda" if run.CUDA else "cpu")
     gpu_size, quick_size = models.SIZES[name]
     workload = models.build(name, quick, quick_size if quick else gpu_size, device, torch.bfloat16)
@@ -264,16 +265,6 @@ def compared(label: str, call: Callable[[], Any], target: Any) -> list[dict[str,
     return [{"model": label, "kernel": kernel, "kind": kind, "bound": bound, "predicted_us": us,
              "measured_us": measured[kernel] * 1e3 if kernel in measured else None}
             for kernel, (kind, bound, us) in predicted.items()]
-
-
-def _load_models() -> Any:
-    """bench/models.py (the model table's workloads and training step) as a module."""
-    spec = importlib.util.spec_from_file_location("mlc_bench_models", Path(__file__).with_name("models.py"))
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def summary(rows: Sequence[dict[str, Any]]) -> list[str]:
