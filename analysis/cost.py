@@ -38,6 +38,11 @@ round trip). `bound` names the longest term. The speeds are `Target`'s (a calibr
 `bench/cost.py`; `l1_bytes` and `max_programs_per_sm` are hardware facts); a size that is
 symbolic counts as the launch heuristics' size hint. Pure functions of the IR: nothing here
 changes it.
+
+Before a group is a kernel (`fuse`), `group_seconds` is the coarse form: the least kernel time
+plus what the group reads from outside it and stores for later readers, at the DRAM speed;
+`fusion_saving(a, b)` is two groups' time apart minus their time as one (XLA's priority
+fusion). `rank-configs` ranks a kernel's configs by `launch_traffic` with each one.
 """
 
 from __future__ import annotations
