@@ -152,6 +152,10 @@ def fp16_chain_fn(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return torch.sigmoid(x * 0.5 + y) * x - torch.tanh(y)
 
 
+def launches_fn(*xs: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    return tuple(torch.sin(x) for x in xs)  # nothing shared: one kernel each
+
+
 def sum_columns_fn(x: torch.Tensor) -> torch.Tensor:
     return x.sum(dim=0)
 
@@ -307,6 +311,14 @@ def _fp16_chain(device: torch.device, quick: bool) -> Case:
     return Case(fp16_chain_fn, [x, y], f"[{n},{n}]", torch.float16)
 
 
+LAUNCHES = 32  # kernels of the `launches` workload
+
+
+def _launches(device: torch.device, quick: bool) -> Case:
+    xs = [_randn(256 if quick else 4096, device=device) for _ in range(LAUNCHES)]
+    return Case(launches_fn, xs, f"{LAUNCHES} x sin of [{xs[0].numel()}]", torch.float32)
+
+
 def _seed_toy(device: torch.device, quick: bool) -> Case:
     n = 32 if quick else 512
     x, y = _randn(n, n, device=device), _randn(n, n, device=device)
@@ -363,6 +375,7 @@ MODELS: dict[str, Callable[[torch.device, bool], Case]] = {
     "channel_stats": _channel_stats,
     "cross_entropy": _cross_entropy,
     "fp16_chain": _fp16_chain,
+    "launches": _launches,
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -620,6 +633,22 @@ def bench_model(name: str, device: torch.device, args: argparse.Namespace, mlc_b
 # Reporting
 
 
+def host_us_per_launch(rows: Sequence[Row]) -> dict[str, float]:
+    """Per backend, the host µs one more kernel launch costs: the `launches` row (LAUNCHES
+    kernels) against `gelu_erf` (one), per call, over the kernels between them; the rest of a
+    call's host time (guards, the wrapper) cancels. Empty without both rows' host times."""
+    by_name = {r.model: r for r in rows}
+    many, one = by_name.get("launches"), by_name.get("gelu_erf")
+    if many is None or one is None:
+        return {}
+    out = {}
+    for backend in ("eager", "inductor", "mlc"):
+        a, b = getattr(many, f"{backend}_host_us"), getattr(one, f"{backend}_host_us")
+        if a is not None and b is not None:
+            out[backend] = (a - b) / (LAUNCHES - 1)
+    return out
+
+
 def _num(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
@@ -773,6 +802,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--reduce-overhead", action="store_true",
                         help="both compilers replay CUDA graphs: Inductor's mode=reduce-overhead, mlc's MLC_CUDAGRAPHS=1")
     parser.add_argument("--skip", default="", help="backends not to run: eager,inductor,mlc")
+    parser.add_argument("--no-cudagraphs", action="store_true",
+                        help="mlc launches every kernel (MLC_CUDAGRAPHS=0), as Inductor's default does: the host "
+                             "µs column is then the launch path's, and `launches` against `gelu_erf` (one kernel) "
+                             "gives the host µs per launch")
     parser.add_argument("--no-kernels", dest="kernels", action="store_false",
                         help="do not count kernels per call (torch.profiler; CUDA only)")
     parser.add_argument("--verbose", action="store_true", help="print tracebacks of failures")
@@ -790,8 +823,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.reduce_overhead:
-        os.environ["MLC_CUDAGRAPHS"] = "1"
+    if args.reduce_overhead or args.no_cudagraphs:
+        os.environ["MLC_CUDAGRAPHS"] = "0" if args.no_cudagraphs else "1"
     import_mlc()
     from mlc.frontend.backend import mlc_backend
 
@@ -811,6 +844,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{name} (ms): {times}; correct: {row.correct or '-'} ({time.perf_counter() - start:.1f} s)",
                   file=sys.stderr, flush=True)
     table = markdown(rows, env["copy_gbps"])
+    env["host_us_per_launch"] = host_us_per_launch(rows)
+    if env["host_us_per_launch"]:
+        table += "\n\nhost µs per launch (`launches` against `gelu_erf`): " + ", ".join(
+            f"{backend} {us:.1f}" for backend, us in env["host_us_per_launch"].items())
     print(table)
     if args.doc:
         copy = env["copy_gbps"]

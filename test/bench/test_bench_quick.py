@@ -120,3 +120,26 @@ def test_failures_are_rows_not_crashes() -> None:
     usage = subprocess.run([sys.executable, str(RUN), "--models", "nope"], cwd=ROOT, env=env,
                            capture_output=True, text=True, timeout=120)
     assert usage.returncode == 2 and "unknown model(s) nope" in usage.stderr
+
+
+PER_LAUNCH = """
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("bench_run", sys.argv[1])
+run = sys.modules["bench_run"] = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(run)
+one = run.Row(model="gelu_erf", inductor_host_us=40.0, mlc_host_us=30.0)
+many = run.Row(model="launches", inductor_host_us=40.0 + 31 * 6.0, mlc_host_us=30.0 + 31 * 3.5)
+print(run.host_us_per_launch([one, many]), run.host_us_per_launch([one]))
+case = run.MODELS["launches"](run.torch.device("cpu"), True)
+print(len(case.inputs), len(case.fn(*case.inputs)))
+"""
+
+
+def test_host_us_per_launch_is_the_launches_row_over_one_kernels() -> None:
+    """The host µs of one more launch: `launches` (32 kernels) against `gelu_erf` (one), per
+    backend with both rows' host times; the guards and the wrapper cancel."""
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TRITON_INTERPRET="1")
+    proc = subprocess.run([sys.executable, "-c", PER_LAUNCH, str(RUN)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.splitlines() == ["{'inductor': 6.0, 'mlc': 3.5} {}", "32 32"]
