@@ -81,28 +81,32 @@ def input_mutations(gm: torch.fx.GraphModule) -> tuple[torch.fx.GraphModule, lis
     a batch norm's running statistics, a cache updated in place. The kernels compute the new
     values; the compiled graph writes them into the inputs after its call, all of them in a few
     `_foreach_copy_` launches (`CompiledGraph`), rather than AOTAutograd's runtime copying each
-    one outside the graph. A copy whose value differs in shape or dtype, or whose result is
-    used, stays for the importer to refuse.
+    one outside the graph. A copy the graph returns returns its input. A copy whose value
+    differs in shape or dtype, or whose result another node uses, stays for the importer to
+    refuse.
     """
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     output = gm.graph.output_node()
-    copies = [n for n in gm.graph.nodes if n.target is torch.ops.aten.copy_.default and _writes_back(n, placeholders)]
+    copies = [n for n in gm.graph.nodes
+              if n.target is torch.ops.aten.copy_.default and _writes_back(n, placeholders, output)]
     if not copies or not isinstance(output.args[0], (tuple, list)):
         return gm, []
     graph = copy.deepcopy(gm.graph)
     mapped = dict(zip(gm.graph.nodes, graph.nodes))
-    results = output.args[0]
-    graph.output_node().args = (type(results)([*(mapped[r] if isinstance(r, torch.fx.Node) else r for r in results),
-                                              *(mapped[n.args[1]] for n in copies)]),)
+    written = {c: c.args[0] for c in copies}  # a copy returned is its input (`copy_` returns self), written by then
+    results = [mapped[written.get(r, r)] if isinstance(r, torch.fx.Node) else r for r in output.args[0]]
+    graph.output_node().args = (type(output.args[0])([*results, *(mapped[n.args[1]] for n in copies)]),)
     for node in copies:
         graph.erase_node(mapped[node])
     return torch.fx.GraphModule(gm, graph), [placeholders.index(n.args[0]) for n in copies]
 
 
-def _writes_back(node: torch.fx.Node, placeholders: list[torch.fx.Node]) -> bool:
-    """`copy_(input, value)` of a value of the input's shape and dtype, whose result nobody uses."""
+def _writes_back(node: torch.fx.Node, placeholders: list[torch.fx.Node], output: torch.fx.Node) -> bool:
+    """`copy_(input, value)` of a value of the input's shape and dtype, whose result only the
+    graph's outputs use (the input, which a function returns after writing it)."""
     target, value = node.args[:2]
-    if node.users or node.kwargs or target not in placeholders or not isinstance(value, torch.fx.Node):
+    if (any(user is not output for user in node.users) or node.kwargs or target not in placeholders
+            or not isinstance(value, torch.fx.Node)):
         return False
     t, v = target.meta.get("val"), value.meta.get("val")
     return (isinstance(t, torch.Tensor) and isinstance(v, torch.Tensor) and t.dtype == v.dtype

@@ -92,3 +92,42 @@ def test_a_cache_written_in_place_without_grad(device):
         with torch.no_grad():
             torch.testing.assert_close(compiled(cache, position, row), write(expected, position, row))
         torch.testing.assert_close(cache, expected)
+
+
+def _add_returned(x):
+    x.add_(1)
+    return x
+
+
+def _views_written(x, y):
+    x[0].mul_(2)
+    y.t().add_(1)
+    return x.sum() + y.sum()
+
+
+def _written_and_viewed(x):
+    y = x.add_(1)
+    return y.view(-1, 1), x * 2
+
+
+@pytest.mark.parametrize("f, shapes", [
+    (_add_returned, [(3,)]),  # the graph returns the copy: the input itself, written
+    (_views_written, [(2, 3), (3, 3)]),  # writes through views: the whole input is the value
+    (_written_and_viewed, [(3,)]),  # a view of the written input, returned
+])
+def test_inputs_written_in_place_as_eager_writes_them(device, f, shapes):
+    inputs = [torch.randn(*s, device=device) for s in shapes]
+    expected_inputs = [t.clone() for t in inputs]
+    compiled = torch.compile(f, backend="mlc", fullgraph=True, dynamic=False)
+    with torch.no_grad():
+        got, want = compiled(*inputs), f(*expected_inputs)
+    for a, b in zip(inputs, expected_inputs):
+        torch.testing.assert_close(a, b)
+    got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
+    for a, b in zip(got, want):
+        torch.testing.assert_close(a, b)
+    if f is _add_returned:
+        assert got[0] is inputs[0]
+    if f is _written_and_viewed:  # the view is of the input: writing it writes the input
+        got[0].zero_()
+        assert not inputs[0].any()
