@@ -438,11 +438,12 @@ class Row:
     errors: dict[str, str] = field(default_factory=dict)  # backend -> one-line reason
 
 
-def compilers(mlc_backend: Callable[..., Any], reduce_overhead: bool = False, fullgraph: bool = True
-              ) -> dict[str, Callable[[nn.Module], Callable[..., Any]]]:
-    """As `bench/run.py`'s: `reduce_overhead`, both compilers replay CUDA graphs; `fullgraph`
-    False lets Dynamo break the graph (the model's `Workload.fullgraph`)."""
-    mode = "reduce-overhead" if reduce_overhead else None
+def compilers(mlc_backend: Callable[..., Any], reduce_overhead: bool = False, fullgraph: bool = True,
+              inductor_mode: str | None = None) -> dict[str, Callable[[nn.Module], Callable[..., Any]]]:
+    """As `bench/run.py`'s: `reduce_overhead`, both compilers replay CUDA graphs; `inductor_mode`
+    is Inductor's torch.compile mode instead (max-autotune, ...); `fullgraph` False lets Dynamo
+    break the graph (the model's `Workload.fullgraph`)."""
+    mode = inductor_mode or ("reduce-overhead" if reduce_overhead else None)
     return {
         "eager": lambda m: m,
         "inductor": lambda m: torch.compile(m, fullgraph=fullgraph, dynamic=False, mode=mode),
@@ -516,7 +517,8 @@ def bench_row(workload: Workload, name: str, mode: str, args: argparse.Namespace
     pools_made: dict[str, set[tuple[int, int]]] = {}  # backend -> the CUDA graph pools its first call made
     graphed: dict[str, list[Any]] = {}  # backend -> the CudaGraphCalls its first call made (mlc's)
     torch._dynamo.reset()
-    for backend, compile_fn in compilers(mlc_backend, args.reduce_overhead, workload.fullgraph).items():
+    for backend, compile_fn in compilers(mlc_backend, args.reduce_overhead, workload.fullgraph,
+                                         args.inductor_mode).items():
         if backend in args.skip or (backend != "eager" and expected is None):
             row.errors[backend] = "skipped" if backend in args.skip else "no eager reference"
             continue
@@ -655,6 +657,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--calls", type=int, default=10, help="calls per round, back to back (default 10)")
     parser.add_argument("--reduce-overhead", action="store_true",
                         help="both compilers replay CUDA graphs: Inductor's mode=reduce-overhead, mlc's MLC_CUDAGRAPHS=1")
+    parser.add_argument("--inductor-mode", choices=("default", "reduce-overhead", "max-autotune",
+                                                    "max-autotune-no-cudagraphs"),
+                        help="Inductor's torch.compile mode (mlc's settings stay as the environment and "
+                             "--reduce-overhead set them): max-autotune, the bar of mlc's GEMMs")
     parser.add_argument("--skip", default="", help="backends not to run: inductor,mlc")
     parser.add_argument("--moe-experts", default=EXPERTS[0], choices=EXPERTS,
                         help="how the moe row's experts run (transformers' experts_implementation; default "
@@ -726,7 +732,8 @@ def report(rows: Sequence[Row], env: dict[str, Any], args: argparse.Namespace) -
         args.json.write_text(json.dumps({"environment": env, "rows": [asdict(r) for r in rows]}, indent=2) + "\n")
     if args.doc:
         models = ",".join(args.models)
-        key = f"bench/models.py {models}" + (" --reduce-overhead" if args.reduce_overhead else "")
+        key = (f"bench/models.py {models}" + (" --reduce-overhead" if args.reduce_overhead else "")
+               + (f" --inductor-mode {args.inductor_mode}" if args.inductor_mode else ""))
         if args.reduce_overhead:
             graphs = ", CUDA graphs (Inductor's reduce-overhead, mlc's MLC_CUDAGRAPHS=1)"
             replays = "here both compilers replay CUDA graphs in every row"
