@@ -202,20 +202,22 @@ def calibrate() -> dict[str, Any]:
 # report
 
 
-def predicted_kernels(dump: Path, target: Any) -> dict[str, tuple[str, str, float]]:
+def predicted_kernels(dump: Path, target: Any) -> dict[str, tuple[str, str, float, list[dict[str, Any]]]]:
     """Per kernel name, over every graph mlc dumped into `dump`: (kind, bound, predicted µs per
-    call), summed over its launches, as the profiler sums a name's."""
+    call, each launch's traffic), the µs summed over its launches, as the profiler sums a name's."""
+    import dataclasses
+
     from xdsl.parser import Parser
 
     from mlc.analysis.cost import predictions
     from mlc.dialects.registry import make_context
 
-    out: dict[str, tuple[str, str, float]] = {}
+    out: dict[str, tuple[str, str, float, list[dict[str, Any]]]] = {}
     for path in sorted(dump.glob("graph_*/*-plan-buffers.mlir")):
         module = Parser(make_context(), path.read_text(), str(path)).parse_module()
         for name, p in predictions(module, target):
-            kind, bound, us = out.get(name, (p.traffic.kind, p.bound, 0.0))
-            out[name] = (kind, bound, us + p.us)
+            kind, bound, us, traffic = out.get(name, (p.traffic.kind, p.bound, 0.0, []))
+            out[name] = (kind, bound, us + p.us, [*traffic, dataclasses.asdict(p.traffic)])
     return out
 
 
@@ -263,8 +265,8 @@ def compared(label: str, call: Callable[[], Any], target: Any) -> list[dict[str,
         predicted = predicted_kernels(Path(dump), target)
     measured = run.kernel_times(call) or {}
     return [{"model": label, "kernel": kernel, "kind": kind, "bound": bound, "predicted_us": us,
-             "measured_us": measured[kernel] * 1e3 if kernel in measured else None}
-            for kernel, (kind, bound, us) in predicted.items()]
+             "measured_us": measured[kernel] * 1e3 if kernel in measured else None, "launches": traffic}
+            for kernel, (kind, bound, us, traffic) in predicted.items()]
 
 
 def summary(rows: Sequence[dict[str, Any]]) -> list[str]:
@@ -304,7 +306,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                      help="also the training steps of these bench/models.py models (comma-separated: gpt2,llama,"
                           "bert,resnet50,moe)")
     rep.add_argument("--quick", action="store_true", help="tiny shapes (a check of the path; what CPU runs use)")
-    rep.add_argument("--json", type=Path, help="write every row here too")
+    rep.add_argument("--json", type=Path, help="write every row here too, with each launch's traffic (`Traffic`)")
     args = parser.parse_args(argv)
     run.import_mlc()
     from mlc.analysis.target import H100, Target
