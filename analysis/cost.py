@@ -442,13 +442,11 @@ def dep_bytes(dep: Attribute, layouts: dict[str, LayoutAttr]) -> int:
     if isinstance(dep, buffer.StarDepAttr):
         return buffer_bytes(dep.buffer.data, layouts)
     assert isinstance(dep, buffer.MemoryDepAttr)
-    numel = hinted(sympy.Mul(*(s for _, s in dep.ranges)))
     layout = layouts.get(dep.buffer.data)
-    return numel * (element_bytes(layout.dtype) if layout is not None else 4)
+    return _value(sympy.Mul(*(s for _, s in dep.ranges))) * (element_bytes(layout.dtype) if layout is not None else 4)
 
 
 def buffer_bytes(name: str, layouts: dict[str, LayoutAttr]) -> int:
+    """The bytes of a buffer's storage (0 for one without a layout)."""
     layout = layouts.get(name)
-    if layout is None:
-        return 0
-    return hinted(sympy.Mul(*layout.sizes)) * element_bytes(layout.dtype)
+    return 0 if layout is None else _extent(layout) * element_bytes(layout.dtype)

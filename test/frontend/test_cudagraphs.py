@@ -7,25 +7,14 @@ the same checks through `torch.compile`; the training loops are in `test_cudagra
 from __future__ import annotations
 
 import gc
-import importlib.util
 import weakref
-from pathlib import Path
 
 import pytest
 import torch
+from cudagraph_standin import InPlaceRecorder  # registered by conftest.py
 
 from mlc.frontend import cudagraphs
 from mlc.frontend.cudagraphs import CudaGraphCall
-
-
-def _load_standin():
-    spec = importlib.util.spec_from_file_location("cudagraph_standin", Path(__file__).with_name("cudagraph_standin.py"))
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
-InPlaceRecorder = _load_standin().InPlaceRecorder
 
 
 def double_and_sum(args):

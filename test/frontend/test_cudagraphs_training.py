@@ -8,24 +8,13 @@ them, so the loops refill one input tensor in place."""
 from __future__ import annotations
 
 import copy
-import importlib.util
-from pathlib import Path
 
 import pytest
 import torch
+from cudagraph_standin import InPlaceRecorder  # registered by conftest.py
 
 from mlc.frontend import cudagraphs
 from mlc.frontend.cudagraphs import CudaGraphCall
-
-
-def _load_standin():
-    spec = importlib.util.spec_from_file_location("cudagraph_standin", Path(__file__).with_name("cudagraph_standin.py"))
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
-InPlaceRecorder = _load_standin().InPlaceRecorder
 
 GPU = torch.cuda.is_available()
 DEVICE = "cuda" if GPU else "cpu"
