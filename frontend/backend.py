@@ -237,12 +237,16 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
 
     with unset_fake_temporarily():
         constants = [t.to(DEVICE) for t in imported.constants.values()]
-    relayouts = compiled_graph.input_relayouts(emitted.input_layouts, example_inputs)
     output = gm.graph.output_node().args[0]
+    output_relayouts = compiled_graph.output_relayouts(emitted.output_layouts, output, imported.output_spec,
+                                                       keep_padded)
     start = time.perf_counter()
-    call = load_call(emitted.source)
-    namespace = call.__globals__  # the module's kernels, whose GEMM choices the dump lists
+    emitted_call = load_call(emitted.source)
+    namespace = emitted_call.__globals__  # the module's kernels, whose GEMM choices the dump lists
     timing.add("load the module (@triton.jit)", time.perf_counter() - start)
+    call = compiled_graph.relaid(emitted_call, constants, compiled_graph.input_relayouts(emitted.input_layouts,
+                                                                                         example_inputs),
+                                 output_relayouts)
     blocker = cudagraphs.capture_blocker(gm) if torch.cuda.is_available() else None
     graphed = cudagraphs.policy(kind, not imported.size_sources, emitted.launches, settings, blocker)
     if graphed.mode is not None:
@@ -250,15 +254,11 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
         report = None if dump is None else (lambda line: dump.append("cudagraphs.txt", line + "\n"))
         call = cudagraphs.CudaGraphCall(call, name=graph_id, warn=graphed.mode == "asked",
                                         staged=(*cudagraphs.staged_inputs(kind, names), *host_scalars), report=report)
-    output_relayouts = compiled_graph.output_relayouts(emitted.output_layouts, output, imported.output_spec,
-                                                       keep_padded)
     if host_epilogue is None:
         returned = imported.output_spec[:len(imported.output_spec) - len(mutated_inputs)]  # not the write-backs
         compiled_graph.report_output_strides(emitted.output_layouts, output_relayouts, returned)
-    compiled = CompiledGraph(
-        graph_id, emitted.source, call, constants, imported.output_spec, output, host_scalars, relayouts,
-        tokens, output_relayouts, host_epilogue, imported.size_sources, mutated_inputs,
-    )
+    compiled = CompiledGraph(graph_id, emitted.source, call, imported.output_spec, output, host_scalars, tokens,
+                             host_epilogue, imported.size_sources, mutated_inputs)
     if dump is not None:
         dump.write("cudagraphs.txt", graphed.describe() + "\n")
         dump.write("timing.txt", timing.report())

@@ -1,11 +1,15 @@
 """A compiled graph, called as its FX graph is: the emitted `call` between the graph's inputs and outputs.
 
-`CompiledGraph` takes the FX graph's inputs, moves 0-d CPU tensors to the device, copies an
-input whose strides are not those the kernels index (`input_relayouts`) into them, appends the
-graph's constants, runs the emitted `call`, copies a result laid out otherwise than the graph
-promises (`output_relayouts`) into the promised strides, computes the sizes the graph returns
-from its inputs, and rebuilds the graph's nesting of outputs. `report_output_strides` tells
-AOTAutograd the strides a forward's outputs really have.
+`relaid` makes the emitted `call` into the call on the graph's tensors: it copies an input
+whose strides are not those the kernels index (`input_relayouts`) into them, appends the
+graph's constants, and copies a result laid out otherwise than the graph promises
+(`output_relayouts`) into the promised strides. That is the part a CUDA graph captures
+(`frontend/cudagraphs.py`), so that its copies are made in the recording's memory: a copy made
+around a replay would lie wherever the allocator put it, at an address no recording reads.
+`CompiledGraph` takes the FX graph's inputs, moves 0-d CPU tensors to the device, runs that
+call, computes the sizes the graph returns from its inputs, and rebuilds the graph's nesting
+of outputs. `report_output_strides` tells AOTAutograd the strides a forward's outputs really
+have.
 """
 
 from __future__ import annotations
@@ -35,13 +39,10 @@ class CompiledGraph:
         graph_id: str,
         source: str,
         call: Callable[[list[Any]], Sequence[Any]],
-        constants: list[torch.Tensor],
         output_spec: list[int | None | SizeOutput],
         output_structure: Any,
         host_scalars: list[int],
-        relayouts: dict[int, tuple[tuple[int, ...], tuple[int, ...]] | None],
         tokens: Sequence[int] = (),
-        output_relayouts: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] | None = None,
         host_epilogue: Callable[..., Any] | None = None,
         size_sources: dict[Any, tuple[int, int | None]] | None = None,
         mutated_inputs: Sequence[int] = (),
@@ -50,17 +51,14 @@ class CompiledGraph:
         self._sizes = {k: _size_evaluator(o.expr, size_sources or {})
                        for k, o in enumerate(output_spec) if isinstance(o, SizeOutput)}
         self.source = source
-        self._call = call
-        self._constants = constants
+        self._call = call  # `relaid`'s
         self._output_spec = output_spec
         self._output_structure = output_structure
         # AOTAutograd's graphs return one flat tuple: rebuilt with one tuple() per call
         self._flat_output = isinstance(output_structure, tuple) and not any(
             isinstance(s, (tuple, list)) for s in output_structure)
         self._host_scalars = host_scalars
-        self._relayouts = relayouts
         self._tokens = tokens  # effect-token inputs: AOTAutograd passes None, the IR has an empty tensor
-        self._output_relayouts = output_relayouts or {}
         self._host_epilogue = host_epilogue  # numbers read out of the results (`.item()`)
         self._mutated_inputs = mutated_inputs  # inputs written with the last outputs (`fx_graph.input_mutations`)
 
@@ -100,17 +98,8 @@ class CompiledGraph:
             args[i] = torch.empty(0, device=device())
         for i in self._host_scalars:  # 0-d CPU tensors next to CUDA ones, as eager allows
             args[i] = args[i].to(device())
-        if self._relayouts:
-            from mlc.codegen.triton_helpers import ensure_layout
-
-            for i, layout in self._relayouts.items():
-                # A symbolic layout is the row-major one of whatever sizes come.
-                args[i] = args[i].contiguous() if layout is None else ensure_layout(args[i], *layout)
-        args.extend(self._constants)
-        results = list(self._call(args))
+        results = self._call(args)
         args.clear()  # emptied by the call already; a fallback (`boxed`) may not
-        for i, (size, stride) in self._output_relayouts.items():
-            results[i] = torch.empty_strided(size, stride, dtype=results[i].dtype, device=results[i].device).copy_(results[i])
         flat = [None if i is None else sizes[k] if k in sizes else results[i] for k, i in enumerate(self._output_spec)]
         outputs = tuple(flat) if self._flat_output else rebuild(self._output_structure, iter(flat))
         if self._host_epilogue is not None:
@@ -119,6 +108,28 @@ class CompiledGraph:
 
     def __repr__(self) -> str:
         return f"<mlc CompiledGraph {self.graph_id}>"
+
+
+def relaid(call: Callable[[list[Any]], Sequence[Any]], constants: list[torch.Tensor],
+           relayouts: dict[int, Layout | None], output_relayouts: dict[int, Layout]) -> Callable[[list[Any]], list[Any]]:
+    """The emitted `call` on the graph's inputs (which it empties, the boxed convention) and its
+    results, each in the layout the kernels and the graph's users expect (`input_relayouts`,
+    `output_relayouts`), with `constants` appended to the inputs."""
+    if relayouts:
+        from mlc.codegen.triton_helpers import ensure_layout
+
+    def run(args: list[Any]) -> list[Any]:
+        for i, layout in relayouts.items():
+            # A symbolic layout is the row-major one of whatever sizes come.
+            args[i] = args[i].contiguous() if layout is None else ensure_layout(args[i], *layout)
+        args.extend(constants)
+        results = list(call(args))
+        for i, (size, stride) in output_relayouts.items():
+            results[i] = torch.empty_strided(size, stride, dtype=results[i].dtype,
+                                             device=results[i].device).copy_(results[i])
+        return results
+
+    return run
 
 
 def _written_back(outputs: Sequence[Any], inputs: list[torch.Tensor]) -> Sequence[Any]:
