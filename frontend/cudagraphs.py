@@ -20,16 +20,18 @@ Why a replay never computes a wrong number:
   their sizes and strides), and a kernel that updates an input in place updates the caller's
   tensor. The exceptions are a backward's tangents (`staged_inputs`), which autograd makes
   afresh for each step, wherever its allocator puts them, and numbers that come as 0-d CPU
-  tensors, moved to the GPU for each call (`CompiledGraph`): a recording keeps its own copy of
-  each, which it refills before every replay; their address is not among those it checks.
+  tensors, moved to the GPU for each call (`CompiledGraph`): the capture allocates a copy of
+  each in the recording's pool (`stage`), which it refills before every replay; their address
+  is not among those it checks. The capture frees a copy at its last read like any temporary,
+  so that its memory serves the rest of the graph (a language model's logits have a tangent,
+  zeros where the loss does not read them, as large as the logits themselves).
   A tensor the call makes on the host (attention's seed and offset without dropout) is made at
   the capture only, and every replay returns that one.
 - Outputs lie in the recording's memory pool, and a replay writes them again. The recording
   gives the capture's outputs to the caller and keeps no reference to them (`PoolOutputs`),
   so their memory goes back to the pool when the caller drops them; from its first replay on
   it returns tensors rebuilt over the same memory, the same ones each time. It is replayed
-  only when none of its last outputs (or its copies of staged inputs) is referenced outside
-  this module: neither the tensor object (Python's reference count) nor any view of its memory
+  only when none of its last outputs is referenced outside this module: neither the tensor object (Python's reference count) nor any view of its memory
   (the storage's use count). A caller who keeps outputs (a loss until the next step) makes
   the next call use a second recording, and past `MAX_RECORDINGS` the normal path, which
   allocates fresh outputs. An output that is an input's storage (a training forward returns
@@ -197,13 +199,27 @@ class Recorder:
     def new_pool(self) -> object:
         return torch.cuda.graph_pool_handle()
 
-    def record(self, call: Call, args: list[Any], pool: object) -> tuple[Callable[[], None], list[Any]]:
-        """`args` goes to `call` as it is, which empties it (the boxed convention): an input
-        nobody else holds is freed at its last read, and the capture may take its memory."""
+    def record(self, call: Call, args: list[Any], pool: object,
+               staged: Sequence[int] = ()) -> tuple[Callable[[], None], list[Any], dict[int, Memory]]:
+        """`args` goes to `call`, which empties it (the boxed convention): an input nobody else
+        holds is freed at its last read, and the capture may take its memory. The `staged`
+        inputs are replaced by memory of the pool (`stage`), which the caller fills before each
+        replay (the first too: a capture runs nothing)."""
         graph = torch.cuda.CUDAGraph()
         with torch.cuda.graph(graph, pool=pool):
+            staged_memory = stage(args, staged)
             outputs = list(call(args))
-        return graph.replay, outputs
+        return graph.replay, outputs, staged_memory
+
+
+def stage(args: list[Any], staged: Sequence[int]) -> dict[int, Memory]:
+    """Replace each of `args[staged]` by a tensor of its layout, allocated (inside a capture:
+    from its pool) and left unfilled; where each lies. `args` holds the only reference, so the
+    call frees one at its last read."""
+    for i in staged:
+        t = args[i]
+        args[i] = torch.empty_strided(t.size(), t.stride(), dtype=t.dtype, device=t.device)
+    return {i: Memory.of(args[i]) for i in staged}
 
 
 @dataclass(frozen=True)
@@ -232,6 +248,9 @@ class Memory:
     def tensor(self, storage: torch.UntypedStorage | None = None) -> torch.Tensor:
         storage = self.storage() if storage is None else storage
         return torch.empty(0, dtype=self.dtype, device=self.device).set_(storage, self.offset, self.size, self.stride)
+
+    def layout(self) -> tuple:
+        return self.dtype, self.size, self.stride
 
 
 def alias(t: torch.Tensor) -> torch.Tensor:
@@ -391,6 +410,7 @@ class _How:
     kind: str
     recording: Recording | None = None
     captured: list[Any] | None = None  # a capture's own outputs in the pool
+    staged_from: dict[int, torch.Tensor] | None = None  # a capture's staged inputs, for its first replay
 
 
 @dataclass
@@ -400,8 +420,7 @@ class Recording:
     replay: Callable[[], None]
     # What a replay returns: outputs that are an input or a view of one (a training forward
     # returns the weights it saves for the backward: the caller's memory, no replay writes it),
-    # the staged copies it returns, tensors its capture made on the host; None where `pooled`
-    # fills in (`results`).
+    # tensors its capture made on the host; None where `pooled` fills in (`results`).
     outputs: list[Any]
     # Per input: the address read in place (None: a staged input, or not a tensor), the
     # positions that have one, and the other inputs' values (sizes), which a call must repeat.
@@ -412,19 +431,19 @@ class Recording:
     position: int  # in the pool's capture order
     pooled: PoolOutputs  # the outputs in the pool's memory
     pooled_at: list[int]  # their positions among the outputs
-    staged: dict[int, torch.Tensor] = field(default_factory=dict)  # input position -> the copy it reads
-    # The outputs that are staged copies (or views of one), which a replay refills
-    staged_outputs: References = field(default_factory=lambda: References([]))
+    # Input position -> the memory of the pool it reads that input's copy from (`stage`)
+    staged: dict[int, Memory] = field(default_factory=dict)
     # The memory its capture may have taken from earlier recordings of its pool: per recording
     # (by position), the storages free at its capture, and the inputs its call freed there.
     free_at_capture: dict[int, frozenset[int]] = field(default_factory=dict)
     consumed: list[int] = field(default_factory=list)
+    _staged_copies: list[tuple[int, torch.Tensor]] | None = None  # tensors over `staged`, built once
 
     def reads(self, args: list[Any]) -> bool:
         """Whether a call with `args` has its inputs where this recording reads them."""
         return (_same_addresses(args, self.addresses, self.read_in_place)
                 and all(args[i] == value for i, value in self.constants)
-                and all(_layout(args[i]) == _layout(copy) for i, copy in self.staged.items()))
+                and all(_layout(args[i]) == m.layout() for i, m in self.staged.items()))
 
     def sizes(self) -> tuple:
         """The call's values other than tensors (a graph of symbolic sizes: its sizes)."""
@@ -432,13 +451,21 @@ class Recording:
 
     def is_free(self) -> bool:
         """No output of the last run in the recording's memory is referenced outside it."""
-        return self.pooled.is_free() and not self.staged_outputs.held_elsewhere()
+        return self.pooled.is_free()
 
     def can_replay(self, args: list[Any]) -> bool:
         """Nothing anybody holds lies in the memory a replay writes (`Pool`); `args`, the call's
         inputs, may hold those its capture freed."""
         return (self.is_free() and self.pool.later_free(self.position)
                 and self.pool.free(self.free_at_capture, Counter(map(id, map(args.__getitem__, self.consumed)))))
+
+    def fill_staged(self, sources: dict[int, torch.Tensor] | list[Any]) -> None:
+        """Copy the call's staged inputs (`sources[i]`) where the graph reads them. Only right
+        before a replay: that memory serves the graph's later temporaries and outputs too."""
+        if self._staged_copies is None:
+            self._staged_copies = [(i, m.tensor()) for i, m in self.staged.items()]
+        for i, copy in self._staged_copies:
+            copy.copy_(sources[i])
 
     def results(self, captured: list[torch.Tensor] | None = None) -> list[Any]:
         """The outputs of a replay; of the capture, where `captured` are those in the pool. The
@@ -526,9 +553,7 @@ class CudaGraphCall:
         if how.recording is None:
             return self.call(args)
         recording = how.recording
-        if how.captured is None:  # the capture filled the copies already
-            for i, copy in recording.staged.items():
-                copy.copy_(args[i])
+        recording.fill_staged(args if how.captured is None else how.staged_from)
         args.clear()  # the boxed convention, as the call itself
         recording.replay()
         return recording.results(how.captured)
@@ -558,14 +583,14 @@ class CudaGraphCall:
         """Capture a call on `args` (which it empties, as the call does) into the pool of the
         outputs it reads, or a pool of its own. A capture that fails leaves `args` as it was."""
         _prune_retired()
-        # The copies are made and filled before the capture (a copy captured would read the
-        # address this call's input happens to have); `__call__` refills them before replays.
-        staged = {i: _copy_of(args[i]) for i in self.staged if isinstance(args[i], torch.Tensor)}
+        # Copied in by `__call__` before each replay (a copy captured would read the address
+        # this call's input happens to have)
+        staged = {i: args[i] for i in self.staged if isinstance(args[i], torch.Tensor)}
         pool = POOL_OWNERS.pool_of(args, self.staged)
         if pool is None or pool.replays_held():
             pool = Pool(self.recorder.new_pool())
-        # The caller's memory, its inputs (not the staged copies, which `__call__` refills), by
-        # storage: the capture may put an output where an input it freed was
+        # The caller's memory, its inputs (not the staged ones, which the recording reads from
+        # copies), by storage: the capture may put an output where an input it freed was
         inputs = {i: (a.untyped_storage()._cdata, StorageWeakRef(a.untyped_storage())) for i, a in enumerate(args)
                   if isinstance(a, torch.Tensor) and i not in staged}
         # Those in the pool's memory, which the call frees after its last read of them where
@@ -575,10 +600,10 @@ class CudaGraphCall:
         constants = [(i, a) for i, a in enumerate(args) if not isinstance(a, torch.Tensor)]
         # What a failed capture runs on: a capture runs nothing, so freed inputs are intact.
         rescue = [Memory.of(a) if i in in_pool else a for i, a in enumerate(args)]
-        recorded = [staged.get(i, a) for i, a in enumerate(args)]
+        recorded = list(args)
         args.clear()
         try:
-            replay, outputs = self.recorder.record(self.call, recorded, pool.handle)
+            replay, outputs, staged_memory = self.recorder.record(self.call, recorded, pool.handle, list(staged))
         except Exception as e:  # a call that cannot be captured runs normally from now on
             args[:] = [m.tensor() if isinstance(m, Memory) else m for m in rescue]
             self._cannot_capture(e)
@@ -586,8 +611,7 @@ class CudaGraphCall:
         del recorded, rescue
         consumed = sorted(i for i in in_pool if inputs[i][1].expired())
         callers = {storage for storage, weak in inputs.values() if not weak.expired()}  # alive: no other storage is there
-        staged_memory = {copy.untyped_storage()._cdata for copy in staged.values()}
-        kinds = [_memory_of(t, callers, staged_memory, self.device_type) for t in outputs]
+        kinds = [_memory_of(t, callers, self.device_type) for t in outputs]
         pooled_at = [k for k, what in enumerate(kinds) if what == "pool"]
         captured = [outputs[k] for k in pooled_at]  # the caller's: the recording keeps none of them
         pooled = PoolOutputs(captured)
@@ -596,14 +620,11 @@ class CudaGraphCall:
             replay, [None if what == "pool" else t for t, what in zip(outputs, kinds)], addresses,
             read_in_place=[i for i, address in enumerate(addresses) if address is not None],
             constants=constants, pool=pool, position=position, pooled=pooled, pooled_at=pooled_at,
-            staged=staged, staged_outputs=References([t for t, what in zip(outputs, kinds) if what == "staged"]),
-            free_at_capture=pool.free_before(position), consumed=consumed)
+            staged=staged_memory, free_at_capture=pool.free_before(position), consumed=consumed)
         del outputs
         POOL_OWNERS.register(recording)
-        _lend_to_autograd(recording.staged_outputs)
-        recording.staged_outputs.settle()  # last: with every reference of ours
         self.recordings.append(recording)
-        return _How("recorded", recording, captured)
+        return _How("recorded", recording, captured, staged)
 
     def _cannot_capture(self, error: Exception) -> None:
         self.reason = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
@@ -617,9 +638,9 @@ class CudaGraphCall:
 CALLS: weakref.WeakSet[CudaGraphCall] = weakref.WeakSet()  # every CudaGraphCall alive (a registry)
 
 
-def _memory_of(output: Any, callers: set[int], staged: set[int], device_type: str) -> str:
-    """Whose memory a captured output is, by its storage: "caller" (an input's), "staged" (a
-    staged copy's), "pool" (the recording's pool), "host" (made on the host at the capture, as
+def _memory_of(output: Any, callers: set[int], device_type: str) -> str:
+    """Whose memory a captured output is, by its storage: "caller" (an input's), "pool" (the
+    recording's pool: a staged input's copy too), "host" (made on the host at the capture, as
     attention's random seed and offset on the CPU: a replay runs no host code, so the capture's
     is every replay's), or "other" (not a tensor)."""
     if not isinstance(output, torch.Tensor):
@@ -627,7 +648,7 @@ def _memory_of(output: Any, callers: set[int], staged: set[int], device_type: st
     if output.device.type != device_type:
         return "host"
     storage = output.untyped_storage()._cdata
-    return "caller" if storage in callers else "staged" if storage in staged else "pool"
+    return "caller" if storage in callers else "pool"
 
 
 def _lend_to_autograd(outputs: References) -> None:
@@ -676,8 +697,3 @@ def _same_addresses(args: list[Any], addresses: list[int | None], positions: lis
 
 def _layout(t: torch.Tensor) -> tuple:
     return t.dtype, t.shape, t.stride()
-
-
-def _copy_of(t: torch.Tensor) -> torch.Tensor:
-    """A tensor of `t`'s sizes, strides, dtype and device, holding its values."""
-    return torch.empty_strided(t.size(), t.stride(), dtype=t.dtype, device=t.device).copy_(t)

@@ -36,12 +36,20 @@ class InPlaceRecorder:
     def new_pool(self):
         return []
 
-    def record(self, call, args, pool):
+    def record(self, call, args, pool, staged=()):
         if self.fail:
             raise RuntimeError("operation not permitted when stream is capturing")
         self.records += 1
+        # an output that is an input stays one (not a staged input: the graph reads a copy)
+        kept = [a for i, a in enumerate(args) if isinstance(a, torch.Tensor) and i not in staged]
+        # A staged input's copy is the pool's memory: the stand-in keeps it (the capture frees
+        # it, but a pool keeps its memory), filled here since the stand-in runs the call
+        sources = {i: args[i] for i in staged}
+        staged_memory = cudagraphs.stage(args, staged)
+        copies = [args[i].copy_(sources[i]) for i in staged]
+        del sources
+        self.memory.update(m.address for m in staged_memory.values())
         inputs = [cudagraphs.alias(a) if isinstance(a, torch.Tensor) else a for a in args]
-        kept = [a for a in args if isinstance(a, torch.Tensor)]  # an output that is one stays one
         # A capture runs nothing, so an input the call frees keeps its values until the replay;
         # a stand-in that runs the call would free it for real: it keeps those outside its pools
         callers = [a for a in kept if a.untyped_storage().data_ptr() not in self.memory]
@@ -58,7 +66,7 @@ class InPlaceRecorder:
                  if weak is not None and weak.expired()]  # free by the end of this capture
         position = len(pool)
         self.memory.update(t.untyped_storage().data_ptr() for t in outputs if isinstance(t, torch.Tensor))
-        pool.append({"outputs": outputs, "weak": [StorageWeakRef(t.untyped_storage()) if isinstance(t, torch.Tensor)
+        pool.append({"copies": copies, "outputs": outputs, "weak": [StorageWeakRef(t.untyped_storage()) if isinstance(t, torch.Tensor)
                                                    else None for t in handed]})
 
         def replay():
@@ -73,4 +81,4 @@ class InPlaceRecorder:
                 if written:  # an output that is an input is the input: a replay writes nothing there
                     out.copy_(new)
 
-        return replay, handed
+        return replay, handed, staged_memory

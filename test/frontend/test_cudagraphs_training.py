@@ -328,3 +328,28 @@ def test_an_input_copied_into_the_layout_the_kernels_index(replayed):
         train_step_against_eager(compiled, model, reference, row.expand(64, 16))
         kept.append(torch.empty(4096 * (step + 1), device=DEVICE))
     assert all(g.calls["replayed"] >= 3 for g in replayed), [g.calls for g in replayed]
+
+
+def test_a_tangent_is_copied_into_memory_the_backward_reuses(replayed):
+    """The loss reads one output, not the other (a language model's logits): autograd gives the
+    backward zeros as large as that output for its tangent, which the recording copies in
+    before each replay. The copy lies in the pool, freed at its last read like a temporary, so
+    between steps nothing is allocated that the first (normal) step did not hold."""
+    torch.manual_seed(14)
+    model = TwoOutputs().to(DEVICE)
+    reference = copy.deepcopy(model)
+    compiled = torch.compile(model, backend="mlc")
+    x = torch.randn(4096, 16, device=DEVICE)  # hidden: 512 KiB of float32
+    between = []
+    for step in range(5):
+        x.add_(0.1)
+        for m in (compiled, reference):
+            out, hidden = m(x)
+            out.square().mean().backward()
+            del out, hidden
+        for p, q in zip(model.parameters(), reference.parameters()):
+            close(p.grad, q.grad)
+        sgd(model), sgd(reference)
+        between.append(torch.cuda.memory_allocated() if GPU else 0)
+    assert all(g.calls["replayed"] >= 2 for g in replayed), [g.calls for g in replayed]
+    assert max(between[2:]) - between[0] < 4096 * 32 * 4 / 2, between
