@@ -104,9 +104,10 @@ def policy(kind: str, static: bool, launches: tuple[int, int] | None = None,
     torch.compile's `mode="reduce-overhead"`) True asks for every graph, False for none.
     Unset, inference graphs with static sizes take them: each recording's pool keeps one call's
     memory (its outputs and temporaries), which a graph without a backward can afford. Training
-    graphs not yet: a forward and its backward share a pool, whose memory is not yet measured
-    against the step's without graphs on every row of the model table the same way (by
-    allocated peak the pool is up to 45% larger; by reserved memory Llama's is not:
+    graphs not yet: a forward and its backward share a pool, and the process then reserves more
+    than without graphs (H200: Llama +7.9%, GPT-2 +20%: the backward's capture fits the
+    gradients into the activations it frees less tightly than the caching allocator does over
+    steps, and what runs around the graphs keeps blocks of its own:
     `bench/results/issue47-cudagraphs-h200-torch2.11.md`); a graph of symbolic sizes would
     record one graph per size. Not a graph whose call is one Triton kernel (`launches`:
     kernel launches and extern calls per call, None where not known): a replay then saves the
