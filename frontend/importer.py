@@ -271,17 +271,17 @@ def _strides_array(strides: Sequence[Sequence[int | sympy.Expr]]) -> ArrayAttr:
     ])
 
 
-def _input_strides(value: torch.Tensor) -> list[int] | None:
+def _input_strides(value: torch.Tensor, expanded: bool = False) -> list[int] | None:
     """An input's strides where they are static and not row-major, else None: any strided
-    layout without broadcast dims (a transposed weight, a view with gaps between rows). An
-    expanded input (a stride 0) is not taken as traced: a compiled forward returns such an
-    output materialized, and its backward then gets it row-major. Symbolic strides are not
-    read (int() of a SymInt would guard on its value). Without strides an input is made
-    row-major on each call where it comes otherwise (a no-op for one that is)."""
+    layout (a transposed weight, a view with gaps between rows), with broadcast dims (a stride
+    0) only where `expanded` (a graph's input as it comes: the kernels read an expanded view,
+    a buffer's `expand` that a forward returns and its backward takes, in place). Symbolic
+    strides are not read (int() of a SymInt would guard on its value). Without strides an
+    input is made row-major on each call where it comes otherwise (a no-op for one that is)."""
     strides, sizes = value.stride(), value.shape
     if not all(isinstance(d, int) for d in (*strides, *sizes)) or 0 in sizes:
         return None
-    if any(s == 0 and n != 1 for n, s in zip(sizes, strides)):
+    if not expanded and any(s == 0 and n != 1 for n, s in zip(sizes, strides)):
         return None
     if all(n == 1 or s == c for n, s, c in zip(sizes, strides, contiguous_strides(sizes))):
         return None
@@ -448,7 +448,7 @@ class _Importer:
                 f"{_describe(node)}: only tensor and size inputs are supported, got {type(val).__name__}"
             )
         self.values[node] = self._add_arg(node, tensor_type(val, node, self.sizes))
-        if (strides := _input_strides(val)) is not None:
+        if (strides := _input_strides(val, expanded=True)) is not None:
             self.arg_strides[len(self.block.args) - 1] = strides
 
     def get_attr(self, node: torch.fx.Node) -> SSAValue:

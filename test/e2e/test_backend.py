@@ -315,6 +315,29 @@ def test_strided_inputs_are_taken_as_they_come(tmp_path, monkeypatch, make):
         assert module.count("(4, 12), (36, 1))") == 3, module
 
 
+def test_expanded_inputs_are_read_in_place(tmp_path, monkeypatch, make):
+    """An input with a broadcast dim (stride 0) is indexed as it comes, not copied into
+    row-major on each call: the forward's expanded argument, and the backward's saved
+    `expand` of a buffer (BERT's token type ids: `ids.expand(batch, -1)`, read by the
+    embedding's backward)."""
+    monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
+    ids = make(8).new_tensor([0, 1, 2, 0, 1, 2, 0, 1], dtype=torch.int64)[None, :]
+    table, scale = make(3, 16, grad=True), make(8, grad=True)
+
+    def fn(table, rows):
+        return torch.nn.functional.embedding(ids.expand(4, -1), table).sum(dim=2) * rows
+
+    out = torch.compile(fn, backend="mlc", fullgraph=True, dynamic=False)(table, scale.expand(4, 8))
+    torch.testing.assert_close(out, fn(table, scale.expand(4, 8)))
+    grad = make(4, 8)
+    out.backward(grad)
+    torch.testing.assert_close((table.grad, scale.grad),
+                               torch.autograd.grad(fn(table, scale.expand(4, 8)), (table, scale), grad))
+    forward, backward = ((graph / "module.py").read_text() for graph in _graph_dirs(tmp_path))
+    assert "(4, 8), (0, 1))" in forward, forward
+    assert "(4, 8), (0, 1))" in backward, backward
+
+
 def test_the_backward_takes_transposed_views_as_they_come(tmp_path, monkeypatch, make):
     """A matmul's backward receives its operands transposed (strides [1, 8] for an [8, 4]
     view of a [4, 8] input) and hands them to the extern as they are."""

@@ -315,17 +315,18 @@ def test_a_number_from_the_host_wherever_it_lands(replayed):
 
 
 def test_an_input_copied_into_the_layout_the_kernels_index(replayed):
-    """An expanded input (stride 0) is copied into the layout the kernels index on each call;
-    the copy is part of the recording, made in its memory, so that the call replays every step
-    wherever the allocator would have put a copy (a BERT backward's saved tensors, on the GPU,
-    went busy once other work moved the allocator's free blocks)."""
+    """A graph of symbolic sizes indexes its inputs row-major and copies one that comes
+    otherwise (a transposed view) on each call; the copy is part of the recording, made in its
+    memory, so that the call replays every step wherever the allocator would have put a copy
+    (a BERT backward's saved tensors, on the GPU, went busy once other work moved the
+    allocator's free blocks)."""
     model, reference = twins(13)
-    compiled = torch.compile(model, backend="mlc")
-    row = torch.randn(16, device=DEVICE)
+    compiled = torch.compile(model, backend="mlc", dynamic=True)
+    x = torch.randn(16, 64, device=DEVICE)
     kept = []  # moves the allocator's next free block, as other work between steps does
     for step in range(6):
-        row.add_(0.1)
-        train_step_against_eager(compiled, model, reference, row.expand(64, 16))
+        x.add_(0.1)
+        train_step_against_eager(compiled, model, reference, x.t())
         kept.append(torch.empty(4096 * (step + 1), device=DEVICE))
     assert all(g.calls["replayed"] >= 3 for g in replayed), [g.calls for g in replayed]
 
