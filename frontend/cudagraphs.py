@@ -31,8 +31,8 @@ Why a replay never computes a wrong number:
   gives the capture's outputs to the caller and keeps no reference to them (`PoolOutputs`),
   so their memory goes back to the pool when the caller drops them; from its first replay on
   it returns tensors rebuilt over the same memory, the same ones each time. It is replayed
-  only when none of its last outputs is referenced outside this module: neither the tensor object (Python's reference count) nor any view of its memory
-  (the storage's use count). A caller who keeps outputs (a loss until the next step) makes
+  only when none of its last outputs is referenced outside this module: neither the tensor
+  object (Python's reference count) nor any view of its memory (the storage's use count). A caller who keeps outputs (a loss until the next step) makes
   the next call use a second recording, and past `MAX_RECORDINGS` the normal path, which
   allocates fresh outputs. An output that is an input's storage (a training forward returns
   the weights it saves for the backward) is the caller's memory, which no replay writes: what
@@ -438,7 +438,8 @@ class Recording:
     # (by position), the storages free at its capture, and the inputs its call freed there.
     free_at_capture: dict[int, frozenset[int]] = field(default_factory=dict)
     consumed: list[int] = field(default_factory=list)
-    _staged_copies: list[tuple[int, torch.Tensor]] | None = None  # tensors over `staged`, built once
+    # Tensors over `staged` and their broadcast dims (`fill_staged`), built once
+    _staged_copies: list[tuple[int, torch.Tensor, list[int]]] | None = None
 
     def reads(self, args: list[Any]) -> bool:
         """Whether a call with `args` has its inputs where this recording reads them."""
@@ -461,12 +462,16 @@ class Recording:
                 and self.pool.free(self.free_at_capture, Counter(map(id, map(args.__getitem__, self.consumed)))))
 
     def fill_staged(self, sources: dict[int, torch.Tensor] | list[Any]) -> None:
-        """Copy the call's staged inputs (`sources[i]`) where the graph reads them. Only right
-        before a replay: that memory serves the graph's later temporaries and outputs too."""
+        """Copy the call's staged inputs (`sources[i]`, of the layout `reads` checked) where the
+        graph reads them. Only right before a replay: that memory serves the graph's later
+        temporaries and outputs too."""
         if self._staged_copies is None:
-            self._staged_copies = [(i, m.tensor()) for i, m in self.staged.items()]
-        for i, copy in self._staged_copies:
-            copy.copy_(sources[i])
+            self._staged_copies = [(i, m.tensor(), _broadcast_dims(m.size, m.stride)) for i, m in self.staged.items()]
+        for i, copy, broadcast in self._staged_copies:
+            if broadcast:
+                _distinct(copy, broadcast).copy_(_distinct(sources[i], broadcast))
+            else:
+                copy.copy_(sources[i])
 
     def results(self, captured: list[torch.Tensor] | None = None) -> list[Any]:
         """The outputs of a replay; of the capture, where `captured` are those in the pool. The
@@ -698,3 +703,16 @@ def _same_addresses(args: list[Any], addresses: list[int | None], positions: lis
 
 def _layout(t: torch.Tensor) -> tuple:
     return t.dtype, t.shape, t.stride()
+
+
+def _broadcast_dims(size: Sequence[int], stride: Sequence[int]) -> list[int]:
+    """The dims a layout repeats its elements along (an expanded tensor's stride 0)."""
+    return [d for d, (n, s) in enumerate(zip(size, stride)) if s == 0 and n > 1]
+
+
+def _distinct(t: torch.Tensor, broadcast: Sequence[int]) -> torch.Tensor:
+    """`t` with each of its `broadcast` dims cut to one: its elements, each once (what a copy
+    into an expanded tensor must be given, since it cannot write one element twice)."""
+    for d in broadcast:
+        t = t.narrow(d, 0, 1)
+    return t

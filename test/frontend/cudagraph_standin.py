@@ -43,11 +43,10 @@ class InPlaceRecorder:
         # an output that is an input stays one (not a staged input: the graph reads a copy)
         kept = [a for i, a in enumerate(args) if isinstance(a, torch.Tensor) and i not in staged]
         # A staged input's copy is the pool's memory: the stand-in keeps it (the capture frees
-        # it, but a pool keeps its memory), filled here since the stand-in runs the call
-        sources = {i: args[i] for i in staged}
+        # it, but a pool keeps its memory). The caller fills it before each replay, the first
+        # too; the capture's run reads zeros (a real capture runs nothing)
         staged_memory = cudagraphs.stage(args, staged)
-        copies = [args[i].copy_(sources[i]) for i in staged]
-        del sources
+        copies = [args[i].zero_() for i in staged]
         self.memory.update(m.address for m in staged_memory.values())
         inputs = [cudagraphs.alias(a) if isinstance(a, torch.Tensor) else a for a in args]
         # A capture runs nothing, so an input the call frees keeps its values until the replay;

@@ -247,6 +247,20 @@ def test_a_staged_input_is_copied_in_wherever_it_lies():
     assert [t[0].item() for t in kept] == [1.0, 2.0, 3.0, 4.0, 5.0]
 
 
+def test_a_staged_input_with_a_broadcast_dim():
+    """A tangent may come expanded (a stride 0, the gradient of a sum): its copy has the same
+    layout, and each replay copies its distinct elements in (a copy cannot write one element
+    of an expanded tensor twice)."""
+    rec = InPlaceRecorder()
+    g = CudaGraphCall(scaled, rec, device_type="cpu", staged=(1,))
+    x = torch.arange(8.0).reshape(2, 4)
+    for step in range(4):
+        tangent = torch.tensor([1.0, 2.0, 3.0, 4.0]).mul(step + 1).expand(2, 4)
+        torch.testing.assert_close(g([x, tangent])[0], x * tangent)
+    assert g.calls == {"first": 1, "recorded": 1, "replayed": 2} and rec.records == 1
+    assert g.recordings[0].staged[1].stride == (0, 1)
+
+
 def test_an_unstaged_input_at_a_new_address_is_another_recording():
     rec = InPlaceRecorder()
     g = CudaGraphCall(scaled, rec, device_type="cpu", max_recordings=2)
