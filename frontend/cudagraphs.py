@@ -24,7 +24,9 @@ Why a replay never computes a wrong number:
   each in the recording's pool (`stage`), which it refills before every replay; their address
   is not among those it checks. The capture frees a copy at its last read like any temporary,
   so that its memory serves the rest of the graph (a language model's logits have a tangent,
-  zeros where the loss does not read them, as large as the logits themselves).
+  zeros where the loss does not read them, as large as the logits themselves); the refill
+  comes after every check a replay passes, since that memory may hold the recording's
+  outputs, or those of one captured after it into the same pool.
   A tensor the call makes on the host (attention's seed and offset without dropout) is made at
   the capture only, and every replay returns that one.
 - Outputs lie in the recording's memory pool, and a replay writes them again. The recording
@@ -32,9 +34,9 @@ Why a replay never computes a wrong number:
   so their memory goes back to the pool when the caller drops them; from its first replay on
   it returns tensors rebuilt over the same memory, the same ones each time. It is replayed
   only when none of its last outputs is referenced outside this module: neither the tensor
-  object (Python's reference count) nor any view of its memory (the storage's use count). A caller who keeps outputs (a loss until the next step) makes
-  the next call use a second recording, and past `MAX_RECORDINGS` the normal path, which
-  allocates fresh outputs. An output that is an input's storage (a training forward returns
+  object (Python's reference count) nor any view of its memory (the storage's use count). A
+  caller who keeps outputs (a loss until the next step) makes the next call use a second
+  recording, and past `MAX_RECORDINGS` the normal path, which allocates fresh outputs. An output that is an input's storage (a training forward returns
   the weights it saves for the backward) is the caller's memory, which no replay writes: what
   the caller holds of it does not count. Autograd may keep a backward's output as a
   parameter's `.grad` without copying it (`_lend_to_autograd`): that `.grad` holds the
