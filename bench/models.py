@@ -16,8 +16,9 @@ training steps run in `train()` mode, its batch norms on batch statistics), atte
 * inference: `model(**inputs)` (token ids, or ResNet's `pixel_values`) under `torch.no_grad()`;
   its logits are checked.
 * training: `model(**inputs, labels=...)`, the model's own loss, `.backward()` (gradients set
-  to None before each step; no optimizer: it would run eagerly in all three); the loss, the
-  logits and every parameter's gradient are checked.
+  to None before each step, over a list of the parameters found once, as an optimizer holds
+  them; no optimizer: it would run eagerly in all three); the loss, the logits and every
+  parameter's gradient are checked.
 
 Eager runs first and is the reference. Inductor is `torch.compile(m, fullgraph=True,
 dynamic=False)`, mlc the same with `backend=mlc_backend`, each on its own `copy.deepcopy` of
