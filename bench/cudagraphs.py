@@ -2,10 +2,17 @@
 ran and its recordings (pool, position in it, outputs in pool memory, inputs its capture freed,
 storages it took from earlier recordings), and the step's memory (`bench/models.py`'s measures).
 
-    python3 bench/cudagraphs.py --models gpt2,llama [--steps 6]
+    python3 bench/cudagraphs.py --models gpt2,llama [--steps 6] [--no-graphs]
 
-GPU only (CUDA graphs); every graph is asked to replay (`MLC_CUDAGRAPHS=1`). A graph recorded
-twice, or run normally ("busy"), is where a step holds what a replay would overwrite.
+GPU only (CUDA graphs); every graph is asked to replay (`MLC_CUDAGRAPHS=1`; `--no-graphs`:
+none, `MLC_CUDAGRAPHS=0`, the same measures to compare with). A graph recorded twice, or run
+normally ("busy"), is where a step holds what a replay would overwrite.
+
+Memory, besides `bench/models.py`'s peak and reserved measures of one step: the most the
+caching allocator reserved while the model was built and stepped (its parameters included; a
+model per process for a number to compare, since what an earlier model left cached counts), and
+between steps each pool's segments, MB in total and allocated: the default pool's and the CUDA
+graph pools' (what a replay writes, and what is free there between replays).
 """
 
 from __future__ import annotations
@@ -33,11 +40,24 @@ models = _load_models()
 torch = models.torch
 
 
+def pool_segments(snapshot: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
+    """Bytes of segments and of their allocated blocks in the default pool ("default") and, all
+    together, in the CUDA graph pools ("graphs"), from `torch.cuda.memory_snapshot()`."""
+    out = {"default": (0, 0), "graphs": (0, 0)}
+    for segment in snapshot:
+        pool = "default" if tuple(segment.get("segment_pool_id", (0, 0))) == (0, 0) else "graphs"
+        total, allocated = out[pool]
+        out[pool] = (total + segment["total_size"], allocated + segment["allocated_size"])
+    return out
+
+
 def probe(name: str, steps: int) -> list[str]:
     from mlc.frontend import cudagraphs
     from mlc.frontend.backend import mlc_backend
 
     before = set(cudagraphs.CALLS)
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
     torch.manual_seed(0)
     workload = models.build(name, False, models.SIZES[name][0], torch.device("cuda"), torch.bfloat16)
     workload.model.train(workload.train_mode)
@@ -46,12 +66,17 @@ def probe(name: str, steps: int) -> list[str]:
     for _ in range(steps):
         step()
     models.drop_gradients(compiled)
+    torch.cuda.synchronize()
+    most = torch.cuda.max_memory_reserved() / 2**20
+    between = ", ".join(f"{pool} pool {total / 2**20:.0f} / {allocated / 2**20:.0f}"
+                        for pool, (total, allocated) in pool_segments(torch.cuda.memory_snapshot()).items())
     pooled = sum(models.graph_pools().values())
     peak = models.peak_memory(step, pooled)
     models.drop_gradients(compiled)
     reserved = models.reserved_memory(step, pooled)
     made = sorted(set(cudagraphs.CALLS) - before, key=lambda g: g.name)
-    lines = [f"{name}: peak {peak:.0f} MB, reserved {reserved:.0f} MB, pools {pooled / 2**20:.0f} MB"]
+    lines = [f"{name}: peak {peak:.0f} MB, reserved {reserved:.0f} MB, pools {pooled / 2**20:.0f} MB; "
+             f"reserved at most {most:.0f} MB over {steps} steps; between steps (MB total / allocated): {between}"]
     pools: dict[int, int] = {}
     for graph in made:
         lines.append(f"  {graph.name}: {dict(graph.calls)}" + (f", not captured: {graph.reason}" if graph.reason else ""))
@@ -67,11 +92,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="gpt2", help=f"comma-separated, from: {','.join(models.SIZES)}")
     parser.add_argument("--steps", type=int, default=6, help="training steps before the measured one (default 6)")
+    parser.add_argument("--no-graphs", action="store_true", help="no graph replays (MLC_CUDAGRAPHS=0): to compare")
     args = parser.parse_args(argv)
     if not torch.cuda.is_available():
         print("bench/cudagraphs.py: CUDA graphs need a GPU", file=sys.stderr)
         return 1
-    os.environ["MLC_CUDAGRAPHS"] = "1"
+    os.environ["MLC_CUDAGRAPHS"] = "0" if args.no_graphs else "1"
     models.run.import_mlc()
     for name in args.models.split(","):
         print("\n".join(probe(name, args.steps)))
