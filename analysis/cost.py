@@ -122,10 +122,14 @@ def predict(traffic: Traffic, target: Target = H100) -> Prediction:
     return Prediction(target.kernel_s + busy, bound, traffic)
 
 
+def _programs_per_sm(traffic: Traffic, target: Target) -> int:
+    """The most programs of the launch's size one SM can hold at once (threads, CUDA's block limit)."""
+    return min(target.max_programs_per_sm, max(1, target.threads_per_sm // (32 * traffic.warps)))
+
+
 def resident_programs(traffic: Traffic, target: Target) -> int:
-    """How many of the launch's programs one SM holds at once (threads, CUDA's block limit)."""
-    per_sm = min(target.max_programs_per_sm, max(1, target.threads_per_sm // (32 * traffic.warps)))
-    return max(1, min(per_sm, math.ceil(traffic.programs / target.num_sms)))
+    """How many of the launch's programs one SM holds at once."""
+    return max(1, min(_programs_per_sm(traffic, target), math.ceil(traffic.programs / target.num_sms)))
 
 
 def l2_bytes(traffic: Traffic, target: Target) -> int:
@@ -145,8 +149,7 @@ def l2_bytes(traffic: Traffic, target: Target) -> int:
 
 def _serial_seconds(traffic: Traffic, target: Target) -> float:
     """The round trips one SM's programs wait for one after another, beyond the one `kernel_s` holds."""
-    per_sm = min(target.max_programs_per_sm, max(1, target.threads_per_sm // (32 * traffic.warps)))
-    rounds = math.ceil(traffic.programs / (target.num_sms * per_sm))
+    rounds = math.ceil(traffic.programs / (target.num_sms * _programs_per_sm(traffic, target)))
     return max(0, rounds * traffic.round_trips - 1) * target.round_trip_s
 
 
@@ -385,11 +388,12 @@ def predictions(module: ModuleOp, target: Target = H100) -> list[tuple[str, Pred
     return out
 
 
-def report(module: ModuleOp, target: Target = H100) -> str:
-    """The dump's cost.txt: each launch's predicted µs, its bound, and what it moves."""
+def report(module: ModuleOp, target: Target = H100, predicted: list[tuple[str, Prediction]] | None = None) -> str:
+    """The dump's cost.txt: each launch's predicted µs, its bound, and what it moves
+    (`predicted`: the module's `predictions` on `target`, where the caller has them)."""
     lines = [f"predicted on {target.source}: us, bound, MB from DRAM, MB asked, GFLOP, programs"]
     total = 0.0
-    for name, p in predictions(module, target):
+    for name, p in predictions(module, target) if predicted is None else predicted:
         t = p.traffic
         total += p.us
         lines.append(f"{p.us:9.2f}  {p.bound:8} {t.dram_bytes / 1e6:9.3f} {t.requested_bytes / 1e6:9.3f} "

@@ -40,14 +40,13 @@ models = _load_models()
 torch = models.torch
 
 
-def pool_segments(snapshot: list[dict[str, Any]]) -> dict[str, tuple[int, int]]:
-    """Bytes of segments and of their allocated blocks in the default pool ("default") and, all
-    together, in the CUDA graph pools ("graphs"), from `torch.cuda.memory_snapshot()`."""
+def default_and_graphs(pools: dict[tuple[int, int], tuple[int, int]]) -> dict[str, tuple[int, int]]:
+    """`models.pool_segments()` as two: the default pool's bytes in segments and allocated, and
+    the CUDA graph pools' together."""
     out = {"default": (0, 0), "graphs": (0, 0)}
-    for segment in snapshot:
-        pool = "default" if tuple(segment.get("segment_pool_id", (0, 0))) == (0, 0) else "graphs"
-        total, allocated = out[pool]
-        out[pool] = (total + segment["total_size"], allocated + segment["allocated_size"])
+    for pool, (total, allocated) in pools.items():
+        which = "default" if pool == models.DEFAULT_POOL else "graphs"
+        out[which] = (out[which][0] + total, out[which][1] + allocated)
     return out
 
 
@@ -69,7 +68,7 @@ def probe(name: str, steps: int) -> list[str]:
     torch.cuda.synchronize()
     most = torch.cuda.max_memory_reserved() / 2**20
     between = ", ".join(f"{pool} pool {total / 2**20:.0f} / {allocated / 2**20:.0f}"
-                        for pool, (total, allocated) in pool_segments(torch.cuda.memory_snapshot()).items())
+                        for pool, (total, allocated) in default_and_graphs(models.pool_segments()).items())
     pooled = sum(models.graph_pools().values())
     peak = models.peak_memory(step, pooled)
     models.drop_gradients(compiled)

@@ -406,22 +406,31 @@ def reserved_memory(call: Callable[[], Any], pooled: int = 0) -> float | None:
     torch.cuda.empty_cache()
     torch.cuda.reset_peak_memory_stats()
     before = torch.cuda.memory_reserved()
-    slack = sum(s["total_size"] - s["allocated_size"] for s in torch.cuda.memory_snapshot()
-                if tuple(s.get("segment_pool_id", (0, 0))) == (0, 0))
+    total, allocated = pool_segments().get(DEFAULT_POOL, (0, 0))
+    slack = total - allocated
     call()
     _sync()
     return (torch.cuda.max_memory_reserved() - before + slack + pooled) / 2**20
 
 
+DEFAULT_POOL = (0, 0)  # the caching allocator's own pool; CUDA graphs' pools have other ids
+
+
+def pool_segments() -> dict[tuple[int, int], tuple[int, int]]:
+    """Per memory pool (by id), the bytes of its segments and of the blocks allocated in them;
+    none off the GPU."""
+    pools: dict[tuple[int, int], tuple[int, int]] = {}
+    for segment in torch.cuda.memory_snapshot() if CUDA else ():
+        pool = tuple(segment.get("segment_pool_id", DEFAULT_POOL))
+        total, allocated = pools.get(pool, (0, 0))
+        pools[pool] = (total + segment["total_size"], allocated + segment["allocated_size"])
+    return pools
+
+
 def graph_pools() -> dict[tuple[int, int], int]:
     """Bytes of the segments each of CUDA graphs' memory pools (any pool but the default) holds,
     by pool id; none off the GPU."""
-    pools: dict[tuple[int, int], int] = {}
-    for segment in torch.cuda.memory_snapshot() if CUDA else ():
-        pool = tuple(segment.get("segment_pool_id", (0, 0)))
-        if pool != (0, 0):
-            pools[pool] = pools.get(pool, 0) + segment["total_size"]
-    return pools
+    return {pool: total for pool, (total, _) in pool_segments().items() if pool != DEFAULT_POOL}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -36,11 +36,12 @@ Why a replay never computes a wrong number:
   only when none of its last outputs is referenced outside this module: neither the tensor
   object (Python's reference count) nor any view of its memory (the storage's use count). A
   caller who keeps outputs (a loss until the next step) makes the next call use a second
-  recording, and past `MAX_RECORDINGS` the normal path, which allocates fresh outputs. An output that is an input's storage (a training forward returns
-  the weights it saves for the backward) is the caller's memory, which no replay writes: what
-  the caller holds of it does not count. Autograd may keep a backward's output as a
-  parameter's `.grad` without copying it (`_lend_to_autograd`): that `.grad` holds the
-  recording's memory, so the recording is busy until the caller drops it.
+  recording, and past `MAX_RECORDINGS` the normal path, which allocates fresh outputs. An
+  output that is an input's storage (a training forward returns the weights it saves for the
+  backward) is the caller's memory, which no replay writes: what the caller holds of it does
+  not count. Autograd may keep a backward's output as a parameter's `.grad` without copying
+  it (`_lend_to_autograd`): that `.grad` holds the recording's memory, so the recording is
+  busy until the caller drops it.
 - Recordings share pools (`Pool`), as Inductor's CUDA-graph trees do: one whose inputs are
   another's outputs (a backward reading its forward's activations) is captured into that
   pool, and its capture consumes the call's inputs, so that the activations it frees after
@@ -440,7 +441,7 @@ class Recording:
     # (by position), the storages free at its capture, and the inputs its call freed there.
     free_at_capture: dict[int, frozenset[int]] = field(default_factory=dict)
     consumed: list[int] = field(default_factory=list)
-    # Tensors over `staged` and their broadcast dims (`fill_staged`), built once
+    # Tensors over `staged`, each element once, and their broadcast dims (`fill_staged`), built once
     _staged_copies: list[tuple[int, torch.Tensor, list[int]]] | None = None
 
     def reads(self, args: list[Any]) -> bool:
@@ -468,12 +469,12 @@ class Recording:
         graph reads them. Only right before a replay: that memory serves the graph's later
         temporaries and outputs too."""
         if self._staged_copies is None:
-            self._staged_copies = [(i, m.tensor(), _broadcast_dims(m.size, m.stride)) for i, m in self.staged.items()]
+            self._staged_copies = []
+            for i, m in self.staged.items():
+                broadcast = _broadcast_dims(m.size, m.stride)
+                self._staged_copies.append((i, _distinct(m.tensor(), broadcast), broadcast))
         for i, copy, broadcast in self._staged_copies:
-            if broadcast:
-                _distinct(copy, broadcast).copy_(_distinct(sources[i], broadcast))
-            else:
-                copy.copy_(sources[i])
+            copy.copy_(_distinct(sources[i], broadcast))
 
     def results(self, captured: list[torch.Tensor] | None = None) -> list[Any]:
         """The outputs of a replay; of the capture, where `captured` are those in the pool. The

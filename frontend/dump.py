@@ -66,6 +66,7 @@ def print_ir(module: ModuleOp) -> str:
     Printer(stream=out, print_debuginfo=True).print_op(module)
     return out.getvalue() + "\n"
 
+
 LAUNCH = re.compile(r"\s*launch\((\w+),")  # a launch in an emitted `call`, and its kernel
 
 
@@ -110,15 +111,14 @@ class GraphDump:
     def write_cost(self, module: ModuleOp) -> None:
         """cost.txt: each launch's predicted time (`mlc.analysis.cost.report`) on the calibrated
         target of MLC_COST_TARGET, or the H100's datasheet."""
-        from mlc.analysis.cost import report
+        from mlc.analysis.cost import predictions, report
         from mlc.analysis.target import H100, Target
-
-        from mlc.analysis.cost import predictions
 
         try:
             target = H100 if self.cost_target is None else Target.load(self.cost_target)
-            text = report(module, target)
-            self.predicted = [(name, f"{p.us:.2f} us ({p.bound})") for name, p in predictions(module, target)]
+            predicted = predictions(module, target)
+            text = report(module, target, predicted)
+            self.predicted = [(name, f"{p.us:.2f} us ({p.bound})") for name, p in predicted]
         except Exception as e:  # noqa: BLE001 (a debug file never fails the compile; it says what failed)
             text = f"the cost model failed on this graph: {type(e).__name__}: {e}\n"
         self.write("cost.txt", text)

@@ -340,7 +340,8 @@ def test_a_tangent_is_copied_into_memory_the_backward_reuses(replayed):
     model = TwoOutputs().to(DEVICE)
     reference = copy.deepcopy(model)
     compiled = torch.compile(model, backend="mlc")
-    x = torch.randn(4096, 16, device=DEVICE)  # hidden: 512 KiB of float32
+    rows = 4096 if GPU else 64  # on the GPU hidden is 512 KiB of float32, the memory checked
+    x = torch.randn(rows, 16, device=DEVICE)
     between = []
     for step in range(5):
         x.add_(0.1)
@@ -353,4 +354,4 @@ def test_a_tangent_is_copied_into_memory_the_backward_reuses(replayed):
         sgd(model), sgd(reference)
         between.append(torch.cuda.memory_allocated() if GPU else 0)
     assert all(g.calls["replayed"] >= 2 for g in replayed), [g.calls for g in replayed]
-    assert max(between[2:]) - between[0] < 4096 * 32 * 4 / 2, between
+    assert max(between[2:]) - between[0] < rows * 32 * 4 / 2, between
