@@ -331,16 +331,30 @@ def test_an_input_copied_into_the_layout_the_kernels_index(replayed):
     assert all(g.calls["replayed"] >= 3 for g in replayed), [g.calls for g in replayed]
 
 
+class ScaledTwoOutputs(torch.nn.Module):
+    """TwoOutputs without its matmuls: a first capture in a process that runs cuBLAS allocates
+    cuBLAS's workspaces for the capturing stream and thread (tens of MB, for good), which would
+    hide the memory a test of the pool measures."""
+
+    def __init__(self):
+        super().__init__()
+        self.first, self.second = torch.nn.Parameter(torch.randn(16)), torch.nn.Parameter(torch.randn(16))
+
+    def forward(self, x):
+        hidden = torch.nn.functional.gelu(x * self.first)
+        return hidden * self.second, hidden
+
+
 def test_a_tangent_is_copied_into_memory_the_backward_reuses(replayed):
     """The loss reads one output, not the other (a language model's logits): autograd gives the
     backward zeros as large as that output for its tangent, which the recording copies in
     before each replay. The copy lies in the pool, freed at its last read like a temporary, so
     between steps nothing is allocated that the first (normal) step did not hold."""
     torch.manual_seed(14)
-    model = TwoOutputs().to(DEVICE)
+    model = ScaledTwoOutputs().to(DEVICE)
     reference = copy.deepcopy(model)
     compiled = torch.compile(model, backend="mlc")
-    rows = 4096 if GPU else 64  # on the GPU hidden is 512 KiB of float32, the memory checked
+    rows = 8192 if GPU else 64  # on the GPU hidden is 512 KiB of float32, the memory checked
     x = torch.randn(rows, 16, device=DEVICE)
     between = []
     for step in range(5):
@@ -354,4 +368,4 @@ def test_a_tangent_is_copied_into_memory_the_backward_reuses(replayed):
         sgd(model), sgd(reference)
         between.append(torch.cuda.memory_allocated() if GPU else 0)
     assert all(g.calls["replayed"] >= 2 for g in replayed), [g.calls for g in replayed]
-    assert max(between[2:]) - between[0] < rows * 32 * 4 / 2, between
+    assert max(between[2:]) - between[0] < rows * 16 * 4 / 2, between
