@@ -90,7 +90,7 @@ def test_a_binary_is_reused_only_for_the_dtypes_it_was_compiled_for() -> None:
         launch(_gather_rows, CONFIGS, 1000, (x, out, 1000), launch_context())
         torch.testing.assert_close(out, x.float() * 3)
     kept = [k for k in _gather_rows.mlc_launch_state.binaries if k[1] == 1000]
-    assert {k[3][0] for k in kept} == {torch.int64, torch.int32}
+    assert {k[3] for k in kept} == {torch.int64, torch.int32}  # the first argument's dtype
 
 
 @GPU
@@ -183,11 +183,12 @@ def test_the_tuner_times_each_launch_from_a_cold_l2() -> None:
     binary, args = _scale_binary(1 << 22)
     context = triton_helpers.launch_context()
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    pointers = triton_helpers.addresses(args)
     for _ in range(10):
-        binary.run(context, args)
+        binary.run(context, args, pointers)
     start.record()
     for _ in range(100):
-        binary.run(context, args)
+        binary.run(context, args, pointers)
     end.record()
     end.synchronize()
     warm, cold = start.elapsed_time(end) / 100, _timed_ms(1 << 22)
@@ -211,11 +212,11 @@ class _SlowHost:
     binary: triton_helpers._Binary
     us: float
 
-    def run(self, context, args) -> None:
+    def run(self, context, args, pointers) -> None:
         deadline = time.perf_counter() + self.us * 1e-6
         while time.perf_counter() < deadline:
             pass
-        self.binary.run(context, args)
+        self.binary.run(context, args, pointers)
 
 
 @GPU
