@@ -25,6 +25,7 @@ per element. Its time is the target's least kernel time plus the longest of:
       l2      re-read bytes L2 serves / (l2_bytes_per_s * active)
     tensor    flops / (peak * tile and wave efficiency)      tensor cores (tf32: half), f32 FMA
     serial    (rounds * round_trips - 1) * round_trip_s      a program's dependent memory round trips
+              + rounds * combines * combine_s               and its reductions' combines across warps
 
 DRAM and L2 add up: a program re-reads after its first reads (a second pass over its row),
 not beside them. `kernel_s` is what a profiler measures for a kernel that loads and stores
@@ -33,8 +34,11 @@ round trips beyond that one: one program's loads outside loops, then each loop i
 (an indirect load waits for the load of its index: two; a loop pipelined over `num_stages`
 iterations waits once per that many), times the rounds of programs an SM runs one after
 another (the grid over SMs times the programs resident on one, by threads and CUDA's block
-limit). It bounds a launch of few programs that loop (Little's law: few loads in flight per
-round trip). `bound` names the longest term. The speeds are `Target`'s (a calibration's,
+limit). A reduction's combine (`tl.sum` of a block: shuffles within warps, then across them
+through shared memory and barriers) waits on the loads before it and holds the store after it,
+so each one a program does adds `combine_s` per round. It bounds a launch of few programs that
+loop (Little's law: few loads in flight per round trip), and the smallest reductions (a split
+reduction's second stage). `bound` names the longest term. The speeds are `Target`'s (a calibration's,
 `bench/cost.py`; `l1_bytes` and `max_programs_per_sm` are hardware facts); a size that is
 symbolic counts as the launch heuristics' size hint. Pure functions of the IR: nothing here
 changes it.
@@ -89,6 +93,7 @@ class Traffic:
     round_trips: int = 1  # one program's dependent memory round trips (loop iterations x indirection)
     warps: int = 4  # the first config's num_warps (programs resident per SM)
     l2_only: int = 0  # re-read bytes that only L2 serves (a GEMM's operand tiles)
+    combines: int = 0  # one program's reductions of a block across its warps (triton.reduce ops)
 
 
 @dataclass(frozen=True)
@@ -148,9 +153,10 @@ def l2_bytes(traffic: Traffic, target: Target) -> int:
 
 
 def _serial_seconds(traffic: Traffic, target: Target) -> float:
-    """The round trips one SM's programs wait for one after another, beyond the one `kernel_s` holds."""
+    """The round trips one SM's programs wait for one after another, beyond the one `kernel_s`
+    holds, and their combines."""
     rounds = math.ceil(traffic.programs / (target.num_sms * _programs_per_sm(traffic, target)))
-    return max(0, rounds * traffic.round_trips - 1) * target.round_trip_s
+    return max(0, rounds * traffic.round_trips - 1) * target.round_trip_s + rounds * traffic.combines * target.combine_s
 
 
 def _compute_seconds(traffic: Traffic, target: Target) -> float:
@@ -196,7 +202,8 @@ def launch_traffic(launch: triton.LaunchOp, kernel: triton.KernelOp, layouts: di
     stages = first.num_stages.data if first is not None else 1
     return Traffic(kernel.kernel_kind, programs, _dram_bytes(accesses), sum(a.asked * a.size for a in accesses),
                    flops, scale, efficiency, rereads, _round_trips(kernel, numels, config, stages),
-                   first.num_warps.data if first is not None else 4, l2_only)
+                   first.num_warps.data if first is not None else 4, l2_only,
+                   sum(1 for op in kernel.body.walk() if isinstance(op, triton.ReduceOp)))
 
 
 def _accesses(kernel: triton.KernelOp, buffers: list[str], layouts: dict[str, LayoutAttr], numels: dict[str, int],

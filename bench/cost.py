@@ -13,6 +13,7 @@ with (`Target.load` reads them), with the device and date as its `source`:
 | kernel_s | a Triton kernel of one program copying 128 floats, its duration as `report` measures kernels (torch.profiler, mean of 100 calls): launch, one round trip, write-back |
 | l2_bytes_per_s | `y.copy_(x)` of 2 and of 8 MiB each way (in L2), 200 replayed from one CUDA graph: the bytes added / the time added (no per-kernel overhead in it) |
 | round_trip_s | a one-program looped sum (R0_BLOCK 2048, 16 warps, as a looped reduction's config) of 8 and of 64 iterations, L2 flushed before each call, durations by torch.profiler: the time each iteration adds |
+| combine_s | a one-program sum of 1024 floats over 8 warps (`tl.sum` of a [1, 1024] tile) against a one-program copy of as many, both warm in L2, by torch.profiler: the time the combine adds |
 | fma_flops_per_s | f32 `torch.mm` 8192^3 with TF32 off |
 | tensor_flops_per_s | bf16 `torch.mm` 8192^3 |
 | num_sms, l2_bytes | the device's properties (l1_bytes, max_programs_per_sm: `Target`'s hardware facts) |
@@ -148,6 +149,31 @@ def _copy_kernel() -> Any:
     return least_copy_kernel
 
 
+def _block_sum_kernel() -> Any:
+    """A persistent reduction of one program, as Inductor's: a [1, R0_BLOCK] tile loaded at
+    once, summed across the program's warps, one value stored."""
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def block_sum_kernel(in_ptr0, out_ptr0, R0_BLOCK: tl.constexpr):
+        r0_index = tl.arange(0, R0_BLOCK)[None, :]
+        tl.store(out_ptr0 + tl.zeros([1, 1], tl.int32), tl.sum(tl.load(in_ptr0 + r0_index), 1)[:, None])
+
+    return block_sum_kernel
+
+
+def _combine_s(block: int = 1024, warps: int = 8) -> float:
+    """What a combine across warps adds to a program: a one-program sum of `block` floats over
+    `warps` warps against the least kernel copying as many (both warm in L2, as a split
+    reduction's second stage reads what the first just wrote)."""
+    x, y = torch.randn(block, device="cuda"), torch.empty(block, device="cuda")
+    copy, total = _copy_kernel(), _block_sum_kernel()
+    copied = _profiled_s(lambda: copy[(1,)](x, y, XBLOCK=block, num_warps=warps), "least_copy_kernel")
+    summed = _profiled_s(lambda: total[(1,)](x, y, R0_BLOCK=block, num_warps=warps), "block_sum_kernel")
+    return max(summed - copied, 1e-9)  # Target's fields are positive
+
+
 def _kernel_s(block: int = 128) -> float:
     """What the profiler measures for a Triton kernel that loads and stores almost nothing: a
     launch, one round trip to memory, the write-back (what `report` sees of its smallest kernels)."""
@@ -191,6 +217,7 @@ def calibrate() -> dict[str, Any]:
         "kernel_s": _kernel_s(),
         "l2_bytes_per_s": _l2_bytes_per_s(),
         "round_trip_s": _round_trip_s(),
+        "combine_s": _combine_s(),
         "fma_flops_per_s": fma,
         "tensor_flops_per_s": _mm_flops_per_s(torch.bfloat16),
         "source": f"{props.name}, calibrated {datetime.date.today().isoformat()} by bench/cost.py "

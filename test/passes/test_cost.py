@@ -16,7 +16,8 @@ from mlc.dialects.registry import make_context
 from mlc.passes.pipeline import load_pipeline, run_pipeline
 
 T = Target(num_sms=100, dram_bytes_per_s=1e12, kernel_s=1e-6, l2_bytes_per_s=4e12, fma_flops_per_s=50e12,
-           tensor_flops_per_s=1000e12, l1_bytes=200 * 1024, round_trip_s=0.25e-6, source="a test target")
+           tensor_flops_per_s=1000e12, l1_bytes=200 * 1024, round_trip_s=0.25e-6, combine_s=0.1e-6,
+           source="a test target")
 
 
 def parsed(text: str):
@@ -163,6 +164,25 @@ def test_an_f32_gemm_runs_at_tf32_or_fma_speed_on_partial_tiles(tf32, peak):
     assert p.seconds >= 1e-6 + compute * (1 - 1e-9)
 
 
+def reduction_prediction(rows: int, cols: int, warps: int = 8):
+    """A persistent row sum of [rows, cols] f32, one row per program."""
+    text = f"""triton.kernel @r persistent_reduction(%in_ptr0: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel {rows} r0_numel {cols} configs [#triton.config<XBLOCK = 1, num_warps = {warps}, num_stages = 1>] {{
+  triton.index r0_1 = r0_index
+  triton.index x0 = xindex
+  %0 = triton.load %in_ptr0[r0_1 + {cols}*x0] mask r0_mask, xmask : f32
+  %1 = triton.reduce sum %0 : f32 -> f32
+  triton.store %out_ptr0[x0], %1 mask xmask : f32
+}}
+triton.wrapper @call {{
+  triton.input "x" #buffer.layout<[{rows}, {cols}], [{cols}, 1], f32>
+  triton.alloc "out" #buffer.layout<[{rows}], [1], f32>
+  triton.launch @r(@x, @out) xnumel {rows} r0_numel {cols}
+  triton.return @out
+}}"""
+    (_, p), = predictions(parsed(text), T)
+    return p
+
+
 def test_a_reduction_asks_for_every_row_element_and_its_row_values_once_per_row():
     rows, cols = 4096, 1024
     text = f"""triton.kernel @r persistent_reduction(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %out_ptr0: !triton.ptr<f32>) xnumel {rows} r0_numel {cols} configs [#triton.config<XBLOCK = 1, num_warps = 8, num_stages = 1>] {{
@@ -271,11 +291,24 @@ def test_a_second_pass_over_rows_that_fit_l1_costs_no_l2_and_one_that_does_not_a
 
 def test_one_program_looping_over_small_tiles_is_bound_by_its_round_trips():
     """One row of 6400 in tiles of 64: two loops of 100 iterations, each a round trip after the
-    one `kernel_s` holds (as cross_entropy's second kernel: one program)."""
+    one `kernel_s` holds (as cross_entropy's second kernel: one program), and the online
+    softmax's combine across warps after the first loop."""
     p = looped_softmax(1, 6400, r0_block=64)
     assert p.bound == "serial"
-    assert p.seconds == pytest.approx(1e-6 + (2 * 100 - 1) * 0.25e-6)
-    assert looped_softmax(1, 64, r0_block=64).seconds == pytest.approx(1e-6 + 0.25e-6)  # its bytes: 0.05 us
+    assert p.seconds == pytest.approx(1e-6 + (2 * 100 - 1) * 0.25e-6 + 0.1e-6)
+    assert looped_softmax(1, 64, r0_block=64).seconds == pytest.approx(1e-6 + 0.25e-6 + 0.1e-6)  # its bytes: 0.05 us
+
+
+def test_a_few_programs_reducing_a_few_bytes_wait_for_their_combine():
+    """A split reduction's second stage: 32 programs of 8 warps summing 64 partials each. Its
+    bytes take 0.03 us at the 32 SMs' share of the bandwidth; the combine across warps after
+    the load, 0.1 us, bounds it. 3200 rows of 4096 (4 rounds of 100 SMs x 8 programs: 1.15 us
+    of round trips and combines) are bound by their 52 MB, the combines hidden."""
+    few = reduction_prediction(32, 64, warps=8)
+    assert few.traffic.combines == 1
+    assert few.bound == "serial" and few.seconds == pytest.approx(1e-6 + 0.1e-6)
+    many = reduction_prediction(3200, 4096, warps=8)
+    assert many.bound == "dram" and many.seconds == pytest.approx(1e-6 + 3200 * (4096 + 1) * 4 / 1e12)
 
 
 def test_a_gather_of_one_element_per_row_moves_a_sector_per_element_and_waits_for_its_index():
