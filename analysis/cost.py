@@ -23,9 +23,18 @@ per element. Its time is the target's least kernel time plus the longest of:
     moving    dram + l2, where
       dram    dram_bytes / (dram_bytes_per_s * active)       active: programs / SMs, at most 1
       l2      re-read bytes L2 serves / (l2_bytes_per_s * active)
-    tensor    flops / (peak * tile and wave efficiency)      tensor cores (tf32: half), f32 FMA
+    compute   the longer of
+      tensor  flops / (peak * tile and wave efficiency)      tensor cores (tf32: half), f32 FMA
+      lanes   lane_ops / (fma_flops_per_s / 2 * active)      lane instructions (an FMA: 2 flops)
     serial    (rounds * round_trips - 1) * round_trip_s      a program's dependent memory round trips
               + rounds * combines * combine_s               and its reductions' combines across warps
+
+`lane_ops` counts the kernel body's arith and math ops, index expressions (`triton.index`,
+`triton.expr`: their sums, products, divisions) and indirect indices, each weighted by
+`LANE_OP_WEIGHTS` (one instruction; a division or a special function, 4; twice for 64 bits)
+times the lanes it runs on: x*y*z*r0 numel, a looped reduction's ops outside its loop once
+per row (x*y*z); a matmul's none. A `triton.accumulate` counts one per value it carries;
+loads, stores, constants and `triton.reduce` none.
 
 DRAM and L2 add up: a program re-reads after its first reads (a second pass over its row),
 not beside them. `kernel_s` is what a profiler measures for a kernel that loads and stores
@@ -94,6 +103,7 @@ class Traffic:
     warps: int = 4  # the first config's num_warps (programs resident per SM)
     l2_only: int = 0  # re-read bytes that only L2 serves (a GEMM's operand tiles)
     combines: int = 0  # one program's reductions of a block across its warps (triton.reduce ops)
+    lane_ops: int = 0  # lane instructions: each arith, math and index op's weight times the lanes it runs on
 
 
 @dataclass(frozen=True)
@@ -113,7 +123,7 @@ def predict(traffic: Traffic, target: Target = H100) -> Prediction:
     terms = {
         "dram": traffic.dram_bytes / (target.dram_bytes_per_s * active),
         "l2": l2_bytes(traffic, target) / (target.l2_bytes_per_s * active),
-        "compute": _compute_seconds(traffic, target),
+        "compute": max(_compute_seconds(traffic, target), _lane_seconds(traffic, target, active)),
         "serial": _serial_seconds(traffic, target),
     }
     moving = terms["dram"] + terms["l2"]  # a program's re-reads follow its first reads, not beside them
@@ -169,6 +179,11 @@ def _compute_seconds(traffic: Traffic, target: Target) -> float:
     return traffic.flops / (peak * traffic.tile_efficiency * wave_efficiency)
 
 
+def _lane_seconds(traffic: Traffic, target: Target, active: float) -> float:
+    """The lanes' instructions at the FMA rate (an FMA is 2 flops), on the SMs the launch keeps busy."""
+    return traffic.lane_ops / (target.fma_flops_per_s / 2 * active) if traffic.lane_ops else 0.0
+
+
 # ---------------------------------------------------------------------------------------------
 # Traffic of a launch, read off its kernel's loads and stores
 
@@ -203,7 +218,8 @@ def launch_traffic(launch: triton.LaunchOp, kernel: triton.KernelOp, layouts: di
     return Traffic(kernel.kernel_kind, programs, _dram_bytes(accesses), sum(a.asked * a.size for a in accesses),
                    flops, scale, efficiency, rereads, _round_trips(kernel, numels, config, stages),
                    first.num_warps.data if first is not None else 4, l2_only,
-                   sum(1 for op in kernel.body.walk() if isinstance(op, triton.ReduceOp)))
+                   sum(1 for op in kernel.body.walk() if isinstance(op, triton.ReduceOp)),
+                   _lane_ops(kernel, numels))
 
 
 def _accesses(kernel: triton.KernelOp, buffers: list[str], layouts: dict[str, LayoutAttr], numels: dict[str, int],
@@ -376,6 +392,88 @@ def _dot_work(kernel: triton.KernelOp, numels: dict[str, int], config: dict[str,
     bm, bn = config.get("YBLOCK", m), config.get("XBLOCK", n)
     efficiency = (m * n) / (math.ceil(m / bm) * bm * math.ceil(n / bn) * bn)
     return 2 * m * n * k * batch, scale, efficiency
+
+
+# ---------------------------------------------------------------------------------------------
+# Lane instructions of a launch: its kernel body's arithmetic, per lane
+
+
+# A lane's instructions for one op, by kind; a 64-bit op's twice as many (an i64 op is two
+# 32-bit instructions, f64 runs at half the f32 rate).
+LANE_OP_WEIGHTS = {
+    "alu": 1,  # add, multiply, compare, select, cast, ... on 32 bits or fewer
+    "divide": 4,  # divf, an integer division or remainder
+    "special": 4,  # exp, log, erf, tanh, sqrt, pow, ...: the SFUs run at a quarter of the FMA rate
+    "index_div": 4,  # an index's division or remainder by a constant (multiply-high, shifts)
+    "indirect": 3,  # an indirect index: a negative position counted from the end (compare, add, select)
+}
+DIVIDES = frozenset({"arith.divf", "arith.remf", "arith.divsi", "arith.divui", "arith.remsi", "arith.remui",
+                     "arith.floordivsi", "arith.ceildivsi", "arith.ceildivui"})
+ALU_MATH = frozenset({"math.absf", "math.absi", "math.ceil", "math.floor", "math.trunc", "math.round",
+                      "math.roundeven", "math.copysign", "math.fma", "math.ctlz", "math.cttz", "math.ctpop"})
+
+
+def _lane_ops(kernel: triton.KernelOp, numels: dict[str, int]) -> int:
+    """The instructions the launch's lanes execute: each op's weight times its lanes (a looped
+    reduction's ops outside the loop run once per row; a matmul's: none, its dot is the work)."""
+    if kernel.kernel_kind == "matmul":
+        return 0
+    rows = numels["x"] * numels["y"] * numels["z"]
+    per_row = kernel.kernel_kind == "reduction"
+    total = 0
+    for op in kernel.body.walk():
+        weight = _op_weight(op, kernel.index_bits)
+        if weight:
+            total += weight * (rows if per_row and not _in_rloop(op) else rows * numels["r0"])
+    return total
+
+
+def _op_weight(op: object, index_bits: int) -> int:
+    """One lane's instructions for `op`: an arith or math op's by its kind and width, an index
+    expression's by its operations (at the kernel's index width), an indirect index's, a looped
+    reduction's accumulation (one instruction per value it carries). Loads, stores, the final
+    reduction and constants: none (their cost is in the other terms)."""
+    if isinstance(op, (triton.IndexOp, triton.ExprOp)):
+        return _index_ops(op.expr.expr) * (2 if index_bits == 64 else 1)
+    if isinstance(op, triton.IndirectIndexOp):
+        return LANE_OP_WEIGHTS["indirect"] * _width_factor(op.value.type)
+    if isinstance(op, triton.AccumulateOp):
+        return sum(LANE_OP_WEIGHTS["alu"] * _width_factor(r.type) for r in op.results)
+    kind = _op_kind(op.name)  # type: ignore[attr-defined]
+    if kind is None:
+        return 0
+    types = [v.type for v in (*op.operands, *op.results)]  # type: ignore[attr-defined]
+    return LANE_OP_WEIGHTS[kind] * max((_width_factor(t) for t in types), default=1)
+
+
+def _op_kind(name: str) -> str | None:
+    """An arith or math op's `LANE_OP_WEIGHTS` kind; None for a constant (an operand of the
+    instructions that use it) or an op of another dialect."""
+    if name == "arith.constant" or not name.startswith(("arith.", "math.")):
+        return None
+    if name in DIVIDES:
+        return "divide"
+    return "special" if name.startswith("math.") and name not in ALU_MATH else "alu"
+
+
+def _width_factor(type_: Attribute) -> int:
+    return 2 if getattr(type_, "bitwidth", 32) == 64 else 1
+
+
+def _index_ops(expr: sympy.Expr) -> int:
+    """The integer instructions of an index expression: one per operand of a sum or product
+    beyond the first, a division by a constant (`FloorDiv`) `index_div`, a `ModularIndexing`
+    its remainder and its division unless by 1."""
+    if not expr.args:  # a symbol or a number
+        return 0
+    name = type(expr).__name__
+    inner = sum(_index_ops(a) for a in expr.args)
+    if name == "FloorDiv":
+        return inner + LANE_OP_WEIGHTS["index_div"]
+    if name == "ModularIndexing":
+        divided = expr.args[1] != 1
+        return inner + LANE_OP_WEIGHTS["index_div"] * (2 if divided else 1)
+    return inner + len(expr.args) - 1
 
 
 # ---------------------------------------------------------------------------------------------

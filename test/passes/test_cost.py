@@ -24,15 +24,18 @@ def parsed(text: str):
     return Parser(make_context(), text, "test.mlir").parse_module()
 
 
-def pointwise_text(xnumel: int, xblock: int, loads: str, layouts: str, launch_args: str, index: str = "") -> str:
-    """A pointwise kernel reading `loads` (`%in_ptr0[xindex]`-style, `;` between) into out_ptr0."""
+def pointwise_text(xnumel: int, xblock: int, loads: str, layouts: str, launch_args: str, index: str = "",
+                   ops: str = "", result: str = "%0") -> str:
+    """A pointwise kernel reading `loads` (`%in_ptr0[xindex]`-style, `;` between), then `ops`, and
+    storing `result` into out_ptr0."""
     args = ", ".join(f"%in_ptr{i}: !triton.ptr<f32>" for i in range(len(loads.split(";"))))
     body = "\n".join(f"  %{i} = triton.load {load} mask xmask : f32" for i, load in enumerate(loads.split(";")))
     return f"""triton.kernel @k pointwise({args}, %out_ptr0: !triton.ptr<f32>) xnumel {xnumel} configs [#triton.config<XBLOCK = {xblock}, num_warps = 4, num_stages = 1>] {{
   triton.index x0 = ModularIndexing(xindex, 1, 1024)
   {index}
 {body}
-  triton.store %out_ptr0[xindex], %0 mask xmask : f32
+{ops}
+  triton.store %out_ptr0[xindex], {result} mask xmask : f32
 }}
 triton.wrapper @call {{
 {layouts}
@@ -111,6 +114,83 @@ triton.wrapper @call {{
     (_, p), = predictions(parsed(pointwise_text(n, 1024, "%in_ptr0[x0 + 2048*x1];%in_ptr1[1024 + x0 + 2048*x1]", halves,
                                                 "@x, @x, @out", "triton.index x1 = FloorDiv(xindex, 1024)")), T)
     assert p.traffic.dram_bytes == 4 * 3 * n  # both halves of x, and out
+
+
+GELU_ERF = """  %half = arith.constant 5.000000e-01 : f32
+  %1 = arith.mulf %0, %half : f32
+  %rsqrt2 = arith.constant 0.707106769 : f32
+  %2 = arith.mulf %0, %rsqrt2 : f32
+  %3 = math.erf %2 : f32
+  %one = arith.constant 1.000000e+00 : f32
+  %4 = arith.addf %3, %one : f32
+  %5 = arith.mulf %1, %4 : f32"""
+
+
+def test_a_pointwise_erf_counts_its_lane_ops_and_stays_bound_by_its_bytes():
+    """gelu with erf: three multiplies and an add (1 each), the erf (4: a special function), and
+    the helper's x0 = xindex % 1024 (4: a remainder), per element: 12 lane instructions, 0.48 ns
+    an element at 25e12 a second against 8 bytes' 8 ns."""
+    n = 2**26
+    text = pointwise_text(n, 1024, "%in_ptr0[xindex]", f'  triton.input "x" #buffer.layout<[{n}], [1], f32>\n'
+                          f'  triton.alloc "out" #buffer.layout<[{n}], [1], f32>', "@x, @out", ops=GELU_ERF, result="%5")
+    (_, p), = predictions(parsed(text), T)
+    assert p.traffic.lane_ops == (1 + 1 + 4 + 1 + 1 + 4) * n
+    assert p.bound == "dram" and p.seconds == pytest.approx(1e-6 + 8 * n / 1e12)
+
+
+def index_compare_reduction(rows: int, cols: int, hoisted: bool = False):
+    """GPT-2's nll_loss backward as a looped reduction: per lane whether its class is the row's
+    target and the target is not ignored (two i64 compares), both (andi), its gradient (a
+    select), summed; one i64 a row read. `hoisted`: the ignore compare before the loop."""
+    valid = "%valid = arith.cmpi ne, %target, %ignore : i64"
+    text = f"""triton.kernel @nll_backward reduction(%in_ptr0: !triton.ptr<i64>, %out_ptr0: !triton.ptr<f32>) xnumel {rows} r0_numel {cols} configs [#triton.config<XBLOCK = 1, R0_BLOCK = 2048, num_warps = 16, num_stages = 1>] {{
+  triton.index x0 = xindex
+  %target = triton.load %in_ptr0[x0] : i64
+  %ignore = arith.constant -100 : i64
+  %zero = arith.constant 0.000000e+00 : f32
+  %minus_one = arith.constant -1.000000e+00 : f32
+  {valid if hoisted else ""}
+  %0 = triton.rloop iter_args(%1 = %zero : f32) {{
+    triton.index r0_1 = r0_index
+    %2 = triton.expr r0_1 : i64
+    %3 = arith.cmpi eq, %2, %target : i64
+    {"" if hoisted else valid}
+    %4 = arith.andi %3, %valid : i1
+    %5 = arith.select %4, %minus_one, %zero : f32
+    %6 = triton.accumulate sum %5 into %1 : f32 -> f32
+    triton.yield %6 : f32
+  }}
+  %7 = triton.reduce sum %0 : f32 -> f32
+  triton.store %out_ptr0[x0], %7 : f32
+}}
+triton.wrapper @call {{
+  triton.input "target" #buffer.layout<[{rows}], [1], i64>
+  triton.alloc "out" #buffer.layout<[{rows}], [1], f32>
+  triton.launch @nll_backward(@target, @out) xnumel {rows} r0_numel {cols}
+  triton.return @out
+}}"""
+    (_, p), = predictions(parsed(text), T)
+    return p
+
+
+def test_a_looped_reduction_of_index_compares_is_bound_by_its_lane_instructions():
+    """1000 rows of 100,000 classes (GPT-2's nll_loss backward: 27 us on the H200 for 24 KB of
+    bytes): per lane two i64 compares (2 each), an andi, a select and the sum's add (1 each),
+    at 25e12 lane instructions a second (the FMA rate in flops over 2), on every SM (1000
+    programs)."""
+    rows, cols = 1000, 100_000
+    p = index_compare_reduction(rows, cols)
+    assert p.traffic.lane_ops == (2 + 2 + 1 + 1 + 1) * rows * cols
+    assert p.bound == "compute"
+    assert p.seconds == pytest.approx(1e-6 + (2 + 2 + 1 + 1 + 1) * rows * cols / (50e12 / 2))
+
+
+def test_a_looped_reductions_ops_outside_its_loop_run_once_per_row():
+    """The ignore compare before the loop: 2 instructions a row, not a lane."""
+    rows, cols = 1000, 100_000
+    p = index_compare_reduction(rows, cols, hoisted=True)
+    assert p.traffic.lane_ops == (2 + 1 + 1 + 1) * rows * cols + 2 * rows
+    assert p.seconds == pytest.approx(1e-6 + ((2 + 1 + 1 + 1) * rows * cols + 2 * rows) / (50e12 / 2))
 
 
 def test_a_kernel_of_fewer_programs_than_sms_draws_a_share_of_the_bandwidth():
@@ -212,6 +292,8 @@ def test_the_bound_is_the_longest_term_and_an_empty_kernel_costs_its_launch():
     assert predict(Traffic("pointwise", 200, 0, 0), T).seconds == 1e-6
     assert predict(Traffic("pointwise", 200, 10**6, 10**8, rereads=(Reread(10**8, 10**9, True),)), T).bound == "l2"
     assert predict(Traffic("pointwise", 200, 10**6, 10**8, rereads=(Reread(10**8, 10**3, True),)), T).bound == "dram"
+    lanes = predict(Traffic("pointwise", 50, 10**6, 10**6, lane_ops=10**9), T)  # on half the SMs
+    assert lanes.bound == "compute" and lanes.seconds == pytest.approx(1e-6 + 10**9 / (50e12 / 2 * 50 / 100))
 
 
 def test_the_report_lists_every_launch_and_the_total_deterministically():
