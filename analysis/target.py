@@ -6,7 +6,8 @@ grids (`codegen/triton_helpers.py`) wrap at the same `CUDA_MAX_GRID_Y`, so this 
 nothing that a compile worker would not need. The speeds come from a calibration run on the GPU
 (`bench/cost.py calibrate` writes them as JSON, `Target.load` reads them); the defaults are the
 H100 SXM's datasheet (`kernel_s`, `round_trip_s` and `combine_s`, which no datasheet gives:
-about what a profiler, a DRAM access and a block-wide reduction take on one), which `source` says until a calibration replaces them.
+about what a profiler, a DRAM access and a block-wide reduction take on one), which `source`
+says until a calibration replaces them.
 `l1_bytes` and `max_programs_per_sm` are hardware facts no calibration measures."""
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ class Target:
     l1_bytes: int = 224 * 1024  # per SM: 256 KiB of L1 + shared memory, less a 32 KiB shared carveout
     max_programs_per_sm: int = 32  # CUDA's resident blocks per SM (sm_80 .. sm_90)
     round_trip_s: float = 0.25e-6  # what a looped reduction's iteration adds to one program (its loads' round trip)
-    combine_s: float = 0.5e-6  # what a reduction's combine across a program's warps adds to it (shuffles, shared memory, barriers)
+    combine_s: float = 0.5e-6  # what a reduction's combine across warps adds to a program (shuffles, barriers)
     fma_flops_per_s: float = 67e12  # float32 on the CUDA cores (an FMA is 2 flops)
     tensor_flops_per_s: float = 989e12  # bf16 / f16 dense tl.dot (tf32: half)
     source: str = "H100 SXM datasheet (not calibrated)"

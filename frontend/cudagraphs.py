@@ -108,9 +108,9 @@ def policy(kind: str, static: bool, launches: tuple[int, int] | None = None,
     Unset, inference graphs with static sizes take them: each recording's pool keeps one call's
     memory (its outputs and temporaries), which a graph without a backward can afford. Training
     graphs not yet: a forward and its backward share a pool, and the process then reserves more
-    than without graphs (H200, the most reserved over the steps: Llama +1.2%, GPT-2 +6.7%, the
-    zeros autograd makes each step for the logits' tangent outside the graphs; the other rows
-    of the model table are not yet measured so:
+    than without graphs (H200, the most reserved over the steps: Llama +1.2%, GPT-2 +6.7%,
+    mostly the zeros autograd makes outside the graphs each step for the logits' tangent; the
+    other rows of the model table are not yet measured so:
     `bench/results/issue47-cudagraphs-h200-torch2.11.md`); a graph of symbolic sizes would
     record one graph per size. Not a graph whose call is one Triton kernel (`launches`:
     kernel launches and extern calls per call, None where not known): a replay then saves the
