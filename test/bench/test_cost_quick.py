@@ -24,11 +24,13 @@ def test_report_predicts_every_kernel_of_a_workload(tmp_path: Path) -> None:
     workloads = [r for r in rows if r["model"] != "gpt2 training"]
     assert {(r["model"], r["kind"]) for r in workloads} == {("softmax", "persistent_reduction"),
                                                             ("pointwise_chain", "pointwise")}
-    assert all(r["bound"] == "dram" for r in workloads)
+    # the tiny softmax waits for its two combines across warps (max, sum: 0.5 us each on the
+    # datasheet target), longer than its few KB take; the pointwise chain for its bytes
+    assert {r["model"]: r["bound"] for r in workloads} == {"softmax": "serial", "pointwise_chain": "dram"}
     assert all(r["predicted_us"] > 0 and r["measured_us"] is None for r in rows)
     # each launch's traffic, for fitting the model offline
     assert all(r["launches"] and all(t["programs"] >= 1 and t["dram_bytes"] > 0 for t in r["launches"]) for r in rows)
-    assert "| softmax | triton_per_fused__softmax_0 | persistent_reduction | dram |" in proc.stdout
+    assert "| softmax | triton_per_fused__softmax_0 | persistent_reduction | serial |" in proc.stdout
     # the training step: its forward's and its backward's kernels, reductions among them (layer norms)
     training = {r["kind"] for r in rows if r["model"] == "gpt2 training"}
     assert "pointwise" in training and training & {"reduction", "persistent_reduction"}, training
