@@ -162,15 +162,8 @@ def index_compare_reduction(rows: int, cols: int, hoisted: bool = False):
   }}
   %7 = triton.reduce sum %0 : f32 -> f32
   triton.store %out_ptr0[x0], %7 : f32
-}}
-triton.wrapper @call {{
-  triton.input "target" #buffer.layout<[{rows}], [1], i64>
-  triton.alloc "out" #buffer.layout<[{rows}], [1], f32>
-  triton.launch @nll_backward(@target, @out) xnumel {rows} r0_numel {cols}
-  triton.return @out
 }}"""
-    (_, p), = predictions(parsed(text), T)
-    return p
+    return row_reduction_prediction(text, f"[{rows}], [1], i64", rows, cols)
 
 
 def test_a_looped_reduction_of_index_compares_is_bound_by_its_lane_instructions():
@@ -252,11 +245,19 @@ def reduction_prediction(rows: int, cols: int, warps: int = 8):
   %0 = triton.load %in_ptr0[r0_1 + {cols}*x0] mask r0_mask, xmask : f32
   %1 = triton.reduce sum %0 : f32 -> f32
   triton.store %out_ptr0[x0], %1 mask xmask : f32
-}}
+}}"""
+    return row_reduction_prediction(text, f"[{rows}, {cols}], [{cols}, 1], f32", rows, cols)
+
+
+def row_reduction_prediction(kernel: str, input_layout: str, rows: int, cols: int):
+    """The prediction of one launch of `kernel` (a reduction of `cols` per row, from one input of
+    `input_layout`'s sizes, strides and dtype into one f32 per row)."""
+    name = kernel.split("@", 1)[1].split(" ", 1)[0]
+    text = f"""{kernel}
 triton.wrapper @call {{
-  triton.input "x" #buffer.layout<[{rows}, {cols}], [{cols}, 1], f32>
+  triton.input "x" #buffer.layout<{input_layout}>
   triton.alloc "out" #buffer.layout<[{rows}], [1], f32>
-  triton.launch @r(@x, @out) xnumel {rows} r0_numel {cols}
+  triton.launch @{name}(@x, @out) xnumel {rows} r0_numel {cols}
   triton.return @out
 }}"""
     (_, p), = predictions(parsed(text), T)
