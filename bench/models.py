@@ -761,7 +761,7 @@ def report(rows: Sequence[Row], env: dict[str, Any], args: argparse.Namespace) -
             graphs = ", CUDA graphs (Inductor's reduce-overhead, mlc's MLC_CUDAGRAPHS=1)"
             replays = "here both compilers replay CUDA graphs in every row"
         else:
-            graphs, replays = "", "mlc's inference rows replay CUDA graphs, as its static inference graphs do by default"
+            graphs, replays = "", "mlc replays CUDA graphs where its static graphs do by default (inference and training)"
         run.write_section(args.doc, key, MODELS_SECTION.format(**env, models=models, table=table, graphs=graphs,
                                                                replays=replays))
 

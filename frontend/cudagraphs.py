@@ -105,20 +105,19 @@ def policy(kind: str, static: bool, launches: tuple[int, int] | None = None,
 
     The `cudagraphs` setting (of `settings`, None: the environment's; `MLC_CUDAGRAPHS`, or
     torch.compile's `mode="reduce-overhead"`) True asks for every graph, False for none.
-    Unset, inference graphs with static sizes take them: each recording's pool keeps one call's
-    memory (its outputs and temporaries), which a graph without a backward can afford. Training
-    graphs not yet: a forward and its backward share a pool, and the process then reserves more
-    than without graphs (H200, the most reserved over the steps: Llama +1.2%, GPT-2 +6.7%,
-    mostly the zeros autograd makes outside the graphs each step for the logits' tangent; the
-    other rows of the model table are not yet measured so:
-    `bench/results/issue47-cudagraphs-h200-torch2.11.md`); a graph of symbolic sizes would
-    record one graph per size. Not a graph whose call is one Triton kernel (`launches`:
-    kernel launches and extern calls per call, None where not known): a replay then saves the
-    host no launch, and the graph's own start on the GPU costs 0.5-1.8 us per call (H100,
-    25-95 us kernels) besides a pool per recording. An extern call's host path is long
-    (cuDNN's convolution: 40 us a call launched, 11 replayed), so graphs with one stay
-    replayed. CUDA graphs need a GPU, and a graph none of whose calls a capture could hold
-    (`blocker`, from `capture_blocker`) runs normally even where they are asked for."""
+    Unset, graphs with static sizes take them, inference and training alike: a forward and its
+    backward share one pool, and the process reserves at most no more than without graphs
+    (H200, the most reserved over 6 steps with graphs against without: GPT-2 1808 / 1822 MB,
+    Llama 3094 / 3132, BERT 2112 / 2282, ResNet-50 896 / 926:
+    `bench/results/issue47-cudagraphs-h200-torch2.11.md`), while a host-bound step runs at the
+    GPU's speed (GPT-2 5.8 ms against 16.5). Not a graph of symbolic sizes: it would record one
+    graph per size. Not a graph whose call is one Triton kernel (`launches`: kernel launches
+    and extern calls per call, None where not known): a replay then saves the host no launch,
+    and the graph's own start on the GPU costs 0.5-1.8 us per call (H100, 25-95 us kernels)
+    besides a pool per recording. An extern call's host path is long (cuDNN's convolution:
+    40 us a call launched, 11 replayed), so graphs with one stay replayed. CUDA graphs need a
+    GPU, and a graph none of whose calls a capture could hold (`blocker`, from
+    `capture_blocker`) runs normally even where they are asked for."""
     if not torch.cuda.is_available():
         return Decision(None, "no GPU")
     if blocker is not None:
@@ -126,13 +125,11 @@ def policy(kind: str, static: bool, launches: tuple[int, int] | None = None,
     asked = (settings or Settings.from_environment()).cudagraphs
     if asked is not None:
         return Decision("asked" if asked else None, f"the cudagraphs setting is {asked} (MLC_CUDAGRAPHS, mode, options)")
-    if kind != "inference":
-        return Decision(None, f"a {kind} graph: by default only inference graphs replay (MLC_CUDAGRAPHS=1 for training)")
     if not static:
         return Decision(None, "symbolic sizes: a recording per size")
     if launches == ONE_KERNEL:
         return Decision(None, "one Triton kernel: a replay would save no launch")
-    return Decision("auto", "an inference graph of static sizes")
+    return Decision("auto", f"{'an' if kind == 'inference' else 'a'} {kind} graph of static sizes")
 
 
 # Ops a capture cannot hold: they read a tensor's value on the host (a synchronisation, which

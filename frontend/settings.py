@@ -43,7 +43,7 @@ from typing import Any
 class Settings:
     """mlc's settings for one compile; each field is an `options` key."""
 
-    cudagraphs: bool | None = None  # MLC_CUDAGRAPHS: True every graph, False none, None static inference graphs
+    cudagraphs: bool | None = None  # MLC_CUDAGRAPHS: True every graph, False none, None graphs of static sizes (policy)
     max_autotune: bool = False  # every config convert-to-triton can offer the autotuner
     pipeline: str | None = None  # MLC_PIPELINE: a pass pipeline instead of the default
     fallback: bool = False  # MLC_FALLBACK: a graph mlc cannot compile runs eagerly, with a warning

@@ -63,8 +63,8 @@ def test_dump_forward_and_backward(tmp_path, monkeypatch, make):
     aten_ir = (forward / "00-aten.mlir").read_text()
     assert 'loc("' in aten_ir and 'origin = "gelu"' in aten_ir
     assert "triton.kernel @triton_poi_fused_gelu_0" in (forward / TRITON_IR).read_text()
-    # Training graphs replay CUDA graphs only when asked (on CPU: never, there is no GPU).
-    reason = "no GPU" if not torch.cuda.is_available() else "a forward graph: by default only inference graphs replay"
+    # A call of one kernel is not replayed from a CUDA graph (on CPU: none is, there is no GPU).
+    reason = "no GPU" if not torch.cuda.is_available() else "one Triton kernel: a replay would save no launch"
     assert (forward / "cudagraphs.txt").read_text().startswith(f"not replayed (off): {reason}")
     # The backward holds x (saved, freed after its read) and its one result: 2 KiB each.
     memory = (backward / "memory.txt").read_text()

@@ -433,14 +433,15 @@ def _on_a_gpu_with(monkeypatch, env: str | None) -> None:
 @pytest.mark.parametrize("env, kind, static, expected", [
     (None, "inference", True, "auto"),
     (None, "inference", False, None),  # one recording per size
-    (None, "forward", True, None),  # the activations would stay in the recording's pool
-    (None, "backward", True, None),
+    (None, "forward", True, "auto"),  # a training step: the backward shares the forward's pool
+    (None, "backward", True, "auto"),
+    (None, "forward", False, None),
     ("", "inference", True, "auto"),
     ("0", "inference", True, None),
     ("1", "forward", False, "asked"),
     ("1", "backward", True, "asked"),
 ])
-def test_the_policy_takes_static_inference_graphs_unless_told(monkeypatch, env, kind, static, expected):
+def test_the_policy_takes_static_graphs_unless_told(monkeypatch, env, kind, static, expected):
     _on_a_gpu_with(monkeypatch, env)
     assert cudagraphs.policy(kind, static).mode == expected
 
