@@ -190,6 +190,20 @@ def _compile_or_fallback(gm: torch.fx.GraphModule, example_inputs: Sequence[Any]
         return gm
 
 
+def _saved_for_backward(outputs: int) -> range:
+    """The positions among the `outputs` of the forward graph AOTAutograd is compiling now of
+    the tensors saved for its backward (`tensors_saved_for_backwards_slice` of the metadata
+    AOTAutograd puts in the tracing context; empty where there is none to read)."""
+    from torch._guards import TracingContext
+
+    context = TracingContext.try_get()
+    metadata = getattr(context, "fw_metadata", None)
+    try:
+        return range(*metadata.tensors_saved_for_backwards_slice.indices(outputs))
+    except (AttributeError, AssertionError, TypeError):  # no metadata, or not yet counted
+        return range(0)
+
+
 # ---------------------------------------------------------------------------------------------
 
 
@@ -238,8 +252,10 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     with unset_fake_temporarily():
         constants = [t.to(DEVICE) for t in imported.constants.values()]
     output = gm.graph.output_node().args[0]
+    saved = (_saved_for_backward(len(fx_graph.output_leaves(output)))
+             if kind == "forward" and not tokens and host_epilogue is None else range(0))
     output_relayouts = compiled_graph.output_relayouts(emitted.output_layouts, output, imported.output_spec,
-                                                       keep_padded)
+                                                       keep_padded, saved)
     start = time.perf_counter()
     emitted_call = load_call(emitted.source)
     namespace = emitted_call.__globals__  # the module's kernels, whose GEMM choices the dump lists

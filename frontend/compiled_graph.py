@@ -202,21 +202,27 @@ def input_relayouts(layouts: Sequence[Layout | None], example_inputs: Sequence[A
 
 
 def output_relayouts(layouts: Sequence[Layout | None], structure: Any, output_spec: Sequence[int | None],
-                     keep_padded: bool = False) -> dict[int, Layout]:
+                     keep_padded: bool = False, saved: range = range(0)) -> dict[int, Layout]:
     """Results whose layout is not the strides the FX graph promises for that output (its
     `meta["val"]`), with those strides: copied into them on each call. A returned view (a
     transposed mm result) or a computed buffer may be laid out otherwise.
 
-    pad-mm's padded results stay padded where `keep_padded` (inference and forward graphs,
-    `--realize`'s `keep-padded-outputs`; a forward reports them, `report_output_strides`); in a
-    backward `--realize` writes them into the promised strides with a kernel. What is left here
-    is rarer: a view whose strides the importer did not record (not dense), an extern's result
-    laid out otherwise than traced."""
+    Outputs at the positions `saved` (a forward's tensors saved for its backward, which only
+    the backward reads) keep the layout mlc made them in: a forward reports it
+    (`report_output_strides`) and AOTAutograd compiles the backward for it, as Inductor lets
+    it. BERT's attention saved each layer's keys transposed, copied back into the traced
+    strides (12 copies, 0.15 ms of a 9 ms step on the H200). pad-mm's padded results stay
+    padded where `keep_padded` (inference and forward graphs, `--realize`'s
+    `keep-padded-outputs`); in a backward `--realize` writes them into the promised strides
+    with a kernel. What is left here: an output the user sees, a view whose strides the
+    importer did not record (not dense), an extern's result laid out otherwise than traced."""
     from mlc.dialects.buffer_layout import is_padded
 
     nodes = output_leaves(structure)
     fixes = {}
-    for node, i in zip(nodes, output_spec):
+    for position, (node, i) in enumerate(zip(nodes, output_spec)):
+        if position in saved:
+            continue
         value = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
         if not isinstance(i, int) or not isinstance(value, torch.Tensor) or i >= len(layouts) or layouts[i] is None:
             continue

@@ -356,6 +356,40 @@ def test_the_backward_takes_transposed_views_as_they_come(tmp_path, monkeypatch,
     assert "torch.mm(permute, " in backward, backward
 
 
+def test_a_saved_tensor_keeps_the_layout_mlc_made_it_in(monkeypatch, make):
+    """A forward returns a tensor saved for its backward in the layout its kernels wrote it, not
+    copied into the traced strides, and the backward reads it so: eager's attention keeps
+    the keys transposed (a `clone` of `k.transpose(-2, -1)` for the bmm, saved transposed
+    back, strides [128, 1, 8]); mlc reads k in place (BERT copied one per layer per step).
+    The output the user sees keeps its promised strides."""
+    from mlc.frontend import compiled_graph
+
+    relaid: list[tuple[dict, dict]] = []  # (inputs, outputs) copied, per compiled graph
+    relayouts, output_relayouts = compiled_graph.input_relayouts, compiled_graph.output_relayouts
+    monkeypatch.setattr(compiled_graph, "output_relayouts",
+                        lambda *a, **k: relaid.append(({}, output_relayouts(*a, **k))) or relaid[-1][1])
+    monkeypatch.setattr(compiled_graph, "input_relayouts",
+                        lambda *a, **k: relaid[-1][0].update(relayouts(*a, **k)) or relaid[-1][0])
+    batch, seq, heads, dim = 2, 8, 2, 16
+
+    def split(t):
+        return t.view(batch, seq, heads, dim).permute(0, 2, 1, 3)
+
+    def fn(q, k, v):
+        scores = torch.matmul(split(q), split(k).transpose(-2, -1)).softmax(-1)
+        return torch.matmul(scores, split(v)).transpose(1, 2)
+
+    q, k, v = (make(batch, seq, heads * dim, grad=True) for _ in range(3))
+    out = torch.compile(fn, backend="mlc", fullgraph=True, dynamic=False)(q, k, v)
+    expected = fn(q, k, v)
+    assert out.stride() == expected.stride()
+    torch.testing.assert_close(out, expected)
+    grad = make(*out.shape)
+    out.backward(grad)
+    torch.testing.assert_close((q.grad, k.grad, v.grad), torch.autograd.grad(expected, (q, k, v), grad))
+    assert relaid == [({}, {}), ({}, {})], relaid
+
+
 def test_returned_slices_of_a_buffer_stay_views(tmp_path, monkeypatch, make):
     """Slices a training forward returns (`y[:, :5]`, `y[:, -1]`, a `chunk` half of an mm's
     result) have rows 12 apart in eager as in mlc: they are returned as views of the mm's
