@@ -115,3 +115,30 @@ func.func @result_rows_padded(%x: tensor<256x1024xbf16>, %w: tensor<1023x1024xbf
   %1 = aten.tanh %0 : (tensor<256x1023xbf16>) -> tensor<256x1023xbf16>
   func.return %1 : tensor<256x1023xbf16>
 }
+
+// -----
+
+// Attention's queries in the math path at bf16: split into heads (a permute), cast to f32 and
+// scaled, then an expand, a clone and a view merging batch and heads before the bmm, and the
+// view saved (transposed) for the backward. The cast is stored for the bmm's views, which
+// compose to a window on it only if it is stored row-major: so it is, rather than in the
+// order its loads walk the projection (heads' transposed order), which took a second kernel
+// copying it for the bmm (BERT: three per layer).
+// CHECK-LABEL: buffer.graph @heads_cast_then_gathered
+// CHECK:       buffer.computed "buf0" #buffer.layout<[2, 2, 8, 16], [256, 128, 16, 1], f32> ranges [2, 2, 8, 16] origins ["_to_copy", "mul", "transpose"] {
+// CHECK:       } attributes {realize_reason = "viewed by extern 'bmm.default' through views"}
+// CHECK-NOT:   buffer.computed
+// CHECK:       buffer.view "view0" = @buf0 #buffer.layout<[4, 8, 16], [128, 16, 1], f32> {realize_reason = "read by extern 'bmm.default'"}
+// CHECK-NEXT:  buffer.extern "buf1" = "bmm.default" {args = [@view0, @k], fresh, origins = ["bmm"]}
+// CHECK-NEXT:  buffer.view "view1" = @buf0 #buffer.layout<[4, 16, 8], [128, 1, 16], f32> {realize_reason = "graph output"}
+func.func @heads_cast_then_gathered(%x: tensor<2x8x2x16xbf16>, %k: tensor<4x16x8xf32>) -> (tensor<4x8x8xf32>, tensor<4x16x8xf32>) {
+  %t = aten.permute %x {dims = array<i64: 0, 2, 1, 3>} attributes {result_strides = [array<i64: 256, 16, 32, 1>], origin = "transpose"} : (tensor<2x8x2x16xbf16>) -> tensor<2x2x8x16xbf16>
+  %f = aten._to_copy %t {dtype = f32} attributes {result_strides = [array<i64: 256, 16, 32, 1>]} : (tensor<2x2x8x16xbf16>) -> tensor<2x2x8x16xf32>
+  %q = aten.mul.Scalar %f {other = 5.000000e-01 : f64} attributes {result_strides = [array<i64: 256, 16, 32, 1>], origin = "mul"} : (tensor<2x2x8x16xf32>) -> tensor<2x2x8x16xf32>
+  %e = aten.expand %q {size = array<i64: 2, 2, 8, 16>} attributes {result_strides = [array<i64: 256, 16, 32, 1>]} : (tensor<2x2x8x16xf32>) -> tensor<2x2x8x16xf32>
+  %c = aten.clone %e {memory_format = "contiguous_format"} : (tensor<2x2x8x16xf32>) -> tensor<2x2x8x16xf32>
+  %r = aten.view %c {size = array<i64: 4, 8, 16>} attributes {origin = "_unsafe_view"} : (tensor<2x2x8x16xf32>) -> tensor<4x8x16xf32>
+  %0 = aten.bmm %r, %k attributes {origin = "bmm"} : (tensor<4x8x16xf32>, tensor<4x16x8xf32>) -> tensor<4x8x8xf32>
+  %s = aten.permute %r {dims = array<i64: 0, 2, 1>} attributes {result_strides = [array<i64: 128, 1, 16>], origin = "transpose"} : (tensor<4x8x16xf32>) -> tensor<4x16x8xf32>
+  func.return %0, %s : tensor<4x8x8xf32>, tensor<4x16x8xf32>
+}
