@@ -375,14 +375,15 @@ class _Realizer:
         which loop is inner (`access_order`, reduction loops at 0), so a batch norm over
         channels-last convolution outputs is stored channels-last too and fuses with its
         channels-last readers. None (row-major) where a reader needs row-major
-        (`_read_as_laid_out`), where an extern reads it through views (`viewer_through_views`
-        judged them a window on row-major storage: BERT's keys, cast to f32 in their heads'
-        transposed order, were copied again for the bmm), over symbolic sizes, where a load is
-        not affine in the loops, or where no load has integer strides."""
+        (`_read_as_laid_out`), where an extern reads it through a chain of views
+        (`viewer_through_views` judged the chain a window on row-major storage: BERT's queries,
+        cast to f32 in their heads' transposed order, were copied again for the bmm), over
+        symbolic sizes, where a load is not affine in the loops, or where no load has integer
+        strides."""
         sizes = op.range_exprs
         if not all(isinstance(n, int) or n.is_Integer for n in sizes) or not _read_as_laid_out(result):
             return None
-        if isinstance(op, loops.PointwiseOp) and viewer_through_views(op, self.uses[op]) is not None:
+        if isinstance(op, loops.PointwiseOp) and (viewed := viewer_through_views(op, self.uses[op])) and viewed[1] > 1:
             return None
         variables = _index_vars(len(sizes))
         every = list(_var_ranges(op))
