@@ -106,9 +106,9 @@ def policy(kind: str, static: bool, launches: tuple[int, int] | None = None,
     The `cudagraphs` setting (of `settings`, None: the environment's; `MLC_CUDAGRAPHS`, or
     torch.compile's `mode="reduce-overhead"`) True asks for every graph, False for none.
     Unset, graphs with static sizes take them, inference and training alike: a forward and its
-    backward share one pool, and the process reserves at most no more than without graphs
-    (H200, the most reserved over 6 steps with graphs against without: GPT-2 1808 / 1822 MB,
-    Llama 3094 / 3132, BERT 2112 / 2282, ResNet-50 896 / 926:
+    backward share one pool, and the most the process reserves is no more than without graphs
+    (H200, over 6 steps, with graphs against without: GPT-2 1808 / 1822 MB,
+    Llama 3094 / 3132, BERT 2112 / 2282, ResNet-50 896 / 926, MoE 1882 / 1972:
     `bench/results/issue47-cudagraphs-h200-torch2.11.md`), while a host-bound step runs at the
     GPU's speed (GPT-2 5.8 ms against 16.5). Not a graph of symbolic sizes: it would record one
     graph per size. Not a graph whose call is one Triton kernel (`launches`: kernel launches
