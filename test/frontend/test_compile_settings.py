@@ -73,6 +73,18 @@ def test_a_mode_sets_cuda_graphs_for_its_compile(monkeypatch, graphed, mode, env
     assert graphed == expected
 
 
+def test_a_training_step_replays_by_default(graphed):
+    """With no setting, a training step's forward and backward of static sizes both replay CUDA
+    graphs ("auto": a failed capture runs normally, without a warning)."""
+    torch._dynamo.reset()
+    x, w = torch.randn(8, 16, device=DEVICE), torch.randn(16, 4, device=DEVICE, requires_grad=True)
+    compiled = torch.compile(lambda x, w: torch.relu(x @ w), backend="mlc", fullgraph=True, dynamic=False)
+    compiled(x, w).sum().backward()
+    expected = torch.autograd.grad(torch.relu(x @ w).sum(), w)[0]
+    torch.testing.assert_close(w.grad, expected)
+    assert graphed == [False, False]
+
+
 @pytest.mark.parametrize("env, option, expected", [
     (None, True, [True]),
     ("1", False, []),  # an explicit option wins over the environment
