@@ -199,6 +199,32 @@ def test_a_compiled_optimizer_step(replayed):
     assert sum(g.calls["replayed"] for g in replayed) >= 3, [g.calls for g in replayed]
 
 
+def test_dropout_draws_a_new_mask_at_every_replay(replayed):
+    """A step with dropout (an extern, aten's `native_dropout`, in the graph): every replayed step
+    draws a new mask, as CUDA's generator advances its offset for each replay of a captured
+    graph (a capture that froze the random state would train on one mask for good, without an
+    error), and the backward scales the gradient by the mask its forward drew."""
+    x = torch.ones(64, 64, device=DEVICE, requires_grad=True)
+
+    def fn(x):
+        return torch.nn.functional.dropout(x * 3, 0.5, training=True)
+
+    compiled = torch.compile(fn, backend="mlc", fullgraph=True, dynamic=False)
+    masks = []
+    for _ in range(5):
+        out = compiled(x)
+        out.backward(torch.ones_like(out))
+        kept = out != 0
+        torch.testing.assert_close(out, kept * 6.0)  # 3 * 1 / (1 - 0.5) where kept
+        torch.testing.assert_close(x.grad, kept * 6.0)
+        assert 0.4 < kept.float().mean().item() < 0.6
+        masks.append(kept)
+        x.grad = None
+        del out
+    assert all(not torch.equal(a, b) for a, b in zip(masks, masks[1:]))
+    assert all(g.calls["replayed"] >= 3 for g in replayed), [g.calls for g in replayed]
+
+
 def test_a_backward_run_twice_with_retain_graph(replayed):
     """`backward(retain_graph=True)`, then again: the saved activations outlive the first
     backward (autograd keeps them), so its replay must not take their memory; the gradients add
