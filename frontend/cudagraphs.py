@@ -3,13 +3,14 @@
 A compiled call launches one kernel per fused group, plus externs; below ~0.2 ms of GPU work
 the host's launches (and Dynamo's guards around them), not the kernels, set the time. A call
 is recorded into a CUDA graph once and replayed afterwards (what Inductor does only under
-`mode="reduce-overhead"`). `policy` says which graphs; by default those of inference
-(no backward) whose sizes are all static, unless the call is one Triton kernel:
+`mode="reduce-overhead"`). `policy` says which graphs; by default those whose sizes are all
+static, of inference and of training alike, unless the call is one Triton kernel:
 
     call 1        run normally: Triton compiles and autotunes here, which a capture cannot
     call 2, ...   replay a recording made for the same input addresses whose previous outputs
                   nobody holds; else record one (at most `MAX_RECORDINGS` per sizes, and
-                  `MAX_SIZES` sizes for a graph of symbolic sizes); else run normally
+                  `MAX_SIZES` sizes for a graph of symbolic sizes); else run normally (the
+                  first call that does so because outputs are held says which, `_tell_busy`)
     inside the caller's own capture (`torch.cuda.graph`, `do_bench_cudagraph`): run normally,
                   so the kernels go into the caller's graph (CUDA cannot replay or record a
                   graph while the stream captures another)
@@ -308,6 +309,9 @@ class PoolOutputs:
             self._weak = []
         return self._replayed.tensors
 
+    def memory(self, k: int) -> Memory:
+        return self._memory[k]
+
     def is_free(self) -> bool:
         """No output of the last run is referenced outside the recording."""
         if self._replayed is None:
@@ -317,6 +321,13 @@ class PoolOutputs:
     def held(self) -> bool:
         """A replay's output is referenced outside the recording (memory the allocator thinks free)."""
         return self._replayed is not None and self._replayed.held_elsewhere()
+
+    def held_outputs(self) -> list[int]:
+        """The outputs (by index, as captured) referenced outside the recording, or on a storage
+        that is."""
+        if self._replayed is None:
+            return sorted(k for w, ks in zip(self._weak, self._tensors_on) if not w.expired() for k in ks)
+        return self._replayed.held_indices()
 
     def free_storages(self) -> frozenset[int]:
         if self._replayed is None:
@@ -470,6 +481,17 @@ class Recording:
         """No output of the last run in the recording's memory is referenced outside it."""
         return self.pooled.is_free()
 
+    def why_busy(self) -> str:
+        """Why `can_replay` refuses, in words (for a call that runs normally)."""
+        held = self.pooled.held_outputs()
+        if held:
+            described = ", ".join(f"output {self.pooled_at[k]} ({_described(t)})"
+                                  for k, t in zip(held, map(self.pooled.memory, held)))
+            return f"its last outputs are still referenced: {described}"
+        if not self.pool.later_free(self.position):
+            return "a recording captured after it into its pool holds outputs (a backward's gradients, until dropped)"
+        return "memory its capture took from an earlier recording of its pool is held"
+
     def can_replay(self, args: list[Any]) -> bool:
         """Nothing anybody holds lies in the memory a replay writes (`Pool`); `args`, the call's
         inputs, may hold those its capture freed."""
@@ -516,6 +538,11 @@ class References:
 
     def held_elsewhere(self) -> bool:
         return self._counts() != self._settled
+
+    def held_indices(self) -> list[int]:
+        """The tensors (by index) referenced by others than the owner."""
+        now = self._counts()
+        return [k for k in range(len(self.tensors)) if any(c[k] != s[k] for c, s in zip(now, self._settled))]
 
     def free_at(self, indices: tuple[int, ...], allowed: Counter[int]) -> bool:
         """Nobody else holds `tensors[indices]`, but `allowed[id(t)]` more references to t."""
@@ -593,10 +620,12 @@ class CudaGraphCall:
         if not _on_device(args, self.device_type):
             return _How("elsewhere")
         sizes = _sizes(args)
-        same = sum(1 for r in self.recordings if r.sizes() == sizes)
-        if same >= self.max_recordings:
+        same = [r for r in self.recordings if r.sizes() == sizes]
+        if len(same) >= self.max_recordings:
+            if not self.calls["busy"]:
+                self._tell_busy(same)
             return _How("busy")
-        if same == 0 and len({r.sizes() for r in self.recordings}) >= MAX_SIZES:
+        if not same and len({r.sizes() for r in self.recordings}) >= MAX_SIZES:
             return _How("too many sizes")
         return self._record(args)
 
@@ -647,6 +676,18 @@ class CudaGraphCall:
         self.recordings.append(recording)
         return _How("recorded", recording, captured, staged)
 
+    def _tell_busy(self, recordings: list[Recording]) -> None:
+        """Say (once per graph: the dump's cudagraphs.txt and a warning) that a call runs normally
+        because every recording at its sizes holds memory someone uses, and what holds it: a
+        training loop that keeps a loss or an activation across steps loses the replays quietly
+        otherwise."""
+        reasons = "; ".join(f"recording {k + 1}: {r.why_busy()}" for k, r in enumerate(recordings))
+        message = (f"a call runs normally, as will every call while its recordings are busy ({reasons}); "
+                   "keep a value as `.item()` or a `.clone()` to let the calls replay")
+        if self.report is not None:
+            self.report(message)
+        warnings.warn(f"mlc: {self.name}: cudagraphs: {message}", stacklevel=4)
+
     def _cannot_capture(self, error: Exception) -> None:
         self.reason = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
         if self.report is not None:
@@ -693,6 +734,10 @@ def _forget_cached(tensors: list[torch.Tensor]) -> None:
     torch._C._set_cached_tensors_enabled(True)  # removing asserts it (Inductor may have turned it off)
     for t in tensors:
         torch._C._remove_cached_tensor(t)
+
+
+def _described(m: Memory) -> str:
+    return f"{str(m.dtype).removeprefix('torch.')} {list(m.size)}"
 
 
 def _sizes(args: Sequence[Any]) -> tuple:

@@ -54,6 +54,23 @@ def test_held_outputs_are_never_overwritten():
     assert g.calls == {"first": 1, "recorded": 2, "busy": 2}
 
 
+def test_a_call_that_runs_normally_for_held_outputs_says_which_once():
+    """A loop that keeps every step's output (a loss in a list) makes both recordings busy and
+    the calls run normally, 3x slower on a host-bound step, without an error: the first such
+    call says so, naming the outputs held, in the dump's cudagraphs.txt and a warning."""
+    said: list[str] = []
+    g = CudaGraphCall(double_and_sum, InPlaceRecorder(), device_type="cpu", name="graph_7", report=said.append)
+    x = torch.arange(4.0)
+    g([x])
+    kept = [g([x]) for _ in range(2)]  # both recordings' outputs held
+    with pytest.warns(UserWarning, match=r"graph_7: cudagraphs: a call runs normally") as caught:
+        kept += [g([x]) for _ in range(3)]
+    assert len(caught) == 1 and len(said) == 1, said
+    assert "recording 1: its last outputs are still referenced: output 0 (float32 [4]), output 1 (float32 [1])" in said[0]
+    assert "recording 2: its last outputs are still referenced" in said[0] and "`.item()`" in said[0]
+    assert g.calls == {"first": 1, "recorded": 2, "busy": 3}
+
+
 def test_a_view_of_an_output_keeps_it_busy():
     rec = InPlaceRecorder()
     g = graphed(rec, max_recordings=1)
