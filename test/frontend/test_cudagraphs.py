@@ -71,6 +71,22 @@ def test_a_call_that_runs_normally_for_held_outputs_says_which_once():
     assert g.calls == {"first": 1, "recorded": 2, "busy": 3}
 
 
+def test_a_replayed_recording_held_is_named_too():
+    """The same report for a recording whose outputs a replay rebuilt (counted by references,
+    not weak ones): only the view kept of output 1 holds it."""
+    said: list[str] = []
+    g = CudaGraphCall(double_and_sum, InPlaceRecorder(), device_type="cpu", report=said.append)
+    x = torch.arange(4.0)
+    g([x]), g([x])  # first, recorded
+    kept = g([x])[1][:1]  # replayed; a view of output 1 kept
+    held = g([x])  # a second recording, held
+    with pytest.warns(UserWarning, match="runs normally"):
+        g([x])
+    assert g.calls == {"first": 1, "recorded": 2, "replayed": 1, "busy": 1}
+    assert "recording 1: its last outputs are still referenced: output 1 (float32 [1]);" in said[0], said
+    del kept, held
+
+
 def test_a_view_of_an_output_keeps_it_busy():
     rec = InPlaceRecorder()
     g = graphed(rec, max_recordings=1)
