@@ -269,6 +269,9 @@ class Memory:
     def layout(self) -> tuple:
         return self.dtype, self.size, self.stride
 
+    def describe(self) -> str:
+        return f"{str(self.dtype).removeprefix('torch.')} {list(self.size)}"
+
 
 def alias(t: torch.Tensor) -> torch.Tensor:
     """A tensor over `t`'s memory that does not keep it allocated."""
@@ -485,8 +488,7 @@ class Recording:
         """Why `can_replay` refuses, in words (for a call that runs normally)."""
         held = self.pooled.held_outputs()
         if held:
-            described = ", ".join(f"output {self.pooled_at[k]} ({_described(t)})"
-                                  for k, t in zip(held, map(self.pooled.memory, held)))
+            described = ", ".join(f"output {self.pooled_at[k]} ({self.pooled.memory(k).describe()})" for k in held)
             return f"its last outputs are still referenced: {described}"
         if not self.pool.later_free(self.position):
             return "a recording captured after it into its pool holds outputs (a backward's gradients, until dropped)"
@@ -734,10 +736,6 @@ def _forget_cached(tensors: list[torch.Tensor]) -> None:
     torch._C._set_cached_tensors_enabled(True)  # removing asserts it (Inductor may have turned it off)
     for t in tensors:
         torch._C._remove_cached_tensor(t)
-
-
-def _described(m: Memory) -> str:
-    return f"{str(m.dtype).removeprefix('torch.')} {list(m.size)}"
 
 
 def _sizes(args: Sequence[Any]) -> tuple:
