@@ -108,7 +108,9 @@ from mlc.dialects.triton.core import (
     ConfigAttr,
     PtrType,
 )
-from mlc.dialects.triton.kernel import INDEX_BITS, IndexOp, KernelBodyOp, KernelOp, RLoopOp, YieldOp, r0_blocks_up_to
+from mlc.dialects.triton.kernel import (
+    INDEX_BITS, IndexOp, KernelBodyOp, KernelOp, MaskedBodyOp, RLoopOp, YieldOp, r0_blocks_up_to,
+)
 from mlc.dialects.triton.reductions import AccumulateOp, DotOp, ReduceOp, reduction_identity
 from mlc.dialects.triton.wrapper import (
     GRAPH_INPUTS,
@@ -129,7 +131,7 @@ __all__ = [
     "ACCUMULATORS", "BLOCK_NAMES", "EVICTION_POLICIES", "IMPLICIT_INDICES", "INDEX_BITS", "KERNEL_KINDS", "MASK_NAMES",
     "REDUCE_KINDS", "RESERVED", "TILED_INDICES", "TILED_MASKS",
     "ExprAttr",  # re-exported from mlc.dialects.sym (passes/to_triton/reduction.py uses triton.ExprAttr)
-    "PtrType", "ConfigAttr", "KernelOp", "KernelBodyOp", "IndexOp", "LoadOp", "StoreOp", "ExprOp", "IndirectIndexOp",
+    "PtrType", "ConfigAttr", "KernelOp", "KernelBodyOp", "MaskedBodyOp", "IndexOp", "LoadOp", "StoreOp", "ExprOp", "IndirectIndexOp",
     "r0_blocks_up_to", "reduction_identity", "ReduceOp", "AccumulateOp", "DotOp", "RLoopOp", "YieldOp",
     "WrapperBodyOp", "GRAPH_INPUTS", "InputOp", "SizeInputOp", "AllocOp", "LaunchOp", "ExternOp", "ViewOp", "ReuseOp", "FreeOp",
     "ReturnOp", "WrapperOp",

@@ -67,6 +67,7 @@ class MatmulKernelBuilder(KernelBuilder):
     loop_ops: list[Operation] = field(default_factory=list)
     loop_cse: dict[tuple, Operation] = field(default_factory=dict)
     in_loop: bool = False
+    hoisted: list[Operation] = field(default_factory=list)  # ops of the K loop's members that K does not move
     init: Operation | None = None
     loop_block: Block = field(default_factory=lambda: Block(arg_types=[Float32Type()]))
     rloop: triton.RLoopOp | None = None
@@ -150,22 +151,48 @@ class MatmulKernelBuilder(KernelBuilder):
 
     def append(self, new: Operation) -> Operation:
         """As the builder's, with one table per side of the loop (a value of the loop does not
-        outlive it)."""
+        outlive it). An op of an operand's chain that K does not move (a gathered row's
+        position, `idx[yindex]`) runs once, before the loop."""
         if not self.in_loop:
             return super().append(new)
+        if self._loop_invariant(new):
+            self.in_loop = False
+            try:
+                kept = super().append(new)
+            finally:
+                self.in_loop = True
+            if kept is new:
+                self.ops.remove(new)
+                self.hoisted.append(new)
+            return kept
         outer, self.cse = self.cse, self.loop_cse
         try:
             return super().append(new)
         finally:
             self.loop_cse, self.cse = self.cse, outer
 
+    def _loop_invariant(self, new: Operation) -> bool:
+        if isinstance(new, triton.DotOp) or any(o.owner in self.loop_ops or o in self.loop_block.args
+                                                for o in new.operands):
+            return False
+        names = {m for m in getattr(new, "masks", [])}
+        for attr in new.properties.values():
+            if isinstance(attr, ExprAttr):
+                names |= {s.name for s in attr.expr.free_symbols}
+        if isinstance(new, triton.LoadOp) and not new.indirect and not names & {"yindex", "xindex", "zindex"}:
+            return False  # a scalar: the emitter shapes it where it is used
+        return not names & {"r0_index", "r0_index_t", "r0_mask", "r0_mask_t"}
+
     # -- masks -------------------------------------------------------------------------------------
 
     def load_masks(self, index: sympy.Expr, indirect: Sequence[SSAValue] = ()) -> list[str]:
+        """The masks of the index's own symbols, and those the loaded positions were read
+        under: a gathered row of A (`x[idx] @ w`) is masked by the rows' mask, and its tile
+        keeps A's shape, [YBLOCK, R0_BLOCK]."""
         names = {s.name for s in index.free_symbols}
-        if indirect:  # a loaded position may come from any lane of the tile
-            names |= {"yindex", "xindex"} | ({"r0_index", "r0_index_t"} & names)
-        return [m for k, m in _MASK_OF.items() if k in names and m not in self.constant_masks]
+        inherited = set().union(*(_masks_under(v) for v in indirect))
+        return [m for k, m in _MASK_OF.items()
+                if (k in names or m in inherited) and m not in self.constant_masks]
 
     def store_masks(self, index: sympy.Expr, indirect: Sequence[SSAValue] = ()) -> list[str]:
         """Every tile mask that is not constant: a lane past M or N stores nothing, even where
@@ -183,12 +210,27 @@ class MatmulKernelBuilder(KernelBuilder):
     def body_ops(self) -> list[Operation]:
         if self.init is None or self.rloop is None:
             raise PassFailedException("convert-to-triton: a GEMM kernel without its contraction")
-        return [self.init, self.rloop, *self.ops]
+        return [self.init, *self.hoisted, self.rloop, *self.ops]
 
     def kernel_op(
         self, name: str, body: Region, origins: Sequence[str], configs: Sequence[triton.ConfigAttr]
     ) -> triton.KernelOp:
         return triton.KernelOp(name, "matmul", self.numel, body, self.rnumel, origins, configs, self.ynumel, self.znumel)
+
+
+def _masks_under(value: SSAValue) -> set[str]:
+    """The tile masks of the ops `value` is computed from (a loaded position's load)."""
+    masks: set[str] = set()
+    pending, seen = [value], set()
+    while pending:
+        owner = pending.pop().owner
+        if not isinstance(owner, Operation) or owner in seen:
+            continue
+        seen.add(owner)
+        if isinstance(owner, triton.MaskedBodyOp):
+            masks.update(owner.masks)
+        pending.extend(owner.operands)
+    return masks
 
 
 def _masked_load(value: SSAValue, mask: str) -> bool:

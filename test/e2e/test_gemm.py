@@ -74,6 +74,25 @@ def test_mm_bias_gelu_is_one_kernel(make):
     torch.testing.assert_close(compiled(x, w, b), fn(x, w, b), atol=1e-4, rtol=1e-4)
 
 
+def test_gathered_rows_are_a_prologue(check_grad, make):
+    """`x[idx] @ w.t()`, the rows a mixture of experts gathers for its experts: the gather is
+    A's prologue (one kernel, positions loaded once per tile, before the K loop, masked by the
+    rows alone), with M past YBLOCK 128, K ragged past R0_BLOCK 64 and repeated rows; the
+    backward scatter-adds into x's gradient."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    x = make(90, 100, dtype=torch.bfloat16, low=-1, high=1, grad=True)
+    w = make(70, 100, dtype=torch.bfloat16, low=-1, high=1, grad=True)
+    idx = torch.randint(0, 90, (130,), device=x.device)
+    fn = lambda x, w, idx: torch.relu(x[idx] @ w.t())  # noqa: E731
+    args = [x.detach(), w.detach(), idx]
+    source = mlc.compile_fx(make_fx(fn)(*args), args).source
+    assert source.count("@triton.jit") == 1 and "aten.index" not in source, source
+    body = source[source.index("def triton_mm"):]
+    assert body.index("in_ptr0 + (yindex), ymask") < body.index("for r0_offset"), body
+    check_grad(lambda x, w: fn(x, w, idx), x, w, atol=3e-2, rtol=2e-2)
+
+
 def test_tf32_where_torch_allows_it(make):
     """f32 products multiply as TF32 exactly where torch's allow_tf32 says so at compile time."""
     from torch.fx.experimental.proxy_tensor import make_fx
