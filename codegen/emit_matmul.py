@@ -29,12 +29,15 @@ from xdsl.ir import Operation
 from mlc.analysis.target import CUDA_MAX_GRID_Y as MAX_GRID_Y
 from mlc.codegen.emit_kernel import _ReductionKernelEmitter, _jit, _static_numels
 from mlc.dialects import triton as tt
+from mlc.dialects.sym import expr_str
 
 GROUP_Y = 8
 _TILE = "[YBLOCK, XBLOCK]"
 
 
 class MatmulKernelEmitter(_ReductionKernelEmitter):
+    grouped = False  # in a grouped product's loop over the groups of the tile's rows
+
     def emit(self) -> str:
         k = self.kernel
         batched = k.znumel is not None
@@ -101,6 +104,8 @@ class MatmulKernelEmitter(_ReductionKernelEmitter):
         b = f"tl.broadcast_to({self.v(op.rhs)}, [R0_BLOCK, XBLOCK])"
         if "r0_mask" in op.masks:
             a = f"tl.where(r0_mask, {a}, 0.0)"
+        if self.grouped:  # the rows of this group alone
+            a = f"tl.where(in_group, {a}, 0.0)"
         if "r0_mask_t" in op.masks:
             b = f"tl.where(r0_mask_t, {b}, 0.0)"
         self.define(op.result, f'tl.dot({a}, {b}, {self.v(op.accumulator)}, input_precision="{op.precision.data}")')
@@ -119,9 +124,21 @@ class MatmulKernelEmitter(_ReductionKernelEmitter):
         # In the loop a tile is an A or a B tile; a value along neither side (a load at one
         # element) is [1, 1], which the dot broadcasts to its side's tile.
         self.shape = "[1, 1]"
+        rows = None
+        if op.groups is not None:  # in the loop the rows' groups value is the group, a scalar
+            rows, self.names[op.groups], self.grouped = self.v(op.groups), "group", True
         for inner in op.body.block.ops:
             self.op(inner)
         self.shape = _TILE
-        outer.append("for r0_offset in range(0, r0_numel, R0_BLOCK):")
-        outer.extend("    " + line for line in self.lines)
+        loop = ["for r0_offset in range(0, r0_numel, R0_BLOCK):", *("    " + line for line in self.lines)]
+        if op.groups is not None:
+            assert isinstance(op.groups.owner, tt.IndirectIndexOp)
+            self.names[op.groups], self.grouped = rows, False
+            outer += [f"group_first = tl.min(tl.where(ymask, {rows}, {expr_str(op.groups.owner.size.expr)}))",
+                      f"group_last = tl.max(tl.where(ymask, {rows}, -1))",
+                      "for group in range(group_first, group_last + 1):",
+                      f"    in_group = {rows} == group",
+                      *("    " + line for line in loop)]
+        else:
+            outer += loop
         self.lines = outer

@@ -17,6 +17,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation, operand_def, prop_def, result_def, var_result_def
 from xdsl.utils.exceptions import VerifyException
 
+from mlc.dialects.access import IndirectIndexBase
 from mlc.dialects.sym import ExprAttr
 from mlc.dialects.syntax import ReductionKind, TypeList
 
@@ -109,10 +110,10 @@ def defining_ops(value: SSAValue) -> set[Operation]:
     return ops
 
 
-def read_symbols(value: SSAValue) -> set[str]:
-    """The index symbols (i0, r0_0, ind0, sizes) the ops computing `value` read."""
+def read_symbols(value: SSAValue, skip: set[Operation] = frozenset()) -> set[str]:  # type: ignore[assignment]
+    """The index symbols (i0, r0_0, ind0, sizes) the ops computing `value` read (but `skip`)."""
     names: set[str] = set()
-    for op in defining_ops(value):
+    for op in defining_ops(value) - skip:
         for prop in op.properties.values():
             for attr in prop.data if isinstance(prop, ArrayAttr) else (prop,):
                 if isinstance(attr, ExprAttr):
@@ -120,15 +121,27 @@ def read_symbols(value: SSAValue) -> set[str]:
     return names
 
 
+def row_groups(dot: DotBase, rank: int) -> list[Operation]:
+    """The loaded positions B's loads take from the row alone (`i0` of an unbatched product):
+    a grouped product's group of each row (`_grouped_mm`), which picks the matrix of B the
+    row multiplies. Empty for every other contraction."""
+    if rank != 2:
+        return []
+    return [op for op in defining_ops(dot.rhs)
+            if isinstance(op, IndirectIndexBase) and read_symbols(op.value) == {"i0"}]
+
+
 def verify_contraction(node: Operation, dot: DotBase, rank: int, reduction_rank: int) -> None:
     """A contraction's node runs [M, N] over [K], or [B, M, N] over [K] (batched: i0 picks the
     product), and its dot reads `a` along (i_M, r0_0) only and `b` along (r0_0, i_N) only (and
-    both along the batch): a tile of A times a tile of B."""
+    both along the batch): a tile of A times a tile of B. A grouped product's B reads the row
+    only through its group (`row_groups`): a tile of B per group of the tile's rows."""
     if rank not in (2, 3) or reduction_rank != 1:
         raise VerifyException(f"{node.name}: a {dot.name} needs ranges [M, N] or [B, M, N] over [K], "
                               f"got {rank} over {reduction_rank}")
     m, n = f"i{rank - 2}", f"i{rank - 1}"
+    groups = set().union(*(defining_ops(g.results[0]) for g in row_groups(dot, rank)))
     for operand, side, other in ((dot.lhs, "lhs", n), (dot.rhs, "rhs", m)):
-        if other in read_symbols(operand):
+        if other in read_symbols(operand, skip=groups):
             raise VerifyException(f"{dot.name}: its {side} varies with {other}, which a tile of "
                                   f"{'A' if side == 'lhs' else 'B'} does not walk")

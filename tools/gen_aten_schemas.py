@@ -32,7 +32,7 @@ fill.Scalar view.default reshape.default _unsafe_view.default permute.default tr
 t.default expand.default squeeze.dim squeeze.dims squeeze.default unsqueeze.default
 slice.Tensor select.int cat.default flip.default constant_pad_nd.default split.Tensor
 split_with_sizes.default unbind.int as_strided.default slice_scatter.default select_scatter.default
-mm.default addmm.default bmm.default baddbmm.default convolution.default
+mm.default addmm.default bmm.default baddbmm.default _grouped_mm.default convolution.default
 sum.dim_IntList sum.default prod.default prod.dim_int amax.default amin.default max.dim
 min.dim max.default min.default argmax.default argmin.default any.dim any.dims any.default
 all.dim all.default mean.dim mean.default var.correction std.correction var_mean.correction

@@ -21,11 +21,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import sympy
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import ArrayAttr, IndexType, IntegerAttr, StringAttr
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     region_def,
@@ -406,15 +408,23 @@ class RLoopOp(KernelBodyOp):
     `for r0_offset in range(0, r0_numel, R0_BLOCK)`, with `r0_index = r0_offset + r0_base` and
     `r0_mask = r0_index < r0_numel` defined inside. Each accumulator starts as an
     [XBLOCK, R0_BLOCK] tile filled with its init operand; the body's block arguments are the
-    accumulators, `triton.yield` gives their next values and the results are their last ones."""
+    accumulators, `triton.yield` gives their next values and the results are their last ones.
+
+    A grouped product's K loop (`triton.rloop groups(%g) iter_args(...)`, a matmul kernel's
+    only) runs once per group among the tile's rows, `%g` giving each row's group: in the
+    body `%g` is the group (a scalar, which B's loads index), and the dot takes the rows of
+    that group alone."""
 
     name = "triton.rloop"
     inits = var_operand_def()
+    groups = opt_operand_def(IndexType)
     outputs = var_result_def()
     body = region_def("single_block")
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    def __init__(self, inits: Sequence[SSAValue], body: Region):
-        super().__init__(operands=[list(inits)], result_types=[[v.type for v in inits]], regions=[body])
+    def __init__(self, inits: Sequence[SSAValue], body: Region, groups: SSAValue | None = None):
+        super().__init__(operands=[list(inits), [groups] if groups is not None else []],
+                         result_types=[[v.type for v in inits]], regions=[body])
 
     def verify_(self) -> None:
         kernel = self.kernel()
@@ -422,6 +432,8 @@ class RLoopOp(KernelBodyOp):
             raise VerifyException(f"triton.rloop: only a looped reduction or a matmul kernel has one, not a {kernel.kernel_kind} kernel")
         if self.parent_op() is not kernel:
             raise VerifyException("triton.rloop: loops do not nest; it belongs in the kernel body")
+        if self.groups is not None and kernel.kernel_kind != "matmul":
+            raise VerifyException("triton.rloop: only a matmul kernel's loop runs over groups of rows")
         block = self.body.block
         types = [v.type for v in self.inits]
         if [a.type for a in block.args] != types:
@@ -444,6 +456,10 @@ class RLoopOp(KernelBodyOp):
     # Hand-written: `iter_args(%a = %init : t)` binds the body's block arguments to the inits.
     def print(self, printer: Printer) -> None:
         block = self.body.block
+        if self.groups is not None:
+            printer.print_string(" groups(")
+            printer.print_ssa_value(self.groups)
+            printer.print_string(")")
         if block.args:
             printer.print_string(" iter_args(")
             for i, (arg, init) in enumerate(zip(block.args, self.inits)):
@@ -462,6 +478,11 @@ class RLoopOp(KernelBodyOp):
     def parse(cls, parser: Parser) -> RLoopOp:
         args: list[Parser.Argument] = []
         inits: list[SSAValue] = []
+        groups = None
+        if parser.parse_optional_keyword("groups"):
+            parser.parse_punctuation("(")
+            groups = parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
+            parser.parse_punctuation(")")
         if parser.parse_optional_keyword("iter_args"):
 
             def item() -> None:
@@ -475,7 +496,7 @@ class RLoopOp(KernelBodyOp):
 
             parser.parse_comma_separated_list(parser.Delimiter.PAREN, item)
         body = parser.parse_region(args)
-        return cls(inits, body)
+        return cls(inits, body, groups)
 
 
 @irdl_op_definition

@@ -90,6 +90,7 @@ from xdsl.utils.exceptions import PassFailedException
 from mlc.analysis.launch import H100, Target, index_bits
 from mlc.dialects import buffer, triton
 from mlc.dialects.buffer_layout import LayoutAttr
+from mlc.dialects.loops_reduce import row_groups
 from mlc.passes.pipeline import option
 from mlc.passes.stages import check_stage
 from mlc.passes.to_triton.builder import GroupKernels
@@ -232,8 +233,10 @@ class _GraphConversion:
         """For a GEMM kernel: the wrapper `<kernel>_unfused` doing its work as cuBLAS plus
         pointwise kernels over the same buffers (`matmul.unfused`: an operand computed in the K
         loop stored first, the epilogue after), which the launch is timed against; None for any
-        other kernel."""
-        if not any(isinstance(m, buffer.ComputedOp) and m.is_contraction for m in members):
+        other kernel, and for a grouped product's (`_grouped_mm`: its cuBLAS side, the extern
+        with the groups' ends, is not built yet; the fused kernel runs)."""
+        contraction = next((m for m in members if isinstance(m, buffer.ComputedOp) and m.is_contraction), None)
+        if contraction is None or row_groups(contraction.dot_op(), len(contraction.range_exprs)):
             return None
         work = unfused(members, self.roots)
         self.layouts[work.product] = work.product_layout

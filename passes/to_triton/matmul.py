@@ -44,7 +44,7 @@ from mlc.analysis.flat_index import affine_strides, simplify_index
 from mlc.analysis.launch import blocks_divide, matmul_configs
 from mlc.dialects import buffer, triton
 from mlc.dialects.buffer_layout import LayoutAttr, element_bytes
-from mlc.dialects.loops_reduce import defining_ops
+from mlc.dialects.loops_reduce import defining_ops, row_groups
 from mlc.dialects.sym import ExprAttr, symbol
 from mlc.passes.to_triton.builder import XINDEX, GroupKernels, KernelBuilder, zero_of
 
@@ -68,6 +68,7 @@ class MatmulKernelBuilder(KernelBuilder):
     loop_cse: dict[tuple, Operation] = field(default_factory=dict)
     in_loop: bool = False
     hoisted: list[Operation] = field(default_factory=list)  # ops of the K loop's members that K does not move
+    groups: SSAValue | None = None  # a grouped product's group of each row (`row_groups`)
     init: Operation | None = None
     loop_block: Block = field(default_factory=lambda: Block(arg_types=[Float32Type()]))
     rloop: triton.RLoopOp | None = None
@@ -118,6 +119,10 @@ class MatmulKernelBuilder(KernelBuilder):
         lhs, rhs = defining_ops(dot.lhs), defining_ops(dot.rhs)
         values: dict[SSAValue, SSAValue] = {}
         self._start_loop()
+        for group in row_groups(dot, len(node.range_exprs)):  # a grouped product: each row's group, first
+            chain = defining_ops(group.results[0])
+            self._convert(node, [op for op in node.body.block.ops if op in chain], self.coordinates(node, R0_INDEX), values)
+            self.groups = values[group.results[0]]
         self._convert(node, [op for op in node.body.block.ops if op in lhs], self.coordinates(node, R0_INDEX), values)
         self._convert(node, [op for op in node.body.block.ops if op in rhs], self.coordinates(node, R0_INDEX_T), values)
         masks = [mask for mask, v in (("r0_mask", dot.lhs), ("r0_mask_t", dot.rhs))
@@ -143,7 +148,7 @@ class MatmulKernelBuilder(KernelBuilder):
         """Close the K loop, yielding `last`; its result is the accumulated tile."""
         self.loop_block.add_ops([*self.loop_ops, triton.YieldOp([last])])
         assert self.init is not None
-        self.rloop = triton.RLoopOp([self.init.results[0]], Region(self.loop_block))
+        self.rloop = triton.RLoopOp([self.init.results[0]], Region(self.loop_block), self.groups)
         return self.rloop.results[0]
 
     def place(self, new: Operation) -> None:
@@ -190,7 +195,7 @@ class MatmulKernelBuilder(KernelBuilder):
         under: a gathered row of A (`x[idx] @ w`) is masked by the rows' mask, and its tile
         keeps A's shape, [YBLOCK, R0_BLOCK]."""
         names = {s.name for s in index.free_symbols}
-        inherited = set().union(*(_masks_under(v) for v in indirect))
+        inherited = set().union(*(_masks_under(v) for v in indirect if v is not self.groups))
         return [m for k, m in _MASK_OF.items()
                 if (k in names or m in inherited) and m not in self.constant_masks]
 

@@ -1,6 +1,7 @@
 // RUN: mlc-opt %s --split-input-file --convert-to-triton | filecheck %s
 // RUN: mlc-opt %s --split-input-file --convert-to-triton | mlc-opt --split-input-file | filecheck %s
 // RUN: mlc-opt %s --split-input-file --convert-to-triton="tf32=true" | filecheck %s --check-prefix=TF32
+// RUN: mlc-opt %s --split-input-file --convert-to-triton="gemm=measure" | filecheck %s --check-prefix=MEASURE
 
 // GEMM kernels (triton_mm_...): a group holding a contraction is a `matmul` kernel, ynumel M
 // rows by xnumel N columns over r0_numel K. Its triton.rloop loads the A tile along
@@ -149,4 +150,44 @@ builtin.module {
     }
     buffer.output @buf1
   }
+}
+
+// -----
+
+// A grouped product (_grouped_mm) of gathered rows: each row's group (%g, from buf0) and its
+// gathered position (%p) are loaded once, before the loop, masked by the rows alone; the
+// loop runs over the groups of the tile's rows (`groups(%g)`), and B's tile is read at the
+// group with no row mask. No cuBLAS side under gemm=measure: the fused kernel runs.
+// CHECK-LABEL: triton.kernel @triton_mm_fused__grouped_mm_index_0 matmul
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[GL:.*]] = triton.load %in_ptr0[yindex] mask ymask other 0 : i64
+// CHECK-NEXT:    %[[G:.*]] = triton.indirect_index %[[GL]] size 4 mask ymask : i64
+// CHECK-NEXT:    %[[PL:.*]] = triton.load %in_ptr1[yindex] mask ymask other 0 : i64
+// CHECK-NEXT:    %[[P:.*]] = triton.indirect_index %[[PL]] size 100 mask ymask : i64
+// CHECK-NEXT:    %{{.*}} = triton.rloop groups(%[[G]]) iter_args(%[[A:.*]] = %[[ZERO]] : f32) {
+// CHECK-NEXT:      %[[L:.*]] = triton.load %in_ptr2[r0_index + 40*ind0] indirect(%[[P]]) mask ymask, r0_mask other 0.000000e+00 : bf16
+// CHECK-NEXT:      %[[R:.*]] = triton.load %in_ptr3[r0_index_t + 40*xindex + 2880*ind0] indirect(%[[G]]) mask xmask, r0_mask_t other 0.000000e+00 : bf16
+// CHECK-NEXT:      %[[D:.*]] = triton.dot %[[L]], %[[R]] into %[[A]] "ieee" : bf16, bf16 -> f32
+// CHECK-NEXT:      triton.yield %[[D]] : f32
+// CHECK-NEXT:    }
+// MEASURE-LABEL: triton.kernel @triton_mm_fused__grouped_mm_index_0
+// MEASURE:         triton.launch @triton_mm_fused__grouped_mm_index_0(@buf0, @idx, @x, @w, @buf1) ynumel 150 xnumel 72 r0_numel 40{{$}}
+// MEASURE-NOT:     against
+buffer.graph @grouped {
+  buffer.input "x" #buffer.layout<[100, 40], [40, 1], bf16>
+  buffer.input "idx" #buffer.layout<[150], [1], i64>
+  buffer.input "w" #buffer.layout<[4, 72, 40], [2880, 40, 1], bf16>
+  buffer.input "buf0" #buffer.layout<[150], [1], i64>
+  buffer.computed "buf1" #buffer.layout<[150, 72], [72, 1], bf16> ranges [150, 72] reduce [40] origins ["_grouped_mm", "index"] {
+    %0 = buffer.load @idx[i0] : i64
+    %1 = loops.indirect_index %0 size 100 : i64
+    %2 = buffer.load @x[r0_0 + 40*ind0] indirect(%1) : bf16
+    %3 = buffer.load @buf0[i0] : i64
+    %4 = loops.indirect_index %3 size 4 : i64
+    %5 = buffer.load @w[r0_0 + 40*i1 + 2880*ind0] indirect(%4) : bf16
+    %6 = buffer.dot %2, %5 : bf16, bf16 -> f32
+    %7 = arith.truncf %6 : f32 to bf16
+    buffer.store @buf1[i1 + 72*i0], %7 : bf16
+  }
+  buffer.output @buf1
 }

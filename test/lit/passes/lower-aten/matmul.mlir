@@ -135,3 +135,39 @@ func.func @baddbmm_f32(%c: tensor<8x16xf32>, %a: tensor<4x8x32xf32>, %b: tensor<
   %0 = aten.baddbmm %c, %a, %b {beta = 5.000000e-01 : f64, alpha = 2.000000e+00 : f64} : (tensor<8x16xf32>, tensor<4x8x32xf32>, tensor<4x32x16xf32>) -> tensor<4x8x16xf32>
   func.return %0 : tensor<4x8x16xf32>
 }
+
+// -----
+
+// _grouped_mm of a 2-D A by a 3-D B (a mixture of experts' projection, rows sorted by expert,
+// %offs the groups' ends): first each row's group, the count of ends at or below it (kept
+// below G = 4); then the contraction, reading B's matrix at that group, a loaded position.
+// CHECK-LABEL: func.func @grouped_mm
+// CHECK:      %[[G:.*]] = loops.reduction [24] over [4] origins ["_grouped_mm"] -> tensor<24xi64> {
+// CHECK-NEXT:   %[[END:.*]] = loops.load %offs[r0_0] : tensor<4xi32>
+// CHECK-NEXT:   %[[END64:.*]] = arith.extsi %[[END]] : i32 to i64
+// CHECK-NEXT:   %[[ROW:.*]] = loops.index i0 : i64
+// CHECK-NEXT:   %[[BELOW:.*]] = arith.cmpi sle, %[[END64]], %[[ROW]] : i64
+// CHECK:        %[[N:.*]] = loops.reduce sum
+// CHECK:        arith.minsi %[[N]]
+// CHECK:      loops.reduction [24, 16] over [32] origins ["_grouped_mm"] -> tensor<24x16xbf16> {
+// CHECK-NEXT:   %[[A:.*]] = loops.load %a[i0, r0_0] : tensor<24x32xbf16>
+// CHECK-NEXT:   %[[GROW:.*]] = loops.load %[[G]][i0] : tensor<24xi64>
+// CHECK-NEXT:   %[[P:.*]] = loops.indirect_index %[[GROW]] size 4 : i64
+// CHECK-NEXT:   %[[B:.*]] = loops.load %b[ind0, r0_0, i1] indirect(%[[P]]) : tensor<4x32x16xbf16>
+// CHECK-NEXT:   %[[D:.*]] = loops.dot %[[A]], %[[B]] : bf16, bf16 -> f32
+// EXTERN-LABEL: func.func @grouped_mm
+// EXTERN:       loops.extern "_grouped_mm.default" (%a, %b, %offs)
+func.func @grouped_mm(%a: tensor<24x32xbf16>, %b: tensor<4x32x16xbf16>, %offs: tensor<4xi32>) -> tensor<24x16xbf16> {
+  %0 = aten._grouped_mm %a, %b, %offs, none : (tensor<24x32xbf16>, tensor<4x32x16xbf16>, tensor<4xi32>) -> tensor<24x16xbf16>
+  func.return %0 : tensor<24x16xbf16>
+}
+
+// -----
+
+// The weight gradient's form (2-D by 2-D, the groups along K, a 3-D result) stays the extern.
+// CHECK-LABEL: func.func @grouped_mm_along_k
+// CHECK:       loops.extern "_grouped_mm.default" (%a, %b, %offs)
+func.func @grouped_mm_along_k(%a: tensor<16x24xbf16>, %b: tensor<24x8xbf16>, %offs: tensor<4xi32>) -> tensor<4x16x8xbf16> {
+  %0 = aten._grouped_mm %a, %b, %offs, none : (tensor<16x24xbf16>, tensor<24x8xbf16>, tensor<4xi32>) -> tensor<4x16x8xbf16>
+  func.return %0 : tensor<4x16x8xbf16>
+}
