@@ -24,7 +24,9 @@ GROUP_Y is 8, as in both.
 
 from __future__ import annotations
 
-from xdsl.ir import Operation
+from collections.abc import Sequence
+
+from xdsl.ir import Operation, SSAValue
 
 from mlc.analysis.target import CUDA_MAX_GRID_Y as MAX_GRID_Y
 from mlc.codegen.emit_kernel import _ReductionKernelEmitter, _jit, _static_numels
@@ -37,6 +39,7 @@ _TILE = "[YBLOCK, XBLOCK]"
 
 class MatmulKernelEmitter(_ReductionKernelEmitter):
     grouped = False  # in a grouped product's loop over the groups of the tile's rows
+    group_rows_only = False  # emitting the load of such a loop's A tile
 
     def emit(self) -> str:
         k = self.kernel
@@ -96,16 +99,26 @@ class MatmulKernelEmitter(_ReductionKernelEmitter):
             return
         names = {s.name for s in op.index.expr.free_symbols}
         self.shape = "[YBLOCK, R0_BLOCK]" if names & {"yindex", "r0_index"} else "[R0_BLOCK, XBLOCK]" if names else "[1, 1]"
+        self.group_rows_only = self.grouped and self.shape == "[YBLOCK, R0_BLOCK]"
         super().load(op)
-        self.shape = "[1, 1]"
+        self.shape, self.group_rows_only = "[1, 1]", False
+
+    def mask(self, names: Sequence[str], value: SSAValue | None) -> str:
+        """A grouped product's A tile reads the rows of the loop's group, 0 for the others: in
+        its load's mask, which keeps the tile on the path from memory to the tensor cores (a
+        select after the load would take it through registers)."""
+        text = super().mask(names, value)
+        if self.group_rows_only:
+            return f"{text} & in_group" if text else "in_group"
+        return text
 
     def dot(self, op: tt.DotOp) -> None:
         a = f"tl.broadcast_to({self.v(op.lhs)}, [YBLOCK, R0_BLOCK])"
         b = f"tl.broadcast_to({self.v(op.rhs)}, [R0_BLOCK, XBLOCK])"
         if "r0_mask" in op.masks:
             a = f"tl.where(r0_mask, {a}, 0.0)"
-        if self.grouped:  # the rows of this group alone
-            a = f"tl.where(in_group, {a}, 0.0)"
+        if self.grouped and not isinstance(op.lhs.owner, tt.LoadOp):  # the rows of this group alone
+            a = f"tl.where(in_group, {a}, 0.0)"  # (a loaded A tile's load masks them)
         if "r0_mask_t" in op.masks:
             b = f"tl.where(r0_mask_t, {b}, 0.0)"
         self.define(op.result, f'tl.dot({a}, {b}, {self.v(op.accumulator)}, input_precision="{op.precision.data}")')

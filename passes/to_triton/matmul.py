@@ -205,7 +205,8 @@ class MatmulKernelBuilder(KernelBuilder):
         return [m for m in ("ymask", "xmask") if m not in self.constant_masks]
 
     def load_other(self, op: buffer.LoadOp, index: sympy.Expr, masks: list[str]) -> Attribute | None:
-        return zero_of(op.result.type) if masks or op.mask is not None else None
+        """0 past a mask; in a grouped product, always (its A tiles read only their group's rows)."""
+        return zero_of(op.result.type) if masks or op.mask is not None or self.groups is not None else None
 
     def eviction(self, node: buffer.ComputedOp, name: str, index: sympy.Expr) -> str | None:
         return None
