@@ -205,8 +205,7 @@ class MatmulKernelBuilder(KernelBuilder):
         return [m for m in ("ymask", "xmask") if m not in self.constant_masks]
 
     def load_other(self, op: buffer.LoadOp, index: sympy.Expr, masks: list[str]) -> Attribute | None:
-        """0 past a mask; in a grouped product, always (its A tiles read only their group's rows)."""
-        return zero_of(op.result.type) if masks or op.mask is not None or self.groups is not None else None
+        return zero_of(op.result.type) if masks or op.mask is not None else None
 
     def eviction(self, node: buffer.ComputedOp, name: str, index: sympy.Expr) -> str | None:
         return None
@@ -269,6 +268,8 @@ def build_matmul_kernel(
               (("ymask", "YBLOCK"), ("xmask", "XBLOCK"), ("r0_mask", "R0_BLOCK"), ("r0_mask_t", "R0_BLOCK"))}
     sizes = {"ymask": m, "xmask": n, "r0_mask": k, "r0_mask_t": k}
     constant = frozenset(name for name, size in sizes.items() if blocks_divide(size, blocks[name]))
+    if row_groups(contraction, len(dot.range_exprs)):  # A's rows are masked by their group too (0 past it)
+        constant -= {"ymask"}
     precision = "tf32" if tf32 and isinstance(operand, Float32Type) else "ieee"
     znumel = batch[0] if batch else None
     builder = MatmulKernelBuilder(n, layouts, roots, local, check_indices=check_indices, ynumel=m, rnumel=k,

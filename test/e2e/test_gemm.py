@@ -93,19 +93,22 @@ def test_gathered_rows_are_a_prologue(check_grad, make):
     check_grad(lambda x, w: fn(x, w, idx), x, w, atol=3e-2, rtol=2e-2)
 
 
-def test_grouped_mm_of_gathered_rows(check_grad, make):
+@pytest.mark.parametrize("m, n, k, ends", [(150, 40, 72, (30, 30, 100, 150)), (256, 128, 64, (64, 64, 200, 256))],
+                         ids=["ragged", "aligned"])
+def test_grouped_mm_of_gathered_rows(check_grad, make, m, n, k, ends):
     """A mixture of experts' projection: `_grouped_mm` of gathered token rows by per-expert
     weights, a gelu after it. The gather is the prologue, gelu the epilogue: one GEMM kernel,
     whose K loop runs once per group among a tile's rows. The groups' ends (30, 30, 100, 150)
     put an empty group first, and cross YBLOCK's 16 to 128 row tiles; K ragged past R0_BLOCK
-    64. The backward's input gradient is a grouped product too; its weight gradient (groups
-    along K) stays the extern."""
+    64; or every size a multiple of every block, so that only the groups mask A's rows. The
+    backward's input gradient is a grouped product too; its weight gradient (groups along K)
+    stays the extern."""
     from torch.fx.experimental.proxy_tensor import make_fx
 
-    x = make(100, 72, dtype=torch.bfloat16, low=-1, high=1, grad=True)
-    w = make(4, 40, 72, dtype=torch.bfloat16, low=-1, high=1, grad=True)
-    idx = torch.randint(0, 100, (150,), device=x.device)
-    offs = torch.tensor([30, 30, 100, 150], dtype=torch.int32, device=x.device)
+    x = make(100, k, dtype=torch.bfloat16, low=-1, high=1, grad=True)
+    w = make(4, n, k, dtype=torch.bfloat16, low=-1, high=1, grad=True)
+    idx = torch.randint(0, 100, (m,), device=x.device)
+    offs = torch.tensor(ends, dtype=torch.int32, device=x.device)
     fn = lambda x, w: F.gelu(torch._grouped_mm(x[idx], w.transpose(1, 2), offs=offs))  # noqa: E731
     args = [x.detach(), w.detach()]
     source = mlc.compile_fx(make_fx(fn)(*args), args).source
