@@ -25,9 +25,10 @@ coordinate-descent tuning).
 
 `gemm` (MLC_GEMM) says what runs mm and addmm: "extern" (the default) cuBLAS calls, with the
 pointwise work around them as separate kernels; "triton" mlc's own tiled `tl.dot` kernels with
-their epilogues fused (`passes/lowering/matmul.py`); "auto" those kernels, each timed at its
-first run against the same work as cuBLAS plus the epilogue's own kernel, the faster kept
-(`convert-to-triton{gemm=measure}`, `triton_helpers.choose`).
+their epilogues fused (`passes/lowering/matmul.py`), `_grouped_mm` (a mixture of experts')
+too; "auto" those kernels, each timed at its first run against the same work as cuBLAS plus
+the epilogue's own kernel, the faster kept (`convert-to-triton{gemm=measure}`,
+`triton_helpers.choose`), with `_grouped_mm` left the extern (it has no timed side yet).
 """
 
 from __future__ import annotations

@@ -120,6 +120,16 @@ def test_max_autotune_offers_the_autotuner_every_config(specs):
     assert "convert-to-triton{autotune-pointwise=true}" in tuned.split(",")
 
 
+def test_gemm_auto_leaves_grouped_products_to_the_extern(specs):
+    """`gemm="auto"` times each Triton GEMM against cuBLAS; a grouped product has no timed
+    side yet, so `_grouped_mm` stays the extern there; `gemm="triton"` lowers it too."""
+    _compile_and_run(options={"gemm": "auto"})
+    _compile_and_run(options={"gemm": "triton"})
+    auto, triton = specs
+    assert "lower-aten{gemm=triton fallback=_grouped_mm}" in auto.split(",")
+    assert "lower-aten{gemm=triton}" in triton.split(",")
+
+
 def test_options_reach_the_compile(specs, tmp_path):
     """dump_dir (a path, its key spelled with a dash as Inductor's may be), debug and pipeline as
     options, none in the environment."""

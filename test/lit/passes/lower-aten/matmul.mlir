@@ -1,6 +1,7 @@
 // RUN: mlc-opt %s --split-input-file -p 'lower-aten{gemm=triton}' | filecheck %s
 // RUN: mlc-opt %s --split-input-file --lower-aten | filecheck %s --check-prefix=EXTERN
 // RUN: not mlc-opt %s -p 'lower-aten{gemm=cublas}' 2>&1 | filecheck %s --check-prefix=BAD
+// RUN: mlc-opt %s --split-input-file -p 'lower-aten{gemm=triton fallback=_grouped_mm}' | filecheck %s --check-prefix=FALLBACK
 
 // gemm=triton: mm, addmm, bmm and baddbmm of f16/bf16/f32 become contractions, a loops.reduction [M, N]
 // over [K] whose loops.dot multiplies A at (i0, r0_0) by B at (r0_0, i1), the operands in
@@ -157,6 +158,10 @@ func.func @baddbmm_f32(%c: tensor<8x16xf32>, %a: tensor<4x8x32xf32>, %b: tensor<
 // CHECK-NEXT:   %[[D:.*]] = loops.dot %[[A]], %[[B]] : bf16, bf16 -> f32
 // EXTERN-LABEL: func.func @grouped_mm
 // EXTERN:       loops.extern "_grouped_mm.default" (%a, %b, %offs)
+// gemm=auto's pipeline leaves it the extern (fallback), as it has no timed cuBLAS side yet.
+// FALLBACK-LABEL: func.func @grouped_mm
+// FALLBACK:       loops.extern "_grouped_mm.default" (%a, %b, %offs)
+// FALLBACK-NOT:   loops.dot
 func.func @grouped_mm(%a: tensor<24x32xbf16>, %b: tensor<4x32x16xbf16>, %offs: tensor<4xi32>) -> tensor<24x16xbf16> {
   %0 = aten._grouped_mm %a, %b, %offs, none : (tensor<24x32xbf16>, tensor<4x32x16xbf16>, tensor<4xi32>) -> tensor<24x16xbf16>
   func.return %0 : tensor<24x16xbf16>
