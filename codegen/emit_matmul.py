@@ -128,6 +128,31 @@ class MatmulKernelEmitter(_ReductionKernelEmitter):
             name = f"_{self.fresh()}"  # carried from one step to the next
             self.lines.append(f"{name} = tl.broadcast_to({self.v(init)}, {_TILE})")
             self.names[arg] = self.names[result] = name
+        if op.groups is None:
+            self.lines += self._k_loop(op)
+            return
+        # A grouped product: a tile whose rows are all of one group (most tiles) runs the K
+        # loop of a plain product at that group; one whose rows straddle groups runs it once
+        # per group, on that group's rows.
+        assert isinstance(op.groups.owner, tt.IndirectIndexOp)
+        rows, groups = self.v(op.groups), expr_str(op.groups.owner.size.expr)
+        self.names[op.groups] = "group"  # in the loop the rows' groups value is the group, a scalar
+        one_group = self._k_loop(op)
+        self.grouped = True
+        straddling = self._k_loop(op)
+        self.names[op.groups], self.grouped = rows, False
+        self.lines += [f"group_first = tl.min(tl.where(ymask, {rows}, {groups}))",
+                       f"group_last = tl.max(tl.where(ymask, {rows}, -1))",
+                       "if group_first == group_last:",
+                       "    group = group_first",
+                       *("    " + line for line in one_group),
+                       "else:",
+                       "    for group in range(group_first, group_last + 1):",
+                       f"        in_group = {rows} == group",
+                       *("        " + line for line in straddling)]
+
+    def _k_loop(self, op: tt.RLoopOp) -> list[str]:
+        """`for r0_offset ...:` and the loop's body, its ops emitted afresh."""
         outer, self.lines = self.lines, [
             "r0_index = r0_offset + r0_base[None, :]",
             "r0_mask = r0_index < r0_numel",
@@ -137,21 +162,9 @@ class MatmulKernelEmitter(_ReductionKernelEmitter):
         # In the loop a tile is an A or a B tile; a value along neither side (a load at one
         # element) is [1, 1], which the dot broadcasts to its side's tile.
         self.shape = "[1, 1]"
-        rows = None
-        if op.groups is not None:  # in the loop the rows' groups value is the group, a scalar
-            rows, self.names[op.groups], self.grouped = self.v(op.groups), "group", True
         for inner in op.body.block.ops:
             self.op(inner)
         self.shape = _TILE
         loop = ["for r0_offset in range(0, r0_numel, R0_BLOCK):", *("    " + line for line in self.lines)]
-        if op.groups is not None:
-            assert isinstance(op.groups.owner, tt.IndirectIndexOp)
-            self.names[op.groups], self.grouped = rows, False
-            outer += [f"group_first = tl.min(tl.where(ymask, {rows}, {expr_str(op.groups.owner.size.expr)}))",
-                      f"group_last = tl.max(tl.where(ymask, {rows}, -1))",
-                      "for group in range(group_first, group_last + 1):",
-                      f"    in_group = {rows} == group",
-                      *("    " + line for line in loop)]
-        else:
-            outer += loop
         self.lines = outer
+        return loop
