@@ -141,8 +141,9 @@ class MatmulKernelEmitter(_ReductionKernelEmitter):
         self.grouped = True
         straddling = self._k_loop(op)
         self.names[op.groups], self.grouped = rows, False
-        self.lines += [f"group_first = tl.min(tl.where(ymask, {rows}, {groups}))",
-                       f"group_last = tl.max(tl.where(ymask, {rows}, -1))",
+        narrow = ".to(tl.int32)" if self.kernel.index_bits == 32 else ""  # B's offsets in the kernel's width
+        self.lines += [f"group_first = tl.min(tl.where(ymask, {rows}, {groups})){narrow}",
+                       f"group_last = tl.max(tl.where(ymask, {rows}, -1)){narrow}",
                        "if group_first == group_last:",
                        "    group = group_first",
                        *("    " + line for line in one_group),
