@@ -20,6 +20,21 @@ which its loads and stores index (a scalar). The kernel renumbers its programs s
 consecutive ones walk down a column of tiles before the next column (the grouped order of
 Triton's matmul tutorial and Inductor's templates: the B tiles a group reads stay in L2).
 GROUP_Y is 8, as in both.
+
+A grouped product's loop (`triton.rloop groups(%g)`, `_grouped_mm`) takes the smallest and
+largest group among the tile's rows: a tile of one group runs the K loop above with B at that
+group; a tile straddling groups runs it once per group, its A loads masked to the group's rows
+(`in_group`), the products summing into the one accumulator.
+
+    group_first = tl.min(tl.where(ymask, tmp2, 8))
+    group_last = tl.max(tl.where(ymask, tmp2, -1))
+    if group_first == group_last:
+        group = group_first
+        for r0_offset in range(0, r0_numel, R0_BLOCK): ...
+    else:
+        for group in range(group_first, group_last + 1):
+            in_group = tmp2 == group
+            for r0_offset in range(0, r0_numel, R0_BLOCK): ...
 """
 
 from __future__ import annotations

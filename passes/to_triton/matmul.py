@@ -21,6 +21,12 @@ A batched contraction ([B, M, N] over [K]: bmm, baddbmm) is the same kernel over
 products: each program computes one tile of product `zindex` (the grid's z), which indexes its
 loads and stores like any other symbol.
 
+A grouped contraction (`_grouped_mm`: B read at each row's group, `row_groups`) loads the rows'
+groups once, before the loop, and hands them to the loop (`triton.rloop groups(%g)`), which
+runs once per group among the tile's rows with B's tile read at the group; A's rows are
+always masked (by their group, in a tile that straddles two). Ops of an operand's chain that K
+does not move (a gathered row's position) are hoisted before the loop.
+
 Each member's loop variables are read off the kernel's flat lanes (`kernel_shape.coordinates`)
 with the flat output index X = N*yindex + xindex (+ M*N*zindex), so an epilogue whose loops
 reorder-loops merged reads the same elements. Masks: ymask, xmask, r0_mask, r0_mask_t where the configs'

@@ -91,3 +91,23 @@ func.func @bmm(%x: tensor<4x64x96xbf16>, %w: tensor<4x96x128xbf16>) -> tensor<4x
   }
   func.return %0 : tensor<4x64x128xf32>
 }
+
+// -----
+
+// A grouped product (_grouped_mm): the rhs reads the row i0 only through a loaded position
+// of the row alone, its group, which picks B's matrix.
+// CHECK-LABEL: func.func @grouped
+// CHECK:        %[[P:.*]] = loops.indirect_index %{{.*}} size 4 : i64
+// CHECK-NEXT:   %[[B:.*]] = loops.load %w[ind0, r0_0, i1] indirect(%[[P]]) : tensor<4x32x16xbf16>
+// CHECK-NEXT:   loops.dot %{{.*}}, %[[B]] : bf16, bf16 -> f32
+func.func @grouped(%x: tensor<24x32xbf16>, %w: tensor<4x32x16xbf16>, %group: tensor<24xi64>) {
+  %0 = loops.reduction [24, 16] over [32] -> tensor<24x16xf32> {
+    %a = loops.load %x[i0, r0_0] : tensor<24x32xbf16>
+    %g = loops.load %group[i0] : tensor<24xi64>
+    %p = loops.indirect_index %g size 4 : i64
+    %b = loops.load %w[ind0, r0_0, i1] indirect(%p) : tensor<4x32x16xbf16>
+    %d = loops.dot %a, %b : bf16, bf16 -> f32
+    loops.yield %d : f32
+  }
+  func.return
+}

@@ -174,3 +174,19 @@ func.func @two_batches(%a: tensor<2x2x4x8xbf16>, %b: tensor<2x2x8x4xbf16>) {
   }
   func.return
 }
+
+// -----
+
+// A position of the rhs that reads the column as well as the row is no group of rows.
+func.func @rhs_position_of_row_and_column(%x: tensor<24x32xbf16>, %w: tensor<4x32x16xbf16>, %group: tensor<24x16xi64>) {
+  // expected-error@+1 {{loops.dot: its rhs varies with i0, which a tile of B does not walk}}
+  %0 = loops.reduction [24, 16] over [32] -> tensor<24x16xf32> {
+    %a = loops.load %x[i0, r0_0] : tensor<24x32xbf16>
+    %g = loops.load %group[i0, i1] : tensor<24x16xi64>
+    %p = loops.indirect_index %g size 4 : i64
+    %b = loops.load %w[ind0, r0_0, i1] indirect(%p) : tensor<4x32x16xbf16>
+    %d = loops.dot %a, %b : bf16, bf16 -> f32
+    loops.yield %d : f32
+  }
+  func.return
+}

@@ -597,3 +597,16 @@ triton.kernel @yield_types reduction(%in_ptr0: !triton.ptr<f32>) xnumel 4 r0_num
     triton.yield %acc : f32, f32
   }
 }
+
+// -----
+
+// Only a matmul kernel's loop runs over groups of rows (a grouped product's).
+triton.kernel @k reduction(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<i64>) xnumel 8 r0_numel 9000 {
+  %0 = arith.constant 0.0 : f32
+  %1 = triton.load %in_ptr1[xindex] mask xmask other 0 : i64
+  %2 = triton.indirect_index %1 size 4 mask xmask : i64
+  // expected-error@+1 {{only a matmul kernel's loop runs over groups of rows}}
+  %3 = triton.rloop groups(%2) iter_args(%a = %0 : f32) {
+    triton.yield %a : f32
+  }
+}
