@@ -10,7 +10,7 @@ and its syntax.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from xdsl.dialects.builtin import AnyFloat, ArrayAttr, Float32Type, StringAttr, i1, i64
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -110,10 +110,10 @@ def defining_ops(value: SSAValue) -> set[Operation]:
     return ops
 
 
-def read_symbols(value: SSAValue, skip: set[Operation] = frozenset()) -> set[str]:  # type: ignore[assignment]
+def read_symbols(value: SSAValue, skip: Collection[Operation] = ()) -> set[str]:
     """The index symbols (i0, r0_0, ind0, sizes) the ops computing `value` read (but `skip`)."""
     names: set[str] = set()
-    for op in defining_ops(value) - skip:
+    for op in defining_ops(value) - set(skip):
         for prop in op.properties.values():
             for attr in prop.data if isinstance(prop, ArrayAttr) else (prop,):
                 if isinstance(attr, ExprAttr):
