@@ -394,6 +394,39 @@ def test_a_saved_tensor_keeps_the_layout_mlc_made_it_in(monkeypatch, make, dtype
     assert forward_inputs == forward_outputs == backward_inputs == {}, relaid
 
 
+def test_an_eager_fallback_backward_reads_tensors_saved_in_mlc_layouts(monkeypatch, make):
+    """Where the backward falls back to eager (MLC_FALLBACK=1 and a backward mlc cannot
+    compile), it receives the forward's saved tensors in the layouts mlc wrote them in (the
+    keys not transposed back, as above), and its views of them still hold: the gradients
+    match eager's."""
+    from mlc.frontend import backend
+
+    compile_graph = backend.compile_graph
+
+    def forward_only(graph, inputs, kind, settings):
+        if kind == "backward":
+            raise mlc.MlcCompileError("a backward mlc is told it cannot compile")
+        return compile_graph(graph, inputs, kind, settings)
+
+    monkeypatch.setattr(backend, "compile_graph", forward_only)
+    monkeypatch.setenv("MLC_FALLBACK", "1")
+    batch, seq, heads, dim = 2, 8, 2, 16
+
+    def fn(q, k, v):
+        q, k, v = (t.view(batch, seq, heads, dim).permute(0, 2, 1, 3) for t in (q, k, v))
+        scores = torch.matmul(q * 0.25, k.transpose(-2, -1)).softmax(-1)
+        return torch.matmul(scores, v).transpose(1, 2).reshape(batch, seq, heads * dim)
+
+    q, k, v = (make(batch, seq, heads * dim, grad=True) for _ in range(3))
+    with pytest.warns(UserWarning, match="running this graph eagerly"):
+        out = torch.compile(fn, backend="mlc", fullgraph=True, dynamic=False)(q, k, v)
+        grad = make(*out.shape)
+        out.backward(grad)
+    expected = fn(q, k, v)
+    torch.testing.assert_close(out, expected)
+    torch.testing.assert_close((q.grad, k.grad, v.grad), torch.autograd.grad(expected, (q, k, v), grad))
+
+
 def test_returned_slices_of_a_buffer_stay_views(tmp_path, monkeypatch, make):
     """Slices a training forward returns (`y[:, :5]`, `y[:, -1]`, a `chunk` half of an mm's
     result) have rows 12 apart in eager as in mlc: they are returned as views of the mm's
