@@ -118,6 +118,18 @@ def test_grouped_mm_of_gathered_rows(check_grad, make, m, n, k, ends):
     check_grad(fn, x, w, atol=3e-2, rtol=2e-2)
 
 
+def test_grouped_mm_of_strided_operands(make):
+    """A read through a transposed view, B in its stored [G, K, N] order (not a weight's
+    transpose), and the last group ending before the last row: the rows the groups cover
+    match eager (torch leaves the others unspecified)."""
+    a = make(24, 72, dtype=torch.bfloat16, low=-1, high=1).t()[:70]
+    w = make(3, 24, 40, dtype=torch.bfloat16, low=-1, high=1)
+    offs = torch.tensor([10, 50, 60], dtype=torch.int32, device=a.device)
+    fn = lambda a, w: torch._grouped_mm(a, w, offs=offs)  # noqa: E731
+    out = torch.compile(fn, backend="mlc", fullgraph=True)(a, w)
+    torch.testing.assert_close(out[:60], fn(a, w)[:60], atol=2e-2, rtol=2e-2)
+
+
 def test_tf32_where_torch_allows_it(make):
     """f32 products multiply as TF32 exactly where torch's allow_tf32 says so at compile time."""
     from torch.fx.experimental.proxy_tensor import make_fx
