@@ -125,12 +125,14 @@ class MatmulKernelBuilder(KernelBuilder):
         lhs, rhs = defining_ops(dot.lhs), defining_ops(dot.rhs)
         values: dict[SSAValue, SSAValue] = {}
         self._start_loop()
-        for group in row_groups(dot, len(node.range_exprs)):  # a grouped product: each row's group, first
-            chain = defining_ops(group.results[0])
-            self._convert(node, [op for op in node.body.block.ops if op in chain], self.coordinates(node, R0_INDEX), values)
+        grouping: set[Operation] = set()  # a grouped product's ops giving each row's group: first
+        for group in row_groups(dot, len(node.range_exprs)):
+            grouping |= defining_ops(group.results[0])
+            self._convert(node, [op for op in node.body.block.ops if op in grouping], self.coordinates(node, R0_INDEX), values)
             self.groups = values[group.results[0]]
         self._convert(node, [op for op in node.body.block.ops if op in lhs], self.coordinates(node, R0_INDEX), values)
-        self._convert(node, [op for op in node.body.block.ops if op in rhs], self.coordinates(node, R0_INDEX_T), values)
+        self._convert(node, [op for op in node.body.block.ops if op in rhs - grouping], self.coordinates(node, R0_INDEX_T),
+                      values)
         masks = [mask for mask, v in (("r0_mask", dot.lhs), ("r0_mask_t", dot.rhs))
                  if mask not in self.constant_masks and not _masked_load(values[v], mask)]
         step = triton.DotOp(values[dot.lhs], values[dot.rhs], self.loop_block.args[0], masks, self.precision)
@@ -186,7 +188,7 @@ class MatmulKernelBuilder(KernelBuilder):
         if isinstance(new, triton.DotOp) or any(o.owner in self.loop_ops or o in self.loop_block.args
                                                 for o in new.operands):
             return False
-        names = {m for m in getattr(new, "masks", [])}
+        names = set(getattr(new, "masks", ()))
         for attr in new.properties.values():
             if isinstance(attr, ExprAttr):
                 names |= {s.name for s in attr.expr.free_symbols}
@@ -231,17 +233,7 @@ class MatmulKernelBuilder(KernelBuilder):
 
 def _masks_under(value: SSAValue) -> set[str]:
     """The tile masks of the ops `value` is computed from (a loaded position's load)."""
-    masks: set[str] = set()
-    pending, seen = [value], set()
-    while pending:
-        owner = pending.pop().owner
-        if not isinstance(owner, Operation) or owner in seen:
-            continue
-        seen.add(owner)
-        if isinstance(owner, triton.MaskedBodyOp):
-            masks.update(owner.masks)
-        pending.extend(owner.operands)
-    return masks
+    return {m for op in defining_ops(value) if isinstance(op, triton.MaskedBodyOp) for m in op.masks}
 
 
 def _masked_load(value: SSAValue, mask: str) -> bool:
