@@ -50,7 +50,9 @@ helpers; not part of the mlc package: see bench/README.md.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
+import fcntl
 import importlib.util
 import os
 import json
@@ -564,7 +566,8 @@ def bench_row(workload: Workload, name: str, mode: str, args: argparse.Namespace
             except Exception as error:  # noqa: BLE001 (then Inductor's is the only noise floor)
                 row.errors["float32 eager"] = run.one_line(error)
     expected = None
-    time_row(row, calls, args, pools_made)
+    with timing_turn(args.barrier, row):
+        time_row(row, calls, args, pools_made)
     row.graph_calls = {backend: dict(sum((g.calls for g in graphs), Counter()))
                        for backend, graphs in graphed.items() if graphs}
     calls.clear()
@@ -580,6 +583,29 @@ def bench_row(workload: Workload, name: str, mode: str, args: argparse.Namespace
     if "mlc" in row.ms and "inductor" in row.ms:
         row.mlc_over_inductor = row.ms["mlc"].median / row.ms["inductor"].median
     return row
+
+
+BARRIER_WAIT_S = 150  # at most this long after its own compile a run waits for the others'
+
+
+@contextlib.contextmanager
+def timing_turn(barrier: str | None, row: Row) -> Any:
+    """`--barrier DIR:N`: parallel runs (one per GPU) time their rows one at a time (a lock in
+    DIR), once N rows in all have compiled (a file each in DIR) or `BARRIER_WAIT_S` passed, so
+    that a row's timing does not share the host with another run's compile."""
+    if barrier is None:
+        yield
+        return
+    folder, _, count = barrier.rpartition(":")
+    path = Path(folder)
+    path.mkdir(parents=True, exist_ok=True)
+    (path / f"{os.getpid()}-{row.model}-{row.mode}.compiled").touch()
+    deadline = time.monotonic() + BARRIER_WAIT_S
+    while len(list(path.glob("*.compiled"))) < int(count) and time.monotonic() < deadline:
+        time.sleep(1)
+    with open(path / "timing.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def bench_model(name: str, device: torch.device, args: argparse.Namespace,
@@ -684,6 +710,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                                                     "max-autotune-no-cudagraphs"),
                         help="Inductor's torch.compile mode (mlc's settings stay as the environment and "
                              "--reduce-overhead set them): max-autotune, the bar of mlc's GEMMs")
+    parser.add_argument("--barrier", metavar="DIR:N",
+                        help="runs in parallel on several GPUs: time once N rows of all runs have compiled, one run "
+                             "at a time (files in DIR)")
     parser.add_argument("--skip", default="", help="backends not to run: inductor,mlc")
     parser.add_argument("--moe-experts", default=EXPERTS[0], choices=EXPERTS,
                         help="how the moe row's experts run (transformers' experts_implementation; default "

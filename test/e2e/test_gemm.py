@@ -121,13 +121,14 @@ def test_grouped_mm_of_gathered_rows(check_grad, make, m, n, k, ends):
 def test_grouped_mm_of_strided_operands(make):
     """A read through a transposed view, B in its stored [G, K, N] order (not a weight's
     transpose), and the last group ending before the last row: the rows the groups cover
-    match eager (torch leaves the others unspecified)."""
+    match eager (torch leaves the others unspecified). Eager multiplies a contiguous copy: torch's
+    CUDA kernel asks a column-major A for groups of whole 16-byte runs of rows, which these are not."""
     a = make(24, 72, dtype=torch.bfloat16, low=-1, high=1).t()[:70]
     w = make(3, 24, 40, dtype=torch.bfloat16, low=-1, high=1)
     offs = torch.tensor([10, 50, 60], dtype=torch.int32, device=a.device)
     fn = lambda a, w: torch._grouped_mm(a, w, offs=offs)  # noqa: E731
     out = torch.compile(fn, backend="mlc", fullgraph=True)(a, w)
-    torch.testing.assert_close(out[:60], fn(a, w)[:60], atol=2e-2, rtol=2e-2)
+    torch.testing.assert_close(out[:60], fn(a.contiguous(), w)[:60], atol=2e-2, rtol=2e-2)
 
 
 def test_tf32_where_torch_allows_it(make):
