@@ -63,3 +63,41 @@ buffer.graph @long_rows {
   }
   buffer.output @buf0
 }
+
+// -----
+
+// A GEMM of 4096 x 4096 over 1024: 2^34 multiply-adds, but no index spans M, N and K
+// together (the K loop steps through the operands, whose extents are below 2^31): 32-bit.
+// CHECK-LABEL: triton.kernel @triton_mm_fused_mm_0 matmul
+// CHECK-NOT:   index_bits
+// CHECK:       triton.wrapper
+buffer.graph @a_large_gemm {
+  buffer.input "x" #buffer.layout<[4096, 1024], [1024, 1], bf16>
+  buffer.input "w" #buffer.layout<[1024, 4096], [4096, 1], bf16>
+  buffer.computed "buf0" #buffer.layout<[4096, 4096], [4096, 1], bf16> ranges [4096, 4096] reduce [1024] origins ["mm"] {
+    %0 = buffer.load @x[r0_0 + 1024*i0] : bf16
+    %1 = buffer.load @w[i1 + 4096*r0_0] : bf16
+    %2 = buffer.dot %0, %1 : bf16, bf16 -> f32
+    %3 = arith.truncf %2 : f32 to bf16
+    buffer.store @buf0[i1 + 4096*i0], %3 : bf16
+  }
+  buffer.output @buf0
+}
+
+// -----
+
+// A GEMM whose output reaches 2^31 elements (65536 x 32768 over 16): 64-bit.
+// CHECK-LABEL: triton.kernel @triton_mm_fused_mm_0 matmul
+// CHECK:       } attributes {index_bits = 64 : i64}
+buffer.graph @a_large_gemm_output {
+  buffer.input "x" #buffer.layout<[65536, 16], [16, 1], bf16>
+  buffer.input "w" #buffer.layout<[16, 32768], [32768, 1], bf16>
+  buffer.computed "buf0" #buffer.layout<[65536, 32768], [32768, 1], bf16> ranges [65536, 32768] reduce [16] origins ["mm"] {
+    %0 = buffer.load @x[r0_0 + 16*i0] : bf16
+    %1 = buffer.load @w[i1 + 32768*r0_0] : bf16
+    %2 = buffer.dot %0, %1 : bf16, bf16 -> f32
+    %3 = arith.truncf %2 : f32 to bf16
+    buffer.store @buf0[i1 + 32768*i0], %3 : bf16
+  }
+  buffer.output @buf0
+}
