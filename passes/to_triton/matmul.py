@@ -242,6 +242,25 @@ def _masked_load(value: SSAValue, mask: str) -> bool:
     return isinstance(value.owner, triton.LoadOp) and mask in value.owner.masks
 
 
+def tile_loads(value: SSAValue) -> list[buffer.LoadOp]:
+    """The loads whose values make up an operand's tile (its own and a prologue's reads), not
+    those that only say where to read (a gather's row positions, a grouped product's groups):
+    a load's operands are positions and masks, so the walk stops at each load."""
+    loads: list[buffer.LoadOp] = []
+    seen: set[Operation] = set()
+    pending = [value]
+    while pending:
+        owner = pending.pop().owner
+        if not isinstance(owner, Operation) or owner in seen:
+            continue
+        seen.add(owner)
+        if isinstance(owner, buffer.LoadOp):
+            loads.append(owner)
+        else:
+            pending.extend(owner.operands)
+    return loads
+
+
 def build_matmul_kernel(
     members: Sequence[buffer.ComputedOp],
     layouts: dict[str, LayoutAttr],
@@ -260,7 +279,7 @@ def build_matmul_kernel(
     operand = contraction.lhs.type
     # The tiles' shared memory holds what the loop loads: an inlined prologue's wider reads (a
     # bf16 operand cast from f32) take more of it than the operand's type says.
-    loaded = [op.result.type for op in defining_ops(contraction.lhs) | defining_ops(contraction.rhs) if isinstance(op, buffer.LoadOp)]
+    loaded = [load.result.type for value in (contraction.lhs, contraction.rhs) for load in tile_loads(value)]
     configs = matmul_configs(m, n, k, max(map(element_bytes, [operand, *loaded])), autotune)
     blocks = {name: [c.block_sizes[b] for c in configs] for name, b in
               (("ymask", "YBLOCK"), ("xmask", "XBLOCK"), ("r0_mask", "R0_BLOCK"), ("r0_mask_t", "R0_BLOCK"))}

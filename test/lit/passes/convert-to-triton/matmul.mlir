@@ -157,8 +157,9 @@ builtin.module {
 // A grouped product (_grouped_mm) of gathered rows: each row's group (%g, from buf0) and its
 // gathered position (%p) are loaded once, before the loop, masked by the rows alone; the
 // loop runs over the groups of the tile's rows (`groups(%g)`), and B's tile is read at the
-// group with no row mask. No cuBLAS side under gemm=measure: the fused kernel runs.
-// CHECK-LABEL: triton.kernel @triton_mm_fused__grouped_mm_index_0 matmul
+// group with no row mask. The tiles are bf16's (R0_BLOCK 64): the i64 loads of the groups
+// and positions are not in the tiles. No cuBLAS side under gemm=measure: the fused kernel runs.
+// CHECK-LABEL: triton.kernel @triton_mm_fused__grouped_mm_index_0 matmul({{.*}}) ynumel 150 xnumel 72 r0_numel 40 origins ["_grouped_mm", "index"] configs [#triton.config<YBLOCK = 128, XBLOCK = 128, R0_BLOCK = 64, num_warps = 8, num_stages = 3>,
 // CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:    %[[GL:.*]] = triton.load %in_ptr0[yindex] mask ymask other 0 : i64
 // CHECK-NEXT:    %[[G:.*]] = triton.indirect_index %[[GL]] size 4 mask ymask : i64
