@@ -199,7 +199,7 @@ def _launch_choice(op: tt.LaunchOp, kernels: dict[str, tt.KernelOp], context: st
         # Timed against the same work unfused at its first run at these sizes (`choose`).
         sizes = _host_tuple([e.expr for e in (op.znumel, op.ynumel, op.xnumel, op.r0_numel) if e is not None])
         return [f"choose({kernel.sym_name.data}, lambda: {_launch(op, kernel, context)}, "
-                f"lambda: {op.unfused_name}([{', '.join(op.arg_names)}]), {sizes}, {context})"]
+                f"lambda: {op.unfused_name}([{', '.join(op.referenced_names())}]), {sizes}, {context})"]
     if op.looped_kernel_name is None or op.persistent_max is None or op.r0_numel is None:
         return [_launch(op, kernel, context)]
     r0_numel = _host(op.r0_numel.expr)

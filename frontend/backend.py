@@ -96,10 +96,7 @@ def pipeline_spec(settings: Settings, explain_fusion: bool = False, keep_padded:
         passes.insert(passes.index("convert-to-triton") + 1, "rank-configs")
     options = {"fuse": explain + (["priority=model"] if settings.fusion == "model" else []),
                "overlap-comm": explain, "rank-configs": [f"tune={settings.tune}"] + explain,
-               # A grouped product (_grouped_mm) has no timed cuBLAS side yet: under "auto" it
-               # stays the extern, 1.2-1.6x faster than it on the H200 (bench/results/issue46).
-               "lower-aten": (["gemm=triton"] if triton_gemm else [])
-               + (["fallback=_grouped_mm"] if settings.gemm == "auto" else []),
+               "lower-aten": ["gemm=triton"] if triton_gemm else [],
                "realize": ["keep-padded-outputs=true"] if keep_padded else [],
                "convert-to-triton": (["check-indices=true"] if settings.debug else [])
                + (["autotune-pointwise=true"] if settings.max_autotune else [])

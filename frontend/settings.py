@@ -27,8 +27,8 @@ coordinate-descent tuning).
 pointwise work around them as separate kernels; "triton" mlc's own tiled `tl.dot` kernels with
 their epilogues fused (`passes/lowering/matmul.py`), `_grouped_mm` (a mixture of experts')
 too; "auto" those kernels, each timed at its first run against the same work as cuBLAS plus
-the epilogue's own kernel, the faster kept (`convert-to-triton{gemm=measure}`,
-`triton_helpers.choose`), with `_grouped_mm` left the extern (it has no timed side yet).
+the epilogue's own kernel (a grouped product's: torch's `_grouped_mm`), the faster kept
+(`convert-to-triton{gemm=measure}`, `triton_helpers.choose`).
 """
 
 from __future__ import annotations

@@ -96,7 +96,9 @@ class LaunchOp(WrapperBodyOp):
     A GEMM kernel may be timed against the same work unfused: `... r0_numel 96 against
     @triton_mm_fused_0_unfused` names a `triton.wrapper` taking the launch's buffers (cuBLAS
     and the epilogue's own kernel); the first run at these sizes times both and keeps the
-    faster (`triton_helpers.choose`).
+    faster (`triton_helpers.choose`). A wrapper that needs more than the kernel's buffers names
+    them after `also`: a grouped product's unfused work reads the groups' ends, where its kernel
+    reads each row's group (`against @triton_mm_fused__grouped_mm_1_unfused0 also(@offs)`).
 
     A batched GEMM kernel runs `znumel` products: `... znumel 12 ynumel 64 xnumel 64 r0_numel 32`."""
 
@@ -110,17 +112,18 @@ class LaunchOp(WrapperBodyOp):
     looped = opt_prop_def(SymbolRefAttr)
     persistent_max = opt_prop_def(IntegerAttr[I64])
     unfused = opt_prop_def(SymbolRefAttr)
+    unfused_args = opt_prop_def(ArrayAttr)
     assembly_format = (
         "custom<SymbolRef>($kernel) `(` custom<SymbolRefs>($args) `)` (`znumel` custom<Expr>($znumel)^)?"
         " (`ynumel` custom<Expr>($ynumel)^)? `xnumel` custom<Expr>($xnumel)"
         " (`r0_numel` custom<Expr>($r0_numel)^)? (`else` custom<SymbolRef>($looped)^ `when` `r0_numel` ` ` `>` $persistent_max)?"
-        " (`against` custom<SymbolRef>($unfused)^)? attr-dict"
+        " (`against` custom<SymbolRef>($unfused)^)? (`also` `(` custom<SymbolRefs>($unfused_args)^ `)`)? attr-dict"
     )
 
     def __init__(
         self, kernel: str, args: Sequence[str], xnumel: sympy.Expr | int, r0_numel: sympy.Expr | int | None = None,
         ynumel: sympy.Expr | int | None = None, looped: tuple[str, int] | None = None, unfused: str | None = None,
-        znumel: sympy.Expr | int | None = None,
+        znumel: sympy.Expr | int | None = None, unfused_args: Sequence[str] = (),
     ):
         props: dict[str, Attribute] = {"kernel": SymbolRefAttr(kernel), "args": _refs(args)}
         if znumel is not None:
@@ -135,6 +138,8 @@ class LaunchOp(WrapperBodyOp):
             props["persistent_max"] = IntegerAttr(looped[1], i64)
         if unfused is not None:
             props["unfused"] = SymbolRefAttr(unfused)
+        if unfused_args:
+            props["unfused_args"] = _refs(unfused_args)
         super().__init__(properties=props)
 
     @property
@@ -160,8 +165,13 @@ class LaunchOp(WrapperBodyOp):
     def arg_names(self) -> list[str]:
         return _ref_names(self.args)
 
+    @property
+    def unfused_arg_names(self) -> list[str]:
+        """What the unfused wrapper reads besides the kernel's buffers (`also`)."""
+        return [] if self.unfused_args is None else _ref_names(self.unfused_args)
+
     def referenced_names(self) -> list[str]:
-        return self.arg_names
+        return self.arg_names + self.unfused_arg_names
 
     def lookup_kernel(self, name: str | None = None) -> KernelOp | None:
         wrapper = self.parent_op()
@@ -194,6 +204,8 @@ class LaunchOp(WrapperBodyOp):
             self._verify_choice(kernel, self.persistent_max.value.data)
         if self.unfused_name is not None:
             self._verify_unfused(kernel)
+        elif self.unfused_args is not None:
+            raise VerifyException("triton.launch: `also` names what an unfused wrapper reads, and there is none (`against`)")
 
     def _verify_unfused(self, kernel: KernelOp) -> None:
         if kernel.kernel_kind != "matmul":
@@ -204,8 +216,9 @@ class LaunchOp(WrapperBodyOp):
             (op for op in module.regions[0].block.ops if isinstance(op, WrapperOp) and op.sym_name.data == self.unfused_name), None)
         if module is not None and found is None:
             raise VerifyException(f"triton.launch: no triton.wrapper @{self.unfused_name} in this module")
-        if found is not None and found.input_names() != self.arg_names:
-            raise VerifyException(f"triton.launch: @{self.unfused_name} takes {found.input_names()}, not the launch's buffers {self.arg_names}")
+        if found is not None and found.input_names() != self.referenced_names():
+            raise VerifyException(f"triton.launch: @{self.unfused_name} takes {found.input_names()}, "
+                                  f"not the launch's buffers {self.referenced_names()}")
 
     def _verify_kernel(self, kernel: KernelOp) -> None:
         ptrs = kernel.body.block.args

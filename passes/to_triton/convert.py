@@ -94,7 +94,7 @@ from mlc.dialects.loops_reduce import row_groups
 from mlc.passes.pipeline import option
 from mlc.passes.stages import check_stage
 from mlc.passes.to_triton.builder import GroupKernels
-from mlc.passes.to_triton.matmul import build_matmul_kernel, unfused
+from mlc.passes.to_triton.matmul import build_matmul_kernel, group_ends, unfused
 from mlc.passes.to_triton.pointwise import build_pointwise_kernel
 from mlc.passes.to_triton.reduction import build_reduction_kernels
 
@@ -179,6 +179,7 @@ class _GraphConversion:
     roots: dict[str, str] = field(default_factory=dict)  # view name -> root storage name
     kernels: dict[str, triton.KernelOp] = field(default_factory=dict)
     unfused: list[triton.WrapperOp] = field(default_factory=list)  # GEMM kernels' unfused alternatives
+    producers: dict[str, buffer.ComputedOp] = field(default_factory=dict)  # buffer -> the node computing it
 
     def node(self, pos: int, node: Operation) -> list[triton.WrapperBodyOp]:
         """The wrapper ops of the graph's node at `pos` (a kernel's launch, with its allocations)."""
@@ -214,6 +215,7 @@ class _GraphConversion:
         """The allocations and the launch of one group's kernel(s)."""
         for m in members:
             self.layouts[m.buffer.data] = m.layout
+            self.producers[m.buffer.data] = m
         if all(m.layout.is_empty for m in members):
             # Zero-size results (an empty tensor): allocated, nothing to compute, no kernel.
             return [triton.AllocOp(m.buffer.data, m.layout) for m in members]
@@ -226,21 +228,32 @@ class _GraphConversion:
                   if m.buffer.data not in local and not isinstance(m, buffer.ScatterOp)]
         looped = (names[1], built.persistent_max) if built.persistent_max is not None else None
         against = self._unfused(names[0], built.args, members, local) if self.options.gemm == "measure" else None
-        return [*allocs, triton.LaunchOp(names[0], built.args, built.numel, built.rnumel, built.ynumel, looped, against,
-                                          built.znumel)]
+        unfused_name, also = against or (None, [])
+        return [*allocs, triton.LaunchOp(names[0], built.args, built.numel, built.rnumel, built.ynumel, looped,
+                                          unfused_name, built.znumel, also)]
 
-    def _unfused(self, kernel: str, args: list[str], members: list[buffer.ComputedOp], local: set[str]) -> str | None:
+    def _unfused(self, kernel: str, args: list[str], members: list[buffer.ComputedOp],
+                 local: set[str]) -> tuple[str, list[str]] | None:
         """For a GEMM kernel: the wrapper `<kernel>_unfused` doing its work as cuBLAS plus
         pointwise kernels over the same buffers (`matmul.unfused`: an operand computed in the K
-        loop stored first, the epilogue after), which the launch is timed against; None for any
-        other kernel, and for a grouped product's (`_grouped_mm`: its cuBLAS side, the extern
-        with the groups' ends, is not built yet; the fused kernel runs)."""
+        loop stored first, the epilogue after), which the launch is timed against, and what it
+        reads besides the kernel's buffers (a grouped product's groups' ends: torch's
+        `_grouped_mm` takes them, where the kernel reads each row's group); None for any other
+        kernel, and for a grouped product whose ends are not found (the fused kernel runs)."""
         contraction = next((m for m in members if isinstance(m, buffer.ComputedOp) and m.is_contraction), None)
-        if contraction is None or row_groups(contraction.dot_op(), len(contraction.range_exprs)):
+        if contraction is None:
             return None
-        work = unfused(members, self.roots)
+        also: list[str] = []
+        if row_groups(contraction.dot_op(), len(contraction.range_exprs)):
+            ends = group_ends(contraction, self.producers)
+            if ends is None:
+                return None
+            also = [ends]
+        work = unfused(members, self.roots, *also)
+        if work is None:
+            return None
         self.layouts[work.product] = work.product_layout
-        body: list[triton.WrapperBodyOp] = [triton.InputOp(a, self.layouts[a]) for a in args]
+        body: list[triton.WrapperBodyOp] = [triton.InputOp(a, self.layouts[a]) for a in [*args, *also]]
         for prologue in work.prologues:  # an operand the GEMM computes, stored for cuBLAS
             self.layouts[prologue.buffer.data] = prologue.layout
             body += [triton.AllocOp(prologue.buffer.data, prologue.layout), self._pointwise_launch([prologue], set())]
@@ -252,7 +265,7 @@ class _GraphConversion:
         # One per launch: a kernel launched by several groups (identical layers) is timed once.
         wrapper = triton.WrapperOp(f"{kernel}_unfused{len(self.unfused)}", Region(Block(body)))
         self.unfused.append(wrapper)
-        return wrapper.sym_name.data
+        return wrapper.sym_name.data, also
 
     def _pointwise_launch(self, members: list[buffer.ComputedOp], local: set[str]) -> triton.LaunchOp:
         built = build_pointwise_kernel(members, self.layouts, self.roots, local, self.target,

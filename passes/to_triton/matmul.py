@@ -319,9 +319,35 @@ class Unfused:
     members: list[buffer.ComputedOp]
 
 
-def unfused(members: Sequence[buffer.ComputedOp], roots: dict[str, str]) -> Unfused:
+def group_ends(node: buffer.ComputedOp, producers: dict[str, buffer.ComputedOp]) -> str | None:
+    """The groups' ends (`offs`) a grouped product's row groups were counted from: the buffer
+    `lower-aten` made its group of each row from, a sum over [G] of `offs[r0_0] <= i0`; None
+    where the groups come from anything else."""
+    dot = node.dot_op()
+    positions = [] if dot is None else row_groups(dot, len(node.range_exprs))
+    if len(positions) != 1 or not isinstance(load := positions[0].operands[0].owner, buffer.LoadOp):
+        return None
+    counted = producers.get(load.buffer_name)
+    if counted is None or not counted.is_reduction or counted.reduction_range_exprs != [positions[0].size.expr]:
+        return None
+    ops = list(counted.body.block.ops)
+    reads = [op for op in ops if isinstance(op, buffer.LoadOp)]
+    counts = any(isinstance(op, arith.CmpiOp) and op.predicate.value.data == SIGNED_AT_MOST for op in ops)
+    sums = any(isinstance(op, buffer.ReduceOp) and op.reduction_type.data == "sum" for op in ops)
+    if len(reads) != 1 or reads[0].index.expr != symbol("r0_0") or not (counts and sums):
+        return None
+    return reads[0].buffer_name
+
+
+SIGNED_AT_MOST = 3  # arith.cmpi's `sle`
+
+
+def unfused(members: Sequence[buffer.ComputedOp], roots: dict[str, str], ends: str | None = None) -> Unfused | None:
     """The group as cuBLAS plus pointwise kernels: an operand computed in the K loop (a
-    prologue: a cast, a reshape of a transpose) is first stored by its own kernel."""
+    prologue: a cast, a reshape of a transpose) is first stored by its own kernel. A grouped
+    product's is torch's `_grouped_mm` of A, B's [G, K, N] and the groups' `ends` (`group_ends`),
+    into a fresh product (it has no `out=`) that the epilogue's kernel reads; None where B
+    is not a strided read at the group."""
     node = next(m for m in members if m.is_contraction)
     dot = node.dot_op()
     assert dot is not None
@@ -331,9 +357,15 @@ def unfused(members: Sequence[buffer.ComputedOp], roots: dict[str, str]) -> Unfu
     r0 = symbol("r0_0")
     name = node.buffer.data
     operands: list[triton.ViewOp | buffer.ComputedOp] = []
+    groups = row_groups(dot, len(node.range_exprs))
+    rhs: tuple[list[sympy.Expr], list[sympy.Expr]] = ([*z, r0, j], [*batch, k, n])
+    if groups:  # B's matrix of each row's group: the view of all G
+        rhs = ([symbol("ind0"), r0, j], [groups[0].size.expr, k, n])
     for value, variables, sizes, suffix in ((dot.lhs, [*z, i, r0], [*batch, m, k], "lhs"),
-                                            (dot.rhs, [*z, r0, j], [*batch, k, n], "rhs")):
-        operand = _operand_view(value, variables, sizes, f"{name}_{suffix}", roots)
+                                            (dot.rhs, *rhs, "rhs")):
+        operand = _operand_view(value, variables, sizes, f"{name}_{suffix}", roots, loaded=bool(groups) and suffix == "rhs")
+        if operand is None and groups and suffix == "rhs":
+            return None
         operands.append(operand or _prologue(node, value, variables, sizes, f"{name}_{suffix}"))
     prologues = [o for o in operands if isinstance(o, buffer.ComputedOp)]
     views = [o for o in operands if isinstance(o, triton.ViewOp)]
@@ -341,12 +373,28 @@ def unfused(members: Sequence[buffer.ComputedOp], roots: dict[str, str]) -> Unfu
     product, layout = f"{name}_mm", LayoutAttr([*batch, m, n], None, dtype)
     args = [SymbolRefAttr(o.buffer.data) for o in operands]
     mm = "bmm.default" if batch else "mm.default"
+    if groups:
+        assert ends is not None
+        if any(isinstance(o, triton.ViewOp) and 1 not in o.layout.strides[-2:] for o in operands):
+            return None  # torch's CUDA kernel reads each operand along one of its last two dims
+        call = triton.ExternOp([product], [layout], "_grouped_mm.default", [*args, SymbolRefAttr(ends)], fresh=True)
+        return _epilogue_after(node, dot, members, prologues, views, call, product, layout)
     if len(members) == 1 and (direct := _cublas_epilogue(node, dot, layout, roots)) is not None:
         bias = [direct] if isinstance(direct, triton.ViewOp) else []
         call = triton.ExternOp([product], [layout], "addmm.default" if bias else mm,
                                [SymbolRefAttr(v.buffer.data) for v in bias] + args, {"out": SymbolRefAttr(name)})
         return Unfused(prologues, [*views, *bias], call, product, layout, [])
     call = triton.ExternOp([product], [layout], mm, args, fresh=True)
+    return _epilogue_after(node, dot, members, prologues, views, call, product, layout)
+
+
+def _epilogue_after(node: buffer.ComputedOp, dot: buffer.DotOp, members: Sequence[buffer.ComputedOp],
+                    prologues: list[buffer.ComputedOp], views: list[triton.ViewOp], call: triton.ExternOp,
+                    product: str, layout: LayoutAttr) -> Unfused:
+    """The extern `call` writing `product`, then the members with the contraction a pointwise
+    reading the product and running its epilogue."""
+    *z, i, j = (symbol(f"i{d}") for d in range(len(node.range_exprs)))
+    name, dtype = node.buffer.data, dot.lhs.type
     block = Block()
     read = buffer.LoadOp(product, layout.flat_index([*z, i, j]), dtype)
     block.add_op(read)
@@ -431,9 +479,11 @@ def _cublas_epilogue(node: buffer.ComputedOp, dot: buffer.DotOp, product: Layout
 
 
 def _operand_view(value: SSAValue, variables: list[sympy.Symbol], sizes: list[sympy.Expr], name: str,
-                  roots: dict[str, str]) -> triton.ViewOp | None:
+                  roots: dict[str, str], loaded: bool = False) -> triton.ViewOp | None:
+    """The operand as a strided view of its buffer, if a plain load; `loaded`: at one loaded
+    position (`ind0`, among `variables`: a grouped product's B at the row's group)."""
     load = value.owner
-    if not isinstance(load, buffer.LoadOp) or load.mask is not None or load.indirect:
+    if not isinstance(load, buffer.LoadOp) or load.mask is not None or len(load.indirect) != int(loaded):
         return None
     strided = affine_strides(load.index.expr, variables)
     if strided is None:

@@ -118,6 +118,32 @@ def test_grouped_mm_of_gathered_rows(check_grad, make, m, n, k, ends):
     check_grad(fn, x, w, atol=3e-2, rtol=2e-2)
 
 
+def test_auto_times_a_grouped_product_against_grouped_mm(check_grad, make, monkeypatch, tmp_path):
+    """`gemm=auto`: a grouped product's kernel (gathered rows in, gelu out) is timed against
+    torch's `_grouped_mm` of the stored gather and the groups' ends, then gelu's kernel (what
+    the interpreter runs); the dump's fusion.txt has the choice; forward and backward (whose
+    input gradient is timed the same way) against eager."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    monkeypatch.setenv("MLC_GEMM", "auto")
+    monkeypatch.setenv("MLC_DUMP_DIR", str(tmp_path))
+    x = make(100, 72, dtype=torch.bfloat16, low=-1, high=1, grad=True)
+    w = make(4, 40, 72, dtype=torch.bfloat16, low=-0.25, high=0.25, grad=True)
+    idx = torch.randint(0, 100, (150,), device=x.device)
+    offs = torch.tensor((30, 30, 100, 150), dtype=torch.int32, device=x.device)
+    fn = lambda x, w: F.gelu(torch._grouped_mm(x[idx], w.transpose(1, 2), offs=offs))  # noqa: E731
+    args = [x.detach(), w.detach()]
+    compiled = mlc.compile_fx(make_fx(fn)(*args), args)
+    unfused = compiled.source[compiled.source.index("_unfused0(args):"):]
+    unfused = unfused[:unfused.index("\n\n")]
+    assert "_grouped_mm" in unfused and unfused.count("launch(triton_poi") == 2, unfused  # the gather, gelu
+    compiled(*args)
+    (fusion,) = tmp_path.glob("*/fusion.txt")
+    assert re.search(r"gemm choice triton_mm_\w+ at \(150, 40, 72\): ", fusion.read_text()), fusion.read_text()
+    monkeypatch.delenv("MLC_DUMP_DIR")
+    check_grad(fn, x, w, atol=3e-2, rtol=2e-2)
+
+
 def test_grouped_mm_of_strided_operands(make):
     """A read through a transposed view, B in its stored [G, K, N] order (not a weight's
     transpose), and the last group ending before the last row: the rows the groups cover

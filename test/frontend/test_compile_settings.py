@@ -120,14 +120,14 @@ def test_max_autotune_offers_the_autotuner_every_config(specs):
     assert "convert-to-triton{autotune-pointwise=true}" in tuned.split(",")
 
 
-def test_gemm_auto_leaves_grouped_products_to_the_extern(specs):
-    """`gemm="auto"` times each Triton GEMM against cuBLAS; a grouped product has no timed
-    side yet, so `_grouped_mm` stays the extern there; `gemm="triton"` lowers it too."""
-    _compile_and_run(options={"gemm": "auto"})
-    _compile_and_run(options={"gemm": "triton"})
-    auto, triton = specs
-    assert "lower-aten{gemm=triton fallback=_grouped_mm}" in auto.split(",")
-    assert "lower-aten{gemm=triton}" in triton.split(",")
+def test_gemm_auto_and_triton_lower_every_product(specs):
+    """`gemm="triton"` and `"auto"` lower the products, grouped ones too, to contractions (auto
+    then times each kernel against its extern: `test_gemm.py`); `"extern"` leaves them."""
+    for gemm in ("auto", "triton", "extern"):
+        _compile_and_run(options={"gemm": gemm})
+    auto, triton, extern = (spec.split(",") for spec in specs)
+    assert "lower-aten{gemm=triton}" in auto and "lower-aten{gemm=triton}" in triton
+    assert "lower-aten" in extern
 
 
 def test_options_reach_the_compile(specs, tmp_path):

@@ -118,3 +118,58 @@ triton.kernel @k matmul(%in_ptr0: !triton.ptr<f32>) ynumel 16 xnumel 16 r0_numel
   // expected-error@+1 {{zindex}}
   %0 = triton.load %in_ptr0[xindex + 16*yindex + 256*zindex] : f32
 }
+
+// -----
+
+// A GEMM launched against an unfused wrapper that takes other buffers than the launch's and
+// its `also` ones, in order.
+triton.kernel @k matmul(%in_ptr0: !triton.ptr<bf16>, %in_ptr1: !triton.ptr<bf16>, %out_ptr0: !triton.ptr<bf16>) ynumel 16 xnumel 16 r0_numel 16 {
+  %0 = arith.constant 0.000000e+00 : f32
+  %1 = triton.rloop iter_args(%2 = %0 : f32) {
+    %3 = triton.load %in_ptr0[r0_index + 16*yindex] : bf16
+    %4 = triton.load %in_ptr1[r0_index_t + 16*xindex] : bf16
+    %5 = triton.dot %3, %4 into %2 "ieee" : bf16, bf16 -> f32
+    triton.yield %5 : f32
+  }
+  %6 = arith.truncf %1 : f32 to bf16
+  triton.store %out_ptr0[xindex + 16*yindex], %6 : bf16
+}
+triton.wrapper @k_unfused0 {
+  triton.input "a" #buffer.layout<[16, 16], [16, 1], bf16>
+  triton.input "b" #buffer.layout<[16, 16], [16, 1], bf16>
+  triton.input "out" #buffer.layout<[16, 16], [16, 1], bf16>
+  triton.return
+}
+triton.wrapper @call {
+  triton.input "a" #buffer.layout<[16, 16], [16, 1], bf16>
+  triton.input "b" #buffer.layout<[16, 16], [16, 1], bf16>
+  triton.input "ends" #buffer.layout<[2], [1], i32>
+  triton.alloc "out" #buffer.layout<[16, 16], [16, 1], bf16>
+  // expected-error@+1 {{triton.launch: @k_unfused0 takes ['a', 'b', 'out'], not the launch's buffers ['a', 'b', 'out', 'ends']}}
+  triton.launch @k(@a, @b, @out) ynumel 16 xnumel 16 r0_numel 16 against @k_unfused0 also(@ends)
+  triton.return @out
+}
+
+// -----
+
+// `also` names what an unfused wrapper reads: a launch with no `against` has none.
+triton.kernel @k matmul(%in_ptr0: !triton.ptr<bf16>, %in_ptr1: !triton.ptr<bf16>, %out_ptr0: !triton.ptr<bf16>) ynumel 16 xnumel 16 r0_numel 16 {
+  %0 = arith.constant 0.000000e+00 : f32
+  %1 = triton.rloop iter_args(%2 = %0 : f32) {
+    %3 = triton.load %in_ptr0[r0_index + 16*yindex] : bf16
+    %4 = triton.load %in_ptr1[r0_index_t + 16*xindex] : bf16
+    %5 = triton.dot %3, %4 into %2 "ieee" : bf16, bf16 -> f32
+    triton.yield %5 : f32
+  }
+  %6 = arith.truncf %1 : f32 to bf16
+  triton.store %out_ptr0[xindex + 16*yindex], %6 : bf16
+}
+triton.wrapper @call {
+  triton.input "a" #buffer.layout<[16, 16], [16, 1], bf16>
+  triton.input "b" #buffer.layout<[16, 16], [16, 1], bf16>
+  triton.input "ends" #buffer.layout<[2], [1], i32>
+  triton.alloc "out" #buffer.layout<[16, 16], [16, 1], bf16>
+  // expected-error@+1 {{triton.launch: `also` names what an unfused wrapper reads, and there is none (`against`)}}
+  triton.launch @k(@a, @b, @out) ynumel 16 xnumel 16 r0_numel 16 also(@ends)
+  triton.return @out
+}

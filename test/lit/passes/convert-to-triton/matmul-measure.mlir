@@ -222,3 +222,66 @@ builtin.module {
     buffer.output @buf0
   }
 }
+
+// -----
+
+// A grouped product (_grouped_mm, each row's group counted from the ends `offs` by buf0's
+// reduction) + relu: the unfused side is torch's _grouped_mm of A, B's [G, K, N] view and the
+// ends, into a fresh product that relu's kernel reads. The kernel reads each row's group, not
+// the ends: the launch names them after `also`, and the wrapper takes them after its buffers;
+// the ends live until that launch.
+// CHECK-LABEL: triton.wrapper @triton_mm_fused__grouped_mm_relu_1_unfused0 {
+// CHECK-NEXT:    triton.input "buf0" #buffer.layout<[24], [1], i64>
+// CHECK-NEXT:    triton.input "a" #buffer.layout<[24, 32], [32, 1], bf16>
+// CHECK-NEXT:    triton.input "b" #buffer.layout<[4, 32, 16], [512, 16, 1], bf16>
+// CHECK-NEXT:    triton.input "buf2" #buffer.layout<[24, 16], [16, 1], bf16>
+// CHECK-NEXT:    triton.input "offs" #buffer.layout<[4], [1], i32>
+// CHECK-NEXT:    triton.view "buf1_lhs" = @a #buffer.layout<[24, 32], [32, 1], bf16>
+// CHECK-NEXT:    triton.view "buf1_rhs" = @b #buffer.layout<[4, 32, 16], [512, 16, 1], bf16>
+// CHECK-NEXT:    triton.extern "buf1_mm" = "_grouped_mm.default" {args = [@buf1_lhs, @buf1_rhs, @offs], fresh} : #buffer.layout<[24, 16], [16, 1], bf16>
+// CHECK-NEXT:    triton.launch @triton_poi_fused__grouped_mm_relu_2(@buf1_mm, @buf2) xnumel 384
+// CHECK:       triton.wrapper @call {
+// CHECK:         triton.launch @triton_per_fused__grouped_mm_0(@offs, @buf0) xnumel 24 r0_numel 4
+// CHECK:         triton.launch @triton_mm_fused__grouped_mm_relu_1(@buf0, @a, @b, @buf2) ynumel 24 xnumel 16 r0_numel 32 against @triton_mm_fused__grouped_mm_relu_1_unfused0 also(@offs)
+// CHECK-NEXT:    triton.free @a, @b, @offs, @buf0
+// PY:          def triton_mm_fused__grouped_mm_relu_1_unfused0(args):
+// PY:            buf1_mm = aten._grouped_mm.default(buf1_lhs, buf1_rhs, offs)
+// PY:            choose(triton_mm_fused__grouped_mm_relu_1, {{.*}}, lambda: triton_mm_fused__grouped_mm_relu_1_unfused0([buf0, a, b, buf2, offs]), (24, 16, 32), launches)
+builtin.module {
+  buffer.graph @grouped_mm {
+    buffer.input "a" #buffer.layout<[24, 32], [32, 1], bf16>
+    buffer.input "b" #buffer.layout<[4, 32, 16], [512, 16, 1], bf16>
+    buffer.input "offs" #buffer.layout<[4], [1], i32>
+    buffer.computed "buf0" #buffer.layout<[24], [1], i64> ranges [24] reduce [4] origins ["_grouped_mm"] {
+      %0 = buffer.load @offs[r0_0] : i32
+      %1 = arith.extsi %0 : i32 to i64
+      %2 = loops.index i0 : i64
+      %3 = arith.cmpi sle, %1, %2 : i64
+      %4 = arith.extui %3 : i1 to i64
+      %5 = buffer.reduce sum %4 : i64 -> i64
+      %6 = arith.constant 3 : i64
+      %7 = arith.minsi %5, %6 : i64
+      buffer.store @buf0[i0], %7 : i64
+    }
+    buffer.fused {
+      buffer.computed "buf1" #buffer.layout<[24, 16], [16, 1], bf16> ranges [24, 16] reduce [32] origins ["_grouped_mm"] {
+        %8 = buffer.load @a[r0_0 + 32*i0] : bf16
+        %9 = buffer.load @buf0[i0] : i64
+        %10 = loops.indirect_index %9 size 4 : i64
+        %11 = buffer.load @b[i1 + 16*r0_0 + 512*ind0] indirect(%10) : bf16
+        %12 = buffer.dot %8, %11 : bf16, bf16 -> f32
+        %13 = arith.truncf %12 : f32 to bf16
+        buffer.store @buf1[i1 + 16*i0], %13 : bf16
+      }
+      buffer.computed "buf2" #buffer.layout<[24, 16], [16, 1], bf16> ranges [384] origins ["relu"] {
+        %14 = buffer.load @buf1[i0] : bf16
+        %15 = arith.extf %14 : bf16 to f32
+        %16 = arith.constant 0.000000e+00 : f32
+        %17 = arith.maximumf %15, %16 : f32
+        %18 = arith.truncf %17 : f32 to bf16
+        buffer.store @buf2[i0], %18 : bf16
+      }
+    }
+    buffer.output @buf2
+  }
+}

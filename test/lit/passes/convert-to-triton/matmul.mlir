@@ -158,7 +158,9 @@ builtin.module {
 // gathered position (%p) are loaded once, before the loop, masked by the rows alone; the
 // loop runs over the groups of the tile's rows (`groups(%g)`), and B's tile is read at the
 // group with no row mask. The tiles are bf16's (R0_BLOCK 64): the i64 loads of the groups
-// and positions are not in the tiles. No cuBLAS side under gemm=measure: the fused kernel runs.
+// and positions are not in the tiles. No extern side under gemm=measure: the groups come from
+// an input here, not counted from the groups' ends that torch's _grouped_mm takes
+// (matmul-measure.mlir has one that is); the fused kernel runs.
 // CHECK-LABEL: triton.kernel @triton_mm_fused__grouped_mm_index_0 matmul({{.*}}) ynumel 150 xnumel 72 r0_numel 40 origins ["_grouped_mm", "index"] configs [#triton.config<YBLOCK = 128, XBLOCK = 128, R0_BLOCK = 64, num_warps = 8, num_stages = 3>,
 // CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:    %[[GL:.*]] = triton.load %in_ptr0[yindex] mask ymask other 0 : i64

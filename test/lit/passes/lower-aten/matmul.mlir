@@ -158,7 +158,7 @@ func.func @baddbmm_f32(%c: tensor<8x16xf32>, %a: tensor<4x8x32xf32>, %b: tensor<
 // CHECK-NEXT:   %[[D:.*]] = loops.dot %[[A]], %[[B]] : bf16, bf16 -> f32
 // EXTERN-LABEL: func.func @grouped_mm
 // EXTERN:       loops.extern "_grouped_mm.default" (%a, %b, %offs)
-// gemm=auto's pipeline leaves it the extern (fallback), as it has no timed cuBLAS side yet.
+// lower-aten's fallback option leaves it the extern.
 // FALLBACK-LABEL: func.func @grouped_mm
 // FALLBACK:       loops.extern "_grouped_mm.default" (%a, %b, %offs)
 // FALLBACK-NOT:   loops.dot
