@@ -121,7 +121,7 @@ def read_symbols(value: SSAValue, skip: Collection[Operation] = ()) -> set[str]:
     return names
 
 
-def row_groups(dot: DotBase, rank: int) -> list[Operation]:
+def row_groups(dot: DotBase, rank: int) -> list[IndirectIndexBase]:
     """The loaded positions B's loads take from the row alone (`i0` of an unbatched product):
     a grouped product's group of each row (`_grouped_mm`), which picks the matrix of B the
     row multiplies. Empty for every other contraction."""

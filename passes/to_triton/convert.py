@@ -243,15 +243,15 @@ class _GraphConversion:
         contraction = next((m for m in members if isinstance(m, buffer.ComputedOp) and m.is_contraction), None)
         if contraction is None:
             return None
-        also: list[str] = []
+        ends = None
         if row_groups(contraction.dot_op(), len(contraction.range_exprs)):
             ends = group_ends(contraction, self.producers)
             if ends is None:
                 return None
-            also = [ends]
-        work = unfused(members, self.roots, *also)
+        work = unfused(members, self.roots, ends)
         if work is None:
             return None
+        also = [] if ends is None else [ends]
         self.layouts[work.product] = work.product_layout
         body: list[triton.WrapperBodyOp] = [triton.InputOp(a, self.layouts[a]) for a in [*args, *also]]
         for prologue in work.prologues:  # an operand the GEMM computes, stored for cuBLAS

@@ -319,13 +319,16 @@ class Unfused:
     members: list[buffer.ComputedOp]
 
 
+SIGNED_AT_MOST = 3  # arith.cmpi's `sle`
+
+
 def group_ends(node: buffer.ComputedOp, producers: dict[str, buffer.ComputedOp]) -> str | None:
     """The groups' ends (`offs`) a grouped product's row groups were counted from: the buffer
     `lower-aten` made its group of each row from, a sum over [G] of `offs[r0_0] <= i0`; None
     where the groups come from anything else."""
     dot = node.dot_op()
     positions = [] if dot is None else row_groups(dot, len(node.range_exprs))
-    if len(positions) != 1 or not isinstance(load := positions[0].operands[0].owner, buffer.LoadOp):
+    if len(positions) != 1 or not isinstance(load := positions[0].value.owner, buffer.LoadOp):
         return None
     counted = producers.get(load.buffer_name)
     if counted is None or not counted.is_reduction or counted.reduction_range_exprs != [positions[0].size.expr]:
@@ -337,9 +340,6 @@ def group_ends(node: buffer.ComputedOp, producers: dict[str, buffer.ComputedOp])
     if len(reads) != 1 or reads[0].index.expr != symbol("r0_0") or not (counts and sums):
         return None
     return reads[0].buffer_name
-
-
-SIGNED_AT_MOST = 3  # arith.cmpi's `sle`
 
 
 def unfused(members: Sequence[buffer.ComputedOp], roots: dict[str, str], ends: str | None = None) -> Unfused | None:
