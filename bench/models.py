@@ -68,9 +68,10 @@ from pathlib import Path
 from typing import Any
 
 
-def _load_run() -> Any:
-    """bench/run.py as a module (it sets up the environment: TRITON_INTERPRET without a GPU)."""
-    spec = importlib.util.spec_from_file_location("mlc_bench_run", Path(__file__).with_name("run.py"))
+def _load(filename: str) -> Any:
+    """A script beside this one as a module: run.py (it sets up the environment: TRITON_INTERPRET
+    without a GPU), memory.py (a call's peak and reserved memory)."""
+    spec = importlib.util.spec_from_file_location(f"mlc_bench_{Path(filename).stem}", Path(__file__).with_name(filename))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -78,7 +79,12 @@ def _load_run() -> Any:
     return module
 
 
-run = _load_run()
+run = _load("run.py")
+memory = _load("memory.py")
+# What the other scripts read of this one (`models.peak_memory`, ...)
+peak_memory, reserved_memory, pool_segments, graph_pools = (memory.peak_memory, memory.reserved_memory,
+                                                            memory.pool_segments, memory.graph_pools)
+DEFAULT_POOL = memory.DEFAULT_POOL
 
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
@@ -376,63 +382,6 @@ def time_interleaved(fns: dict[str, Callable[[], Any]], rounds: int, calls: int)
 def _sync() -> None:
     if CUDA:
         torch.cuda.synchronize()
-
-
-def peak_memory(call: Callable[[], Any], pooled: int = 0) -> float | None:
-    """MB the call holds at its peak above what was allocated before it (`max_memory_allocated`
-    during the call minus `memory_allocated` before): activations, temporaries, outputs and, in a
-    training step, the gradients (the caller drops the last step's first); plus `pooled`, the bytes CUDA
-    graphs recorded for the call hold in their pools (`graph_pools`: a replayed step keeps
-    all of the above there, allocated once at its recording). None off the GPU."""
-    if not CUDA:
-        return None
-    _sync()
-    torch.cuda.reset_peak_memory_stats()
-    before = torch.cuda.memory_allocated()
-    call()
-    _sync()
-    return (torch.cuda.max_memory_allocated() - before + pooled) / 2**20
-
-
-def reserved_memory(call: Callable[[], Any], pooled: int = 0) -> float | None:
-    """MB of GPU memory the call needs from the caching allocator: what it makes the allocator
-    reserve (`max_memory_reserved` during the call minus `memory_reserved` before, from an
-    emptied cache), plus the free space left in the default pool's segments before it (which
-    it may fill without reserving more), plus `pooled` (the CUDA graph pools made for it,
-    reserved memory too). The same measure with graphs and without, of one backend's memory
-    only: other backends' pools, and the tensors alive before the call, do not count. None
-    off the GPU."""
-    if not CUDA:
-        return None
-    _sync()
-    torch.cuda.empty_cache()
-    torch.cuda.reset_peak_memory_stats()
-    before = torch.cuda.memory_reserved()
-    total, allocated = pool_segments().get(DEFAULT_POOL, (0, 0))
-    slack = total - allocated
-    call()
-    _sync()
-    return (torch.cuda.max_memory_reserved() - before + slack + pooled) / 2**20
-
-
-DEFAULT_POOL = (0, 0)  # the caching allocator's own pool; CUDA graphs' pools have other ids
-
-
-def pool_segments() -> dict[tuple[int, int], tuple[int, int]]:
-    """Per memory pool (by id), the bytes of its segments and of the blocks allocated in them;
-    none off the GPU."""
-    pools: dict[tuple[int, int], tuple[int, int]] = {}
-    for segment in torch.cuda.memory_snapshot() if CUDA else ():
-        pool = tuple(segment.get("segment_pool_id", DEFAULT_POOL))
-        total, allocated = pools.get(pool, (0, 0))
-        pools[pool] = (total + segment["total_size"], allocated + segment["allocated_size"])
-    return pools
-
-
-def graph_pools() -> dict[tuple[int, int], int]:
-    """Bytes of the segments each of CUDA graphs' memory pools (any pool but the default) holds,
-    by pool id; none off the GPU."""
-    return {pool: total for pool, (total, _) in pool_segments().items() if pool != DEFAULT_POOL}
 
 
 # ---------------------------------------------------------------------------------------------
