@@ -319,9 +319,6 @@ class Unfused:
     members: list[buffer.ComputedOp]
 
 
-SIGNED_AT_MOST = 3  # arith.cmpi's `sle`
-
-
 def group_ends(node: buffer.ComputedOp, producers: dict[str, buffer.ComputedOp]) -> str | None:
     """The groups' ends (`offs`) a grouped product's row groups were counted from: the buffer
     `lower-aten` made its group of each row from, a sum over [G] of `offs[r0_0] <= i0`; None
@@ -335,7 +332,8 @@ def group_ends(node: buffer.ComputedOp, producers: dict[str, buffer.ComputedOp])
         return None
     ops = list(counted.body.block.ops)
     reads = [op for op in ops if isinstance(op, buffer.LoadOp)]
-    counts = any(isinstance(op, arith.CmpiOp) and op.predicate.value.data == SIGNED_AT_MOST for op in ops)
+    at_most = arith.CMPI_COMPARISON_OPERATIONS.index("sle")
+    counts = any(isinstance(op, arith.CmpiOp) and op.predicate.value.data == at_most for op in ops)
     sums = any(isinstance(op, buffer.ReduceOp) and op.reduction_type.data == "sum" for op in ops)
     if len(reads) != 1 or reads[0].index.expr != symbol("r0_0") or not (counts and sums):
         return None
