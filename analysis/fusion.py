@@ -8,15 +8,18 @@ A `Unit` is one `buffer.computed` or a group of them that will be one kernel; ex
 inputs are units that never fuse. `can_fuse` checks, in order (each refusal names its category):
 
   extern            one side is an extern call (a library kernel: nothing fuses into it)
-  scatter           one side stores at loaded positions (a buffer.scatter runs alone: its
-                    readers need every store done, its values come from buffers)
+  scatter           one side stores at loaded positions: a buffer.scatter runs alone (its
+                    readers need every store done), except as a contraction's epilogue, the
+                    only scatter of the kernel, where it adds each lane's value of the
+                    accumulator tile into its base (a mixture of experts' weighted
+                    scatter-add of the expert outputs into the token rows)
   empty             one side computes no elements (a size-0 dim): allocated, never launched
   too large         the group would hold more than `max_fusion_size` nodes
   different numel   the members cannot share one iteration space (`kernel_shape`); also cat
   reduction sizes   two reductions over different (numel, rnumel)
-  gemm              a contraction (`buffer.dot`) takes pointwise epilogues over its [M, N]
-                    only: not a second contraction, a reduction, or a node its K loop reads
-                    (prologues are folded in by `--inline`, not fused)
+  gemm              a contraction (`buffer.dot`) takes pointwise (or scatter) epilogues over
+                    its [M, N] only: not a second contraction, a reduction, or a node its K
+                    loop reads (prologues are folded in by `--inline`, not fused)
   gemm epilogue     an epilogue reads the contraction's result at an element its lane does
                     not hold (another output tile)
   cycle             a node outside the pair depends on one side and feeds the other (fusing
@@ -68,12 +71,12 @@ class FusionLimits:
 
 @dataclass(eq=False)
 class Unit:
-    """A node of the scheduler: computed members (empty for an extern, view or input)."""
+    """A node of the scheduler: computed (or scatter) members (empty for an extern, view or input)."""
 
     first: int  # program position of the first member (Inductor's min_order)
     last: int
     op: buffer.BufferNode | None  # the node itself when it is not computed
-    members: list[buffer.ComputedOp] = field(default_factory=list)
+    members: list[buffer.BodyNode] = field(default_factory=list)
     positions: list[int] = field(default_factory=list)  # each member's program position
     reads: set[str] = field(default_factory=set)
     writes: set[str] = field(default_factory=set)
@@ -83,6 +86,10 @@ class Unit:
     @property
     def fusable(self) -> bool:
         return bool(self.members)
+
+    @property
+    def scatters(self) -> list[buffer.ScatterOp]:
+        return [m for m in self.members if isinstance(m, buffer.ScatterOp)]
 
     @property
     def is_reduction(self) -> bool:
@@ -110,9 +117,9 @@ class Refusal:
 
 def _unit(pos: int, node: buffer.BufferNode) -> Unit:
     reads, writes = read_writes(node)
-    members = [node] if isinstance(node, buffer.ComputedOp) else []
+    members = [node] if isinstance(node, buffer.BodyNode) else []
     if isinstance(node, buffer.FusedOp):
-        members = [m for m in node.members() if isinstance(m, buffer.ComputedOp)]
+        members = [m for m in node.members() if isinstance(m, buffer.BodyNode)]
     return Unit(pos, pos, None if members else node, members, [pos] * len(members),
                 {dep_buffer(d) for d in reads}, {dep_buffer(d) for d in writes},
                 {d for d in [*reads, *writes] if isinstance(d, buffer.MemoryDepAttr)})
@@ -190,9 +197,9 @@ def can_fuse(a: Unit, b: Unit, graph: FusionGraph, limits: FusionLimits = Fusion
     """Whether `a` and `b` may be one kernel (see the module docstring), and how; else why not."""
     if not (a.fusable and b.fusable):
         alone = a if not a.fusable else b
-        if isinstance(alone.op, buffer.ScatterOp):
-            return Refusal("scatter", f"{alone.name} stores at loaded positions: it runs as its own kernel")
         return Refusal("extern", f"{alone.name} is a {alone.op.name if alone.op else 'node'}, not a kernel")
+    if (refusal := _scatter_refusal(a, b)) is not None:
+        return refusal
     if a.is_empty or b.is_empty:
         return Refusal("empty", f"{(a if a.is_empty else b).name} computes no elements: no kernel runs it")
     if len(a.members) + len(b.members) > limits.max_size:
@@ -217,7 +224,30 @@ def can_fuse(a: Unit, b: Unit, graph: FusionGraph, limits: FusionLimits = Fusion
     return Fusable(placed)
 
 
-def _contraction_refusal(members: Sequence[buffer.ComputedOp], shape: ks.KernelShape) -> Refusal | None:
+def _scatter_refusal(a: Unit, b: Unit) -> Refusal | None:
+    """Why a pair with a scatter cannot be one kernel: only a contraction's kernel takes one, as
+    an epilogue of its accumulator tile (`_contraction_refusal` checks the rest), and no member
+    may read what the scatter adds into: its stores land in any lane."""
+    scatters = [*a.scatters, *b.scatters]
+    if not scatters:
+        return None
+    scatter, members = scatters[0], [*a.members, *b.members]
+    if len(scatters) > 1 or not any(m.is_contraction for m in members):
+        return Refusal("scatter", f"{scatter.buffer.data} stores at loaded positions: it runs as its own kernel, "
+                       "or as a GEMM's epilogue")
+    name, base = scatter.buffer.data, scatter.base_name
+    for m in members:
+        if m is scatter:
+            continue
+        if base in m.defined_names():
+            return Refusal("scatter", f"{m.buffer.data} writes {base}, which {name} adds into: it is complete "
+                           "before that kernel starts")
+        if read := sorted({name, base} & set(m.referenced_names())):
+            return Refusal("scatter", f"{m.buffer.data} reads {read[0]}, where {name} adds from any lane")
+    return None
+
+
+def _contraction_refusal(members: Sequence[buffer.BodyNode], shape: ks.KernelShape) -> Refusal | None:
     """Why a group holding a contraction cannot be its kernel: the GEMM's tiles run its
     epilogues, pointwise over [M, N], reading its result where each lane holds it."""
     dots = [m for m in members if m.is_contraction]

@@ -198,8 +198,10 @@ def _launch_choice(op: tt.LaunchOp, kernels: dict[str, tt.KernelOp], context: st
     if op.unfused_name is not None:
         # Timed against the same work unfused at its first run at these sizes (`choose`).
         sizes = _host_tuple([e.expr for e in (op.znumel, op.ynumel, op.xnumel, op.r0_numel) if e is not None])
+        added = "".join(f"{op.arg_names[i]}, " for i in kernel.pointers_added_into)
+        restore = f", restore=({added})" if added else ""
         return [f"choose({kernel.sym_name.data}, lambda: {_launch(op, kernel, context)}, "
-                f"lambda: {op.unfused_name}([{', '.join(op.referenced_names())}]), {sizes}, {context})"]
+                f"lambda: {op.unfused_name}([{', '.join(op.referenced_names())}]), {sizes}, {context}{restore})"]
     if op.looped_kernel_name is None or op.persistent_max is None or op.r0_numel is None:
         return [_launch(op, kernel, context)]
     r0_numel = _host(op.r0_numel.expr)
@@ -230,7 +232,9 @@ def _launch(op: tt.LaunchOp, kernel: tt.KernelOp, context: str, configs: str | N
     args = ", ".join(a if isinstance(a, str) else _host(a) for a in _launch_args(op, kernel))
     ynumel = f", ynumel={_host(op.ynumel.expr)}" if op.ynumel is not None else ""
     znumel = f", znumel={_host(op.znumel.expr)}" if op.znumel is not None else ""
-    return f"launch({name}, {configs}, {xnumel}, ({args},), {context}{ynumel}{znumel}{debug})"
+    added = kernel.pointers_added_into
+    restore = f", restore={tuple(added)}" if added and len(kernel.config_list) > 1 else ""
+    return f"launch({name}, {configs}, {xnumel}, ({args},), {context}{ynumel}{znumel}{restore}{debug})"
 
 
 def _launch_args(op: tt.LaunchOp, kernel: tt.KernelOp) -> list[str | sympy.Expr]:

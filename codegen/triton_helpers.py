@@ -22,13 +22,14 @@ between the GPU and Triton's interpreter is decided here, once, at import.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
 import statistics
 import time
 from pathlib import Path
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
@@ -162,7 +163,8 @@ def _hooked(hook: object) -> bool:
 
 
 def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, context: LaunchContext | None,
-           ynumel: int | None = None, znumel: int | None = None, debug: bool = False) -> None:
+           ynumel: int | None = None, znumel: int | None = None, restore: tuple[int, ...] = (),
+           debug: bool = False) -> None:
     """Launch `kernel` over cdiv(xnumel, XBLOCK) programs with the best of `configs` (a 2-D
     tiled kernel, given `ynumel`: over (cdiv(xnumel, XBLOCK), cdiv(ynumel, YBLOCK)); a batched
     GEMM, given `znumel` too, over znumel of those in z), on the `context` of `launch_context()`.
@@ -170,9 +172,11 @@ def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, context:
     With several configs on a GPU, the first launch at new sizes (`_sizes_of`: rounded up to
     powers of two) times each one (Inductor's CachingAutotuner: every listed config is
     benchmarked, the fastest kept, and remembered on disk for the next process, `_kept_tuned`),
-    each launch from a cold L2 (`_kernel_ms`); such kernels only write fresh outputs, so
-    running them repeatedly is harmless (a kernel that adds into memory, a scatter's, is given
-    one config by --convert-to-triton: it is never re-run). Under the interpreter, or
+    each launch from a cold L2 (`_kernel_ms`). Most kernels only write fresh outputs, so
+    running them repeatedly is harmless; the arguments at the positions `restore` names are
+    added into (a GEMM's scatter epilogue: Inductor's `restore_value`) and are saved before the
+    timing and put back after it (a scatter kernel of its own is given one config by
+    --convert-to-triton: it is never re-run). Under the interpreter, or
     with one config, the first config (the heuristics' preferred one) is used: timing
     interpreted kernels means nothing.
 
@@ -204,7 +208,7 @@ def launch(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, context:
     key = tuple(key)
     binary = None if state is None else state.binaries.get(key)
     if binary is None:
-        _compile_and_run(kernel, configs, xnumel, args, (ynumel, znumel), key)
+        _compile_and_run(kernel, configs, xnumel, args, (ynumel, znumel), key, restore)
     else:
         binary.run(context, args, pointers)
 
@@ -214,17 +218,19 @@ def addresses(args: tuple) -> list:
     return [a.data_ptr() if isinstance(a, torch.Tensor) else a for a in args]
 
 
-def _compile_and_run(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, tiles: Tiles, key: tuple) -> None:
+def _compile_and_run(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, tiles: Tiles, key: tuple,
+                     restore: tuple[int, ...] = ()) -> None:
     """Run the kernel through `kernel[grid]`, which compiles it, with the config tuned for these
-    sizes (tuned first where none is kept), and keep the binary for `key`'s next launches. It
-    runs once: a scatter adds into memory."""
+    sizes (tuned first where none is kept, the `restore` arguments put back after), and keep
+    the binary for `key`'s next launches. It runs once: a scatter adds into memory."""
     state = _launch_state(kernel)
     while state.compiling:  # what `precompile` started for this kernel: wait, don't compile twice
         _wait(state.compiling.pop())
     sizes = _sizes_of(xnumel, tiles[0], args)
     config = state.tuned.get(sizes)
     if config is None:
-        config = configs[0] if len(configs) == 1 else _kept_tuned(kernel, configs, xnumel, args, tiles)
+        with _restored([args[i] for i in restore]):
+            config = configs[0] if len(configs) == 1 else _kept_tuned(kernel, configs, xnumel, args, tiles)
         state.tuned[sizes] = config
     state.binaries[key] = _run_binding(kernel, config, xnumel, tiles, args)
 
@@ -375,20 +381,34 @@ class GemmChoice:
         return f"fused {self.fused_ms:.4f} ms, cuBLAS + epilogue {self.unfused_ms:.4f} ms{source}: {winner} runs"
 
 
-def choose(kernel, fused: Callable[[], None], unfused: Callable[[], None], sizes: tuple, context: LaunchContext | None
-           ) -> None:
+def choose(kernel, fused: Callable[[], None], unfused: Callable[[], None], sizes: tuple, context: LaunchContext | None,
+           restore: tuple[torch.Tensor, ...] = ()) -> None:
     """Run a GEMM's fused kernel (`fused`: its launch) or the same work unfused (cuBLAS, then the
     epilogue's own kernel), whichever is faster at these sizes: the first run at new sizes times
     both from a cold L2 (`_work_ms`) and keeps the choice, on disk too (`_kept_choice`). Both
-    only write fresh outputs, so running each several times is harmless. Under the interpreter
-    the unfused work runs (timing means nothing there; `gemm=triton` runs the fused kernel).
-    The choices are kept on the kernel (`gemm_choices`: the dump's fusion.txt lists them)."""
+    write fresh outputs, or add into the buffers `restore` names (a scatter epilogue), which
+    are put back after the timing, so running each several times is harmless. Under the
+    interpreter the unfused work runs (timing means nothing there; `gemm=triton` runs the fused
+    kernel). The choices are kept on the kernel (`gemm_choices`: the dump's fusion.txt lists them)."""
     state = _launch_state(kernel)
     choice = state.choices.get(sizes)
     if choice is None:
-        choice = state.choices[sizes] = GemmChoice(None, None) if context is None else \
-            _kept_choice(kernel, fused, unfused, sizes)
+        with _restored(restore if context is not None else ()):
+            choice = state.choices[sizes] = GemmChoice(None, None) if context is None else \
+                _kept_choice(kernel, fused, unfused, sizes)
     (fused if choice.fused_wins else unfused)()
+
+
+@contextlib.contextmanager
+def _restored(tensors: Sequence[torch.Tensor]) -> Iterator[None]:
+    """Save `tensors`, and put them back when the block ends: the block runs a kernel that adds
+    into them several times, to time it."""
+    saved = [t.clone() for t in tensors]
+    try:
+        yield
+    finally:
+        for tensor, copy in zip(tensors, saved):
+            tensor.copy_(copy)
 
 
 def _kept_choice(kernel, fused: Callable[[], None], unfused: Callable[[], None], sizes: tuple) -> GemmChoice:

@@ -329,6 +329,14 @@ class BodyNode(BufferNode):
     def is_reduction(self) -> bool:
         return False
 
+    def dot_op(self) -> DotOp | None:
+        """The `buffer.dot` of a contraction (a GEMM), None for any other node."""
+        return None
+
+    @property
+    def is_contraction(self) -> bool:
+        return self.dot_op() is not None
+
     @property
     def origin_names(self) -> list[str]:
         return [o.data for o in self.origins.data] if self.origins is not None else []
@@ -404,12 +412,7 @@ class ComputedOp(BodyNode):
         return self.reduction_ranges is not None
 
     def dot_op(self) -> DotOp | None:
-        """The `buffer.dot` of a contraction (a GEMM), None for any other node."""
         return next((op for op in self.body.block.ops if isinstance(op, DotOp)), None)
-
-    @property
-    def is_contraction(self) -> bool:
-        return self.dot_op() is not None
 
     def verify_(self) -> None:
         if sympy.Mul(*self.range_exprs) != sympy.Mul(*self.layout.sizes):

@@ -157,6 +157,14 @@ class KernelOp(IRDLOperation):
         )
 
     @property
+    def pointers_added_into(self) -> list[int]:
+        """The positions of the pointers its stores add into (`atomic_add`: a scatter's): running
+        the kernel again adds again, so timing its configs saves and restores those buffers."""
+        args = list(self.body.block.args)
+        return sorted({args.index(op.operands[0]) for op in self.body.walk()
+                       if getattr(op, "store_mode", None) is not None and op.operands[0] in args})
+
+    @property
     def is_tiled(self) -> bool:
         """A 2-D tiled kernel (`ynumel` set: pointwise, or matmul): grid (cdiv(xnumel, XBLOCK),
         cdiv(ynumel, YBLOCK))."""

@@ -199,38 +199,39 @@ class _GraphConversion:
             source = node.source.root_reference.data
             self.roots[node.buffer.data] = self.roots.get(source, source)
             return [triton.ViewOp(node.buffer.data, source, node.layout)]
-        if isinstance(node, buffer.ScatterOp):
-            self.roots[node.buffer.data] = self.roots.get(node.base_name, node.base_name)  # it writes the base
-            ops = self.group(pos, [node])
-            if node.buffer.data in self.host_names:  # kernels read the base itself
-                ops.append(triton.ViewOp(node.buffer.data, node.base_name, node.layout))
-            return ops
         if (members := _group_members(node)) is not None:
             return self.group(pos, members)
         if isinstance(node, buffer.OutputOp):
             return [triton.ReturnOp(node.names)]
         return []
 
-    def group(self, pos: int, members: list[buffer.ComputedOp]) -> list[triton.WrapperBodyOp]:
-        """The allocations and the launch of one group's kernel(s)."""
+    def group(self, pos: int, members: list[buffer.BodyNode]) -> list[triton.WrapperBodyOp]:
+        """The allocations and the launch of one group's kernel(s); a scatter's result is its
+        base, written in place (a view of it where the wrapper names the result)."""
+        scatters = [m for m in members if isinstance(m, buffer.ScatterOp)]
         for m in members:
             self.layouts[m.buffer.data] = m.layout
-            self.producers[m.buffer.data] = m
+            if isinstance(m, buffer.ComputedOp):
+                self.producers[m.buffer.data] = m
+        for m in scatters:
+            self.roots[m.buffer.data] = self.roots.get(m.base_name, m.base_name)
+        views = [triton.ViewOp(m.buffer.data, m.base_name, m.layout) for m in scatters if m.buffer.data in self.host_names]
         if all(m.layout.is_empty for m in members):
             # Zero-size results (an empty tensor): allocated, nothing to compute, no kernel.
             return [triton.AllocOp(m.buffer.data, m.layout) for m in members]
         written = {m.buffer.data for m in members}
         # Written and read only inside this kernel (and not an output): keep it in registers.
-        local = {n for n in written if len(members) > 1 and self.readers.get(n, set()) <= {pos}}
+        local = {n for n in written - {m.buffer.data for m in scatters}
+                 if len(members) > 1 and self.readers.get(n, set()) <= {pos}}
         built = self._build(members, local)
         names = self._emit(built, members)
         allocs = [triton.AllocOp(m.buffer.data, m.layout) for m in members
-                  if m.buffer.data not in local and not isinstance(m, buffer.ScatterOp)]
+                  if m.buffer.data not in local and m not in scatters]
         looped = (names[1], built.persistent_max) if built.persistent_max is not None else None
         against = self._unfused(names[0], built.args, members, local) if self.options.gemm == "measure" else None
         unfused_name, also = against or (None, [])
         return [*allocs, triton.LaunchOp(names[0], built.args, built.numel, built.rnumel, built.ynumel, looped,
-                                          unfused_name, built.znumel, also)]
+                                          unfused_name, built.znumel, also), *views]
 
     def _unfused(self, kernel: str, args: list[str], members: list[buffer.ComputedOp],
                  local: set[str]) -> tuple[str, list[str]] | None:
@@ -305,19 +306,21 @@ class _GraphConversion:
         return names
 
 
-def _group_members(node: Operation) -> list[buffer.ComputedOp] | None:
-    """The computed nodes one kernel runs, or None for a node that is not a kernel."""
-    if isinstance(node, buffer.ComputedOp):
+def _group_members(node: Operation) -> list[buffer.BodyNode] | None:
+    """The nodes one kernel runs, or None for a node that is not a kernel: a computed node or a
+    scatter alone, or a fused group (a scatter only as a GEMM's epilogue)."""
+    if isinstance(node, buffer.BodyNode):
         return [node]
-    if isinstance(node, buffer.FusedOp):
-        members = node.members()
-        for m in members:
-            if not isinstance(m, buffer.ComputedOp):
-                raise PassFailedException(
-                    f"convert-to-triton: buffer.fused holds {m.name}; only buffer.computed can fuse"
-                )
-        return members  # type: ignore[return-value]
-    return None
+    if not isinstance(node, buffer.FusedOp):
+        return None
+    members = node.members()
+    for m in members:
+        if not isinstance(m, buffer.BodyNode):
+            raise PassFailedException(f"convert-to-triton: buffer.fused holds {m.name}; only buffer.computed can fuse")
+    if any(isinstance(m, buffer.ScatterOp) for m in members) and not any(m.is_contraction for m in members):
+        raise PassFailedException("convert-to-triton: buffer.fused holds a buffer.scatter without a contraction; "
+                                  "a scatter fuses only as a GEMM's epilogue")
+    return members  # type: ignore[return-value]
 
 
 def _named_by_host(graph: buffer.GraphOp) -> set[str]:

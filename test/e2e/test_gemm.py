@@ -144,6 +144,52 @@ def test_auto_times_a_grouped_product_against_grouped_mm(check_grad, make, monke
     check_grad(fn, x, w, atol=3e-2, rtol=2e-2)
 
 
+@pytest.mark.parametrize("gemm", ["triton", "auto"])
+def test_weighted_scatter_add_is_an_epilogue(check_grad, make, monkeypatch, gemm):
+    """A mixture of experts' combine (torchtitan's): the experts' rows of a grouped product,
+    each scaled by its routing weight, scatter-added into their tokens' rows. The scatter is
+    the GEMM's epilogue: one kernel adds each accumulator tile into the f32 rows, with 150
+    rows (top-2 of 75 tokens) past YBLOCK 128 in groups that start with an empty one, K ragged
+    past R0_BLOCK 64. `auto` times the kernel's configs and both sides on a GPU, restoring
+    the rows it adds into (the interpreter runs the unfused side). Forward and backward, whose
+    product of the rows' gradients scatters nothing: the gather it reads is its prologue."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    monkeypatch.setenv("MLC_GEMM", gemm)
+    h = make(150, 72, dtype=torch.bfloat16, low=-1, high=1, grad=True)
+    w = make(4, 40, 72, dtype=torch.bfloat16, low=-0.25, high=0.25, grad=True)
+    weights = make(150, dtype=torch.bfloat16, low=0, high=1, grad=True)
+    tok = torch.randperm(150, device=h.device) // 2
+    offs = torch.tensor((0, 30, 100, 150), dtype=torch.int32, device=h.device)
+
+    def fn(h, w, weights):
+        rows = torch._grouped_mm(h, w.transpose(1, 2), offs=offs).float() * weights[:, None]
+        return torch.zeros(75, 40, dtype=h.dtype, device=h.device).scatter_add(0, tok[:, None].expand(-1, 40),
+                                                                                rows.to(h.dtype))
+
+    args = [h.detach(), w.detach(), weights.detach()]
+    source = mlc.compile_fx(make_fx(fn)(*args), args).source
+    kernels = source.split("@triton.jit")[1:]
+    adds = sorted(re.match(r"\s*def triton_([a-z]+)_", k).group(1) for k in kernels if "tl.atomic_add" in k)
+    assert adds == (["mm"] if gemm == "triton" else ["mm", "poi"]), source  # auto: the unfused side's kernel too
+    check_grad(fn, h, w, weights, atol=3e-2, rtol=2e-2)
+
+
+def test_index_add_of_a_product_is_an_epilogue(check_grad, make):
+    """`index_add` of an f32 product with a bias, rows repeated: one GEMM kernel whose
+    epilogue adds its tiles into the target's rows, which start from a computed tensor (a
+    copy the scatter takes over); M, N, K below every block (all masks on)."""
+    x = make(37, 29, grad=True)
+    w = make(50, 29, grad=True)
+    b = make(50, grad=True)
+    base = make(20, 50, grad=True)
+    idx = torch.randint(0, 20, (37,), device=x.device)
+    fn = lambda x, w, b, base: (base * 2).index_add(0, idx, F.linear(x, w, b))  # noqa: E731
+    out = torch.compile(fn, backend="mlc", fullgraph=True)(x, w, b, base)
+    torch.testing.assert_close(out, fn(x, w, b, base), atol=1e-4, rtol=1e-4)
+    check_grad(fn, x, w, b, base, atol=1e-4, rtol=1e-4)
+
+
 def test_grouped_mm_of_strided_operands(make):
     """A read through a transposed view, B in its stored [G, K, N] order (not a weight's
     transpose), and the last group ending before the last row: the rows the groups cover

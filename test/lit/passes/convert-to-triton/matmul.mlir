@@ -194,3 +194,52 @@ buffer.graph @grouped {
   }
   buffer.output @buf1
 }
+
+// -----
+
+// A scatter epilogue (a mixture of experts' combine): after the K loop, each tile of relu(x @ w)
+// is added into the rows of buf1 its rows' positions name. The scatter's result is buf1 itself,
+// written in place: no allocation, the kernel takes buf1 as its out pointer, and the graph's
+// output is a view of it. The product stays in registers. Under gemm=measure, the unfused side
+// is cuBLAS and the scatter's own kernel, adding into the same buf1.
+// CHECK-LABEL: triton.kernel @triton_mm_fused_expand_mm_relu_scatter_add_unsqueeze_0 matmul(%in_ptr0: !triton.ptr<f32>, %in_ptr1: !triton.ptr<f32>, %in_ptr2: !triton.ptr<i64>, %out_ptr0: !triton.ptr<f32>) ynumel 30 xnumel 8 r0_numel 16
+// CHECK:           triton.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[PL:.*]] = triton.load %in_ptr2[yindex] mask ymask other 0 : i64
+// CHECK-NEXT:    %[[P:.*]] = triton.indirect_index %[[PL]] size 20 mask ymask : i64
+// CHECK:         triton.store %out_ptr0[xindex + 8*ind0] indirect(%[[P]]), %{{.*}} atomic_add mask ymask, xmask : f32
+// CHECK-NEXT:  }
+// CHECK:       triton.wrapper @call {
+// CHECK-NOT:     triton.alloc "buf2"
+// CHECK:         triton.launch @triton_mm_fused_expand_mm_relu_scatter_add_unsqueeze_0(@x, @w, @i, @buf1) ynumel 30 xnumel 8 r0_numel 16
+// CHECK:         triton.view "buf2" = @buf1 #buffer.layout<[20, 8], [8, 1], f32>
+// CHECK:         triton.return @buf2
+// MEASURE-LABEL: triton.kernel @triton_poi_fused_expand_mm_relu_scatter_add_unsqueeze_1 pointwise
+// MEASURE:         triton.store %out_ptr0[x0 + 8*ind0] indirect(%{{.*}}), %{{.*}} atomic_add mask xmask : f32
+// MEASURE:       triton.wrapper @triton_mm_fused_expand_mm_relu_scatter_add_unsqueeze_0_unfused0 {
+// MEASURE:         triton.extern "buf0_mm" = "mm.default" {args = [@buf0_lhs, @buf0_rhs], fresh}
+// MEASURE-NEXT:    triton.launch @triton_poi_fused_expand_mm_relu_scatter_add_unsqueeze_1(@buf0_mm, @i, @buf1) xnumel 240
+// MEASURE:         triton.launch @triton_mm_fused_expand_mm_relu_scatter_add_unsqueeze_0(@x, @w, @i, @buf1) ynumel 30 xnumel 8 r0_numel 16 against @triton_mm_fused_expand_mm_relu_scatter_add_unsqueeze_0_unfused0
+buffer.graph @mm_scatter_add {
+  buffer.input "x" #buffer.layout<[30, 16], [16, 1], f32>
+  buffer.input "w" #buffer.layout<[16, 8], [8, 1], f32>
+  buffer.input "i" #buffer.layout<[30], [1], i64>
+  buffer.input "buf1" #buffer.layout<[20, 8], [8, 1], f32>
+  buffer.fused {
+    buffer.computed "buf0" #buffer.layout<[30, 8], [8, 1], f32> ranges [30, 8] reduce [16] origins ["mm"] {
+      %1 = buffer.load @x[r0_0 + 16*i0] : f32
+      %2 = buffer.load @w[i1 + 8*r0_0] : f32
+      %3 = buffer.dot %1, %2 : f32, f32 -> f32
+      buffer.store @buf0[i1 + 8*i0], %3 : f32
+    }
+    buffer.scatter "buf2" #buffer.layout<[20, 8], [8, 1], f32> = @buf1 ranges [30, 8] origins ["expand", "relu", "scatter_add", "unsqueeze"] {
+      %4 = buffer.load @i[i0] : i64
+      %5 = loops.indirect_index %4 size 20 : i64
+      %6 = buffer.load @buf0[i1 + 8*i0] : f32
+      %7 = arith.constant 0.000000e+00 : f32
+      %8 = arith.maximumf %6, %7 : f32
+      buffer.store @buf2[i1 + 8*ind0] indirect(%5), %8 atomic_add : f32
+    }
+  }
+  buffer.output @buf2
+}

@@ -87,3 +87,28 @@ func.func @mm_softmax(%a: tensor<64x32xf32>, %b: tensor<32x128xf32>) -> tensor<6
   %s = aten._softmax %y {dim = 1 : i64, half_to_float = false} : (tensor<64x128xf32>) -> tensor<64x128xf32>
   func.return %s : tensor<64x128xf32>
 }
+
+// -----
+
+// A scatter-add of the product (a mixture of experts' combine) is its epilogue: the kernel
+// adds each tile into the rows of its base. The copy into the base runs before that kernel,
+// and the reader of the sums after it, both refused [scatter]; so is the scatter with either
+// of them alone.
+// CHECK-LABEL: buffer.graph @mm_scatter_add
+// CHECK:       buffer.computed "buf1" {{.*}} origins ["scatter_add"] {
+// CHECK:       buffer.fused {
+// CHECK-NEXT:    buffer.computed "buf0" {{.*}} ranges [30, 8] reduce [16] origins ["mm"] {
+// CHECK:         buffer.scatter "buf2" {{.*}} = @buf1 ranges [30, 8] origins ["expand", "relu", "scatter_add", "unsqueeze"] {
+// CHECK:           buffer.load @buf0[i1 + 8*i0] : f32
+// CHECK:           buffer.store @buf2[i1 + 8*ind0] indirect(%{{.*}}), %{{.*}} atomic_add : f32
+// CHECK:       buffer.computed "buf3" {{.*}} origins ["sin"] {
+// CHECK:       } attributes {fusion = ["refused buf1 + buf2: [scatter] buf2 stores at loaded positions: it runs as its own kernel, or as a GEMM's epilogue", "refused buf2 + buf3: [scatter] buf2 stores at loaded positions: it runs as its own kernel, or as a GEMM's epilogue", "candidate buf0 + buf2: score (0, 960, -2), saves 1.50 us", "fused buf0 + buf2 [gemm epilogue]", "refused buf0+buf2 + buf1: [scatter] buf1 writes buf1, which buf2 adds into: it is complete before that kernel starts", "refused buf0+buf2 + buf3: [scatter] buf3 reads buf2, where buf2 adds from any lane", "refusals: scatter: 4"]}
+func.func @mm_scatter_add(%x: tensor<30x16xf32>, %w: tensor<16x8xf32>, %i: tensor<30xi64>, %base: tensor<20x8xf32>) -> tensor<20x8xf32> {
+  %y = aten.mm %x, %w : (tensor<30x16xf32>, tensor<16x8xf32>) -> tensor<30x8xf32>
+  %r = aten.relu %y : (tensor<30x8xf32>) -> tensor<30x8xf32>
+  %iu = aten.unsqueeze %i {dim = 1 : i64} : (tensor<30xi64>) -> tensor<30x1xi64>
+  %ie = aten.expand %iu {size = array<i64: -1, 8>} : (tensor<30x1xi64>) -> tensor<30x8xi64>
+  %o = aten.scatter_add %base, %ie, %r {dim = 0 : i64} : (tensor<20x8xf32>, tensor<30x8xi64>, tensor<30x8xf32>) -> tensor<20x8xf32>
+  %s = aten.sin %o : (tensor<20x8xf32>) -> tensor<20x8xf32>
+  func.return %s : tensor<20x8xf32>
+}

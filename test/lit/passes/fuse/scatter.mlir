@@ -4,7 +4,7 @@
 // deps read the base whole and write its buffer whole.
 // CHECK:       buffer.scatter "buf1"
 // CHECK:       } attributes {reads = [#buffer.star<"buf0">, #buffer.memory<"i", c0, {c0: 30}>, #buffer.memory<"v", c0, {c0: 240}>], writes = [#buffer.star<"buf1">]}
-// CHECK:       attributes {fusion = ["refused buf0 + buf1: [scatter] buf1 stores at loaded positions: it runs as its own kernel", "refused buf1 + buf2: [scatter] buf1 stores at loaded positions: it runs as its own kernel", "refusals: scatter: 2"]}
+// CHECK:       attributes {fusion = ["refused buf0 + buf1: [scatter] buf1 stores at loaded positions: it runs as its own kernel, or as a GEMM's epilogue", "refused buf1 + buf2: [scatter] buf1 stores at loaded positions: it runs as its own kernel, or as a GEMM's epilogue", "refusals: scatter: 2"]}
 buffer.graph @index_put_acc {
   buffer.input "x" #buffer.layout<[20, 8], [8, 1], f32>
   buffer.input "i" #buffer.layout<[30], [1], i64>
