@@ -103,6 +103,23 @@ def attention_scores_fn(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     return (q @ k.transpose(-1, -2)) * q.shape[-1] ** -0.5
 
 
+def make_moe_combine_fn(tokens: int) -> Callable[..., torch.Tensor]:
+    """A mixture of experts' combine, as torchtitan writes it: the down projection of each
+    expert's rows (a grouped product), each row scaled by its routing weight, scatter-added
+    into its token's row. torch's grouped product takes bf16 only: the float32 reference
+    multiplies bf16 copies (casts that are no-ops in the row itself)."""
+
+    def moe_combine(h: torch.Tensor, w: torch.Tensor, weights: torch.Tensor, token_of_row: torch.Tensor,
+                    ends: torch.Tensor) -> torch.Tensor:
+        h16, w16 = h.to(torch.bfloat16), w.to(torch.bfloat16)
+        rows = torch._grouped_mm(h16, w16.transpose(-2, -1), offs=ends).float() * weights[:, None]
+        hidden = w.shape[1]
+        out = torch.zeros(tokens, hidden, dtype=h.dtype, device=h.device)
+        return out.scatter_add(0, token_of_row[:, None].expand(-1, hidden), rows.to(h.dtype))
+
+    return moe_combine
+
+
 @dataclass
 class Workload:
     fn: Callable[..., Any]
@@ -147,6 +164,20 @@ def _attention_scores(device: torch.device, quick: bool) -> Workload:
     return Workload(attention_scores_fn, [q, k], [(seq, seq, dim)] * (batch * heads))
 
 
+def _moe_combine(device: torch.device, quick: bool) -> Workload:
+    """Top-2 routing of `tokens` over `experts` (random, so groups differ in size): the
+    rows sorted by expert, each expert's [hidden, ffn] weight."""
+    tokens, experts, ffn, hidden = (37, 4, 40, 24) if quick else (4096, 8, 1408, 1024)
+    dtype = torch.bfloat16
+    expert = torch.randint(0, experts, (2 * tokens,), device=device)
+    order = expert.argsort(stable=True)
+    ends = torch.bincount(expert, minlength=experts).cumsum(0).to(torch.int32)
+    h = _make(device, dtype, 2 * tokens, ffn)
+    w = _make(device, dtype, experts, hidden, ffn, scale=ffn**-0.5)
+    weights = torch.rand(2 * tokens, device=device).to(dtype)
+    return Workload(make_moe_combine_fn(tokens), [h, w, weights, order // 2, ends], [(2 * tokens, hidden, ffn)])
+
+
 WORKLOADS: dict[str, Callable[[torch.device, bool], Workload]] = {
     "linear_gelu": lambda d, q: _linear(linear_gelu_fn, d, q, (8192, 4096, 1024), (67, 48, 40)),
     "linear_bias_residual": lambda d, q: _linear(linear_bias_residual_fn, d, q, (8192, 1024, 4096), (67, 48, 40),
@@ -156,6 +187,7 @@ WORKLOADS: dict[str, Callable[[torch.device, bool], Workload]] = {
     "lm_head": lambda d, q: _linear(lm_head_fn, d, q, (8192, 50257, 768), (67, 257, 40), ()),
     "mm_fp32": _mm_fp32,
     "attention_scores": _attention_scores,
+    "moe_combine": _moe_combine,
 }
 
 
@@ -183,7 +215,7 @@ def tensor_names(wl: Workload, count: int) -> list[str]:
 
 def reference(wl: Workload, backward: bool) -> list[torch.Tensor]:
     """The same call in float32 (TF32 off: torch's default) on upcast copies of the inputs."""
-    inputs = [t.detach().float().requires_grad_(t.requires_grad) for t in wl.inputs]
+    inputs = [t.detach().float().requires_grad_(t.requires_grad) if t.is_floating_point() else t for t in wl.inputs]
     return step(wl.fn, inputs, backward)
 
 
