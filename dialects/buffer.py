@@ -644,6 +644,13 @@ class FusedOp(BufferNode):
     def members(self) -> list[BufferNode]:
         return [op for op in self.body.block.ops if isinstance(op, BufferNode)]
 
+    def verify_(self) -> None:
+        members = self.members()
+        if any(isinstance(m, ScatterOp) for m in members) and not any(
+                isinstance(m, ComputedOp) and m.is_contraction for m in members):
+            raise VerifyException("buffer.fused: a buffer.scatter fuses only as a contraction's epilogue, "
+                                  "and this group holds none")
+
     def defined_names(self) -> list[str]:
         return [n for m in self.members() for n in m.defined_names()]
 

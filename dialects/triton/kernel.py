@@ -41,7 +41,7 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator, NoTerminator, SymbolOpI
 from xdsl.utils.exceptions import VerifyException
 
 from mlc.analysis.flat_index import reached_span
-from mlc.dialects.access import ACCESS_DIRECTIVES, FlatAccessOp, MaskOperand
+from mlc.dialects.access import ACCESS_DIRECTIVES, FlatAccessOp, MaskOperand, StoreModeMixin
 from mlc.dialects.sym import ExprAttr, expr_str, free_symbol_names, indirect_names, is_size_symbol, size_names_in, symbol
 from mlc.dialects.syntax import IndexSymbol, Operands, ReductionKind, TypesOf
 from mlc.dialects.triton.core import (
@@ -161,8 +161,8 @@ class KernelOp(IRDLOperation):
         """The positions of the pointers its stores add into (`atomic_add`: a scatter's): running
         the kernel again adds again, so timing its configs saves and restores those buffers."""
         args = list(self.body.block.args)
-        return sorted({args.index(op.operands[0]) for op in self.body.walk()
-                       if getattr(op, "store_mode", None) is not None and op.operands[0] in args})
+        adds = [op for op in self.body.walk() if isinstance(op, StoreModeMixin) and op.store_mode is not None]
+        return sorted({args.index(op.ptr) for op in adds if op.ptr in args})  # type: ignore[attr-defined]
 
     @property
     def is_tiled(self) -> bool:

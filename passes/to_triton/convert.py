@@ -308,7 +308,7 @@ class _GraphConversion:
 
 def _group_members(node: Operation) -> list[buffer.BodyNode] | None:
     """The nodes one kernel runs, or None for a node that is not a kernel: a computed node or a
-    scatter alone, or a fused group (a scatter only as a GEMM's epilogue)."""
+    scatter alone, or a fused group (a scatter only as a GEMM's epilogue: the verifier's)."""
     if isinstance(node, buffer.BodyNode):
         return [node]
     if not isinstance(node, buffer.FusedOp):
@@ -316,10 +316,8 @@ def _group_members(node: Operation) -> list[buffer.BodyNode] | None:
     members = node.members()
     for m in members:
         if not isinstance(m, buffer.BodyNode):
-            raise PassFailedException(f"convert-to-triton: buffer.fused holds {m.name}; only buffer.computed can fuse")
-    if any(isinstance(m, buffer.ScatterOp) for m in members) and not any(m.is_contraction for m in members):
-        raise PassFailedException("convert-to-triton: buffer.fused holds a buffer.scatter without a contraction; "
-                                  "a scatter fuses only as a GEMM's epilogue")
+            raise PassFailedException(f"convert-to-triton: buffer.fused holds {m.name}; only buffer.computed "
+                                      "and buffer.scatter nodes fuse")
     return members  # type: ignore[return-value]
 
 

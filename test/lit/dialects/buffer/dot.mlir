@@ -66,3 +66,34 @@ buffer.graph @mm_relu {
   }
   buffer.output @buf1
 }
+
+// -----
+
+// A contraction with a scatter epilogue (a mixture of experts' combine): its tiles added into
+// buf1's rows at loaded positions.
+// CHECK-LABEL: buffer.graph @mm_scatter_add
+// CHECK:      buffer.fused {
+// CHECK-NEXT:   buffer.computed "buf0" #buffer.layout<[30, 8], [8, 1], f32> ranges [30, 8] reduce [16] {
+// CHECK:        buffer.scatter "buf2" #buffer.layout<[20, 8], [8, 1], f32> = @buf1 ranges [30, 8] {
+// CHECK:          buffer.store @buf2[i1 + 8*ind0] indirect(%{{.*}}), %{{.*}} atomic_add : f32
+buffer.graph @mm_scatter_add {
+  buffer.input "x" #buffer.layout<[30, 16], [16, 1], f32>
+  buffer.input "w" #buffer.layout<[16, 8], [8, 1], f32>
+  buffer.input "i" #buffer.layout<[30], [1], i64>
+  buffer.input "buf1" #buffer.layout<[20, 8], [8, 1], f32>
+  buffer.fused {
+    buffer.computed "buf0" #buffer.layout<[30, 8], [8, 1], f32> ranges [30, 8] reduce [16] {
+      %0 = buffer.load @x[r0_0 + 16*i0] : f32
+      %1 = buffer.load @w[i1 + 8*r0_0] : f32
+      %2 = buffer.dot %0, %1 : f32, f32 -> f32
+      buffer.store @buf0[i1 + 8*i0], %2 : f32
+    }
+    buffer.scatter "buf2" #buffer.layout<[20, 8], [8, 1], f32> = @buf1 ranges [30, 8] {
+      %0 = buffer.load @i[i0] : i64
+      %1 = loops.indirect_index %0 size 20 : i64
+      %2 = buffer.load @buf0[i1 + 8*i0] : f32
+      buffer.store @buf2[i1 + 8*ind0] indirect(%1), %2 atomic_add : f32
+    }
+  }
+  buffer.output @buf2
+}

@@ -99,3 +99,22 @@ buffer.graph @ranges_merged {
   }
   buffer.output @buf0
 }
+
+// -----
+
+// A scatter in a fused group without a contraction: it runs alone, or as a GEMM's epilogue.
+buffer.graph @scatter_fused_without_a_contraction {
+  buffer.input "i" #buffer.layout<[30], [1], i64>
+  buffer.input "v" #buffer.layout<[30, 8], [8, 1], f32>
+  buffer.input "buf0" #buffer.layout<[20, 8], [8, 1], f32>
+  // expected-error@+1 {{buffer.fused: a buffer.scatter fuses only as a contraction's epilogue, and this group holds none}}
+  buffer.fused {
+    buffer.scatter "buf1" #buffer.layout<[20, 8], [8, 1], f32> = @buf0 ranges [30, 8] {
+      %1 = buffer.load @i[i0] : i64
+      %2 = loops.indirect_index %1 size 20 : i64
+      %3 = buffer.load @v[i1 + 8*i0] : f32
+      buffer.store @buf1[i1 + 8*ind0] indirect(%2), %3 atomic_add : f32
+    }
+  }
+  buffer.output @buf1
+}
