@@ -260,21 +260,25 @@ def compile_graph(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], kind:
     emitted_call = load_call(emitted.source)
     namespace = emitted_call.__globals__  # the module's kernels, whose GEMM choices the dump lists
     timing.add("load the module (@triton.jit)", time.perf_counter() - start)
+    names = [n.name for n in gm.graph.find_nodes(op="placeholder")]
+    staged = (*cudagraphs.staged_inputs(kind, names), *host_scalars)  # a recording reads copies of these
+    # The call writes each mutated input it reads in place, so that a replay does too
+    values = imported.output_spec[len(imported.output_spec) - len(mutated_inputs):]
+    written = {i: k for i, k in zip(mutated_inputs, values) if i not in staged and isinstance(k, int)}
     call = compiled_graph.relaid(emitted_call, constants, compiled_graph.input_relayouts(emitted.input_layouts,
                                                                                          example_inputs),
-                                 output_relayouts)
+                                 output_relayouts, written)
     blocker = cudagraphs.capture_blocker(gm) if torch.cuda.is_available() else None
     graphed = cudagraphs.policy(kind, not imported.size_sources, emitted.launches, settings, blocker)
     if graphed.mode is not None:
-        names = [n.name for n in gm.graph.find_nodes(op="placeholder")]
         report = None if dump is None else (lambda line: dump.append("cudagraphs.txt", line + "\n"))
-        call = cudagraphs.CudaGraphCall(call, name=graph_id, warn=graphed.mode == "asked",
-                                        staged=(*cudagraphs.staged_inputs(kind, names), *host_scalars), report=report)
+        call = cudagraphs.CudaGraphCall(call, name=graph_id, warn=graphed.mode == "asked", staged=staged,
+                                        report=report)
     if host_epilogue is None:
         returned = imported.output_spec[:len(imported.output_spec) - len(mutated_inputs)]  # not the write-backs
         compiled_graph.report_output_strides(emitted.output_layouts, output_relayouts, returned)
     compiled = CompiledGraph(graph_id, emitted.source, call, imported.output_spec, output, host_scalars, tokens,
-                             host_epilogue, imported.size_sources, mutated_inputs)
+                             host_epilogue, imported.size_sources, mutated_inputs, list(written))
     if dump is not None:
         dump.write("cudagraphs.txt", graphed.describe() + "\n")
         dump.write("timing.txt", timing.report())

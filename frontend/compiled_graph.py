@@ -2,14 +2,16 @@
 
 `relaid` makes the emitted `call` into the call on the graph's tensors: it copies an input
 whose strides are not those the kernels index (`input_relayouts`) into them, appends the
-graph's constants, and copies a result laid out otherwise than the graph promises
-(`output_relayouts`) into the promised strides. That is the part a CUDA graph captures
-(`frontend/cudagraphs.py`), so that its copies are made in the recording's memory: a copy made
-around a replay would lie wherever the allocator put it, at an address no recording reads.
-`CompiledGraph` takes the FX graph's inputs, moves 0-d CPU tensors to the device, runs that
-call, computes the sizes the graph returns from its inputs, and rebuilds the graph's nesting
-of outputs. `report_output_strides` tells AOTAutograd the strides a forward's outputs really
-have.
+graph's constants, copies a result laid out otherwise than the graph promises
+(`output_relayouts`) into the promised strides, and writes the inputs the graph updates in
+place (`fx_graph.input_mutations`). That is the part a CUDA graph captures
+(`frontend/cudagraphs.py`), so that its copies are made in the recording's memory (a copy made
+around a replay would lie wherever the allocator put it, at an address no recording reads) and
+its write-backs are replayed with the kernels. `CompiledGraph` takes the FX graph's inputs,
+moves 0-d CPU tensors to the device, runs that call, writes back the updated inputs the call
+could not (a 0-d CPU tensor, an input a recording reads from a copy), computes the sizes the
+graph returns from its inputs, and rebuilds the graph's nesting of outputs.
+`report_output_strides` tells AOTAutograd the strides a forward's outputs really have.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ class CompiledGraph:
         host_epilogue: Callable[..., Any] | None = None,
         size_sources: dict[Any, tuple[int, int | None]] | None = None,
         mutated_inputs: Sequence[int] = (),
+        written_by_call: Sequence[int] = (),
     ):
         self.graph_id = graph_id
         self._sizes = {k: _size_evaluator(o.expr, size_sources or {})
@@ -60,7 +63,12 @@ class CompiledGraph:
         self._host_scalars = host_scalars
         self._tokens = tokens  # effect-token inputs: AOTAutograd passes None, the IR has an empty tensor
         self._host_epilogue = host_epilogue  # numbers read out of the results (`.item()`)
-        self._mutated_inputs = mutated_inputs  # inputs written with the last outputs (`fx_graph.input_mutations`)
+        # Inputs written with the last outputs (`fx_graph.input_mutations`), but those `relaid`'s
+        # call writes (all but a 0-d CPU input and an input a CUDA graph reads from a copy)
+        self._returned = None if not mutated_inputs else len(output_spec) - len(mutated_inputs)
+        self._written_here = [k for k, i in enumerate(mutated_inputs) if i not in written_by_call]
+        self._mutated_inputs = [mutated_inputs[k] for k in self._written_here]
+        self._write_back = WriteBack()
 
     def time_first_call(self, timing: Timing, dump: Any, namespace: dict) -> None:
         """Add the first call of the module (Triton's compilation and autotuning, then the run)
@@ -104,26 +112,39 @@ class CompiledGraph:
         outputs = tuple(flat) if self._flat_output else rebuild(self._output_structure, iter(flat))
         if self._host_epilogue is not None:
             outputs = self._host_epilogue(*outputs)
-        return outputs if not mutated else _written_back(outputs, mutated)
+        if self._returned is None:
+            return outputs
+        if mutated:
+            self._write_back(mutated, [outputs[self._returned + k] for k in self._written_here])
+        return type(outputs)(outputs[:self._returned])
 
     def __repr__(self) -> str:
         return f"<mlc CompiledGraph {self.graph_id}>"
 
 
 def relaid(call: Callable[[list[Any]], Sequence[Any]], constants: list[torch.Tensor],
-           relayouts: dict[int, Layout | None], output_relayouts: dict[int, Layout]) -> Callable[[list[Any]], list[Any]]:
+           relayouts: dict[int, Layout | None], output_relayouts: dict[int, Layout],
+           written_back: dict[int, int] | None = None) -> Callable[[list[Any]], list[Any]]:
     """The emitted `call` on the graph's inputs (which it empties, the boxed convention) and its
     results, each in the layout the kernels and the graph's users expect (`input_relayouts`,
-    `output_relayouts`), with `constants` appended to the inputs."""
+    `output_relayouts`), with `constants` appended to the inputs. `written_back`: input
+    position -> result position, each such result copied into its input after the call (a
+    batch norm's running statistics: `WriteBack`), so that a CUDA graph's replay writes them
+    with its kernels, no launch or host work around it."""
     if relayouts:
         from mlc.codegen.triton_helpers import ensure_layout
+    write_back = WriteBack()
+    inputs, values = list(written_back or {}), list((written_back or {}).values())
 
     def run(args: list[Any]) -> list[Any]:
+        targets = [args[i] for i in inputs]  # before a relayout replaces one
         for i, layout in relayouts.items():
             # A symbolic layout is the row-major one of whatever sizes come.
             args[i] = args[i].contiguous() if layout is None else ensure_layout(args[i], *layout)
         args.extend(constants)
         results = list(call(args))
+        if targets:
+            write_back(targets, [results[k] for k in values])
         for i, (size, stride) in output_relayouts.items():
             results[i] = torch.empty_strided(size, stride, dtype=results[i].dtype,
                                              device=results[i].device).copy_(results[i])
@@ -132,18 +153,22 @@ def relaid(call: Callable[[list[Any]], Sequence[Any]], constants: list[torch.Ten
     return run
 
 
-def _written_back(outputs: Sequence[Any], inputs: list[torch.Tensor]) -> Sequence[Any]:
-    """`outputs` but the last len(inputs), which are copied into `inputs`: one `_foreach_copy_`
-    per dtype (its one-launch path takes lists of one dtype)."""
-    values = outputs[len(outputs) - len(inputs):]
-    groups: dict[tuple, tuple[list[torch.Tensor], list[torch.Tensor]]] = {}
-    for target, value in zip(inputs, values):
-        targets, sources = groups.setdefault((target.device, target.dtype), ([], []))
-        targets.append(target)
-        sources.append(value)
-    for targets, sources in groups.values():
-        torch._foreach_copy_(targets, sources)
-    return type(outputs)(outputs[:len(outputs) - len(inputs)])
+class WriteBack:
+    """Copies values into a graph's mutated inputs: one `_foreach_copy_` per device and dtype (its
+    one-launch path takes lists of one dtype), the grouping found at the first call (a compiled
+    graph's inputs keep their dtypes and devices: Dynamo guards them)."""
+
+    def __init__(self) -> None:
+        self.groups: list[list[int]] | None = None
+
+    def __call__(self, targets: list[torch.Tensor], values: list[torch.Tensor]) -> None:
+        if self.groups is None:
+            by_kind: dict[tuple, list[int]] = {}
+            for k, t in enumerate(targets):
+                by_kind.setdefault((t.device, t.dtype), []).append(k)
+            self.groups = list(by_kind.values())
+        for group in self.groups:
+            torch._foreach_copy_([targets[k] for k in group], [values[k] for k in group])
 
 
 def boxed(compiled: Callable[..., Any]) -> Callable[[list[Any]], Any]:

@@ -79,8 +79,9 @@ def input_mutations(gm: torch.fx.GraphModule) -> tuple[torch.fx.GraphModule, lis
 
     AOTAutograd leaves such copies in the graph where asked to (`keep_inference_input_mutations`):
     a batch norm's running statistics, a cache updated in place. The kernels compute the new
-    values; the compiled graph writes them into the inputs after its call, all of them in a few
-    `_foreach_copy_` launches (`CompiledGraph`), rather than AOTAutograd's runtime copying each
+    values; the compiled graph's call writes them into the inputs after its kernels, all of them
+    in a few `_foreach_copy_` launches (`compiled_graph.relaid`: inside what a CUDA graph
+    captures, so that a replay writes them too), rather than AOTAutograd's runtime copying each
     one outside the graph. A copy the graph returns returns its input. A copy whose value
     differs in shape or dtype, or whose result another node uses, stays for the importer to
     refuse.

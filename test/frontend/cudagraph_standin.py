@@ -52,7 +52,13 @@ class InPlaceRecorder:
         # A capture runs nothing, so an input the call frees keeps its values until the replay;
         # a stand-in that runs the call would free it for real: it keeps those outside its pools
         callers = [a for a in kept if a.untyped_storage().data_ptr() not in self.memory]
+        # Nor does it write an input the call writes in place (a batch norm's statistics): the
+        # first replay does, once
+        before = [(a, a.clone()) for a in kept]
         outputs = list(call(args))
+        for a, value in before:
+            a.data.copy_(value)  # not a write autograd sees: the version counter stays
+        del before
         if self.fail_after_call:
             raise RuntimeError("CUDA error: operation failed due to a previous error during capture")
         # an output that is an input's, or made off the device (on the host), is handed as it is

@@ -244,6 +244,36 @@ def test_a_backward_run_twice_with_retain_graph(replayed):
         sgd(model), sgd(reference)
 
 
+@pytest.mark.skipif(GPU, reason="a stand-in recorder whose replays run nothing")
+def test_a_replay_writes_the_inputs_it_updates(monkeypatch):
+    """The running statistics a batch norm updates are written by the recorded call itself, so a
+    CUDA graph's replay writes them with its kernels and the host launches no copy around it:
+    with a stand-in whose replays run nothing, they keep the first (unrecorded) call's values."""
+
+    class Inert(InPlaceRecorder):
+        def record(self, call, args, pool, staged=()):
+            _, handed, staged_memory = super().record(call, args, pool, staged)
+            return (lambda: None), handed, staged_memory
+
+    recorder = Inert()
+    init = CudaGraphCall.__init__
+    monkeypatch.setattr(CudaGraphCall, "__init__", lambda self, *a, **k: init(self, *a, **{**k, "recorder": recorder,
+                                                                                            "device_type": "cpu"}))
+    monkeypatch.setattr(cudagraphs, "policy", lambda *args, **kwargs: cudagraphs.Decision("asked", "the test"))
+    torch._dynamo.reset()
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.BatchNorm1d(32)).train()
+    compiled = torch.compile(model, backend="mlc", fullgraph=True)
+    x = torch.randn(8, 16)
+    with torch.no_grad():
+        compiled(x)  # the first call runs normally
+        after_first = model[1].running_mean.clone()
+        for _ in range(2):  # recorded, then replayed: the (inert) replays write the statistics
+            compiled(x)
+    assert recorder.records == 1
+    assert model[1].num_batches_tracked.item() == 1
+    torch.testing.assert_close(model[1].running_mean, after_first, rtol=0, atol=0)
+
+
 def test_inputs_the_graph_updates_in_place(replayed):
     """A batch norm in training updates its running statistics in place (inputs the forward
     mutates): every replay must update the module's own tensors, as eager does, step by step."""
