@@ -124,12 +124,15 @@ class MatmulKernelBuilder(KernelBuilder):
             return
         lhs, rhs = defining_ops(dot.lhs), defining_ops(dot.rhs)
         values: dict[SSAValue, SSAValue] = {}
-        self._start_loop()
-        grouping: set[Operation] = set()  # a grouped product's ops giving each row's group: first
+        grouping: set[Operation] = set()  # a grouped product's ops giving each row's group
         for group in row_groups(dot, len(node.range_exprs)):
             grouping |= defining_ops(group.results[0])
+            start = len(self.ops)
             self._convert(node, [op for op in node.body.block.ops if op in grouping], self.coordinates(node, R0_INDEX), values)
+            self.hoisted += self.ops[start:]  # before the loop, which runs once per group (even for M = 1,
+            del self.ops[start:]  # where the load is of a scalar, which stays where it is used otherwise)
             self.groups = values[group.results[0]]
+        self._start_loop()
         self._convert(node, [op for op in node.body.block.ops if op in lhs], self.coordinates(node, R0_INDEX), values)
         self._convert(node, [op for op in node.body.block.ops if op in rhs - grouping], self.coordinates(node, R0_INDEX_T),
                       values)

@@ -93,14 +93,15 @@ def test_gathered_rows_are_a_prologue(check_grad, make):
     check_grad(lambda x, w: fn(x, w, idx), x, w, atol=3e-2, rtol=2e-2)
 
 
-@pytest.mark.parametrize("m, n, k, ends", [(150, 40, 72, (30, 30, 100, 150)), (256, 128, 64, (64, 64, 200, 256))],
-                         ids=["ragged", "aligned"])
+@pytest.mark.parametrize("m, n, k, ends", [(150, 40, 72, (30, 30, 100, 150)), (256, 128, 64, (64, 64, 200, 256)),
+                                           (1, 40, 72, (0, 1, 1, 1))], ids=["ragged", "aligned", "one-row"])
 def test_grouped_mm_of_gathered_rows(check_grad, make, m, n, k, ends):
     """A mixture of experts' projection: `_grouped_mm` of gathered token rows by per-expert
     weights, a gelu after it. The gather is the prologue, gelu the epilogue: one GEMM kernel,
     whose K loop runs once per group among a tile's rows (once, unmasked, where they are of one). The groups' ends (30, 30, 100, 150)
     put an empty group first, and cross YBLOCK's 16 to 128 row tiles; K ragged past R0_BLOCK
-    64; or every size a multiple of every block, so that only the groups mask A's rows. The
+    64; or every size a multiple of every block, so that only the groups mask A's rows; or one
+    row (M = 1: its group a scalar load, still before the loop that runs over it). The
     backward's input gradient is a grouped product too; its weight gradient (groups along K)
     stays the extern."""
     from torch.fx.experimental.proxy_tensor import make_fx
