@@ -42,6 +42,10 @@ LIMIT = {torch.float16: 2e4, torch.bfloat16: 1e6, torch.float32: 1e6}
 
 # -- shapes -----------------------------------------------------------------------------------
 
+MATMUL_FRACTION = 0.15
+"""The share of seeds whose program starts with a matrix product (`Generator.matmul`), drawn
+from a stream of its own: every other seed gives the program it gave before there were any."""
+
 SMALL = (1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 31, 32, 33, 64)
 ROW = (100, 255, 256, 1000, 1023, 1024, 1025, 1500, 2048, 4097, 8192, 8193, 12000, 20000, 65536, 100003, 131072,
        300000)
@@ -666,6 +670,22 @@ class Generator:
             return self.emit(op, [x, i], dim=dim)
         return self.emit(op, [x, i, self.new_input(index_shape, v.dtype)], dim=dim)
 
+    def matmul(self) -> str | None:
+        """`x @ w`: a float value's last dim (K, 1 too) times a new weight [K, N], N of 1, odd,
+        or past a tile; under `mlc-fuzz --gemm triton` the statements after it are candidates
+        for its kernel's epilogue, the views and casts before it its operands' prologue."""
+        rng = self.rng
+        x = self.pick(lambda v, n: v.dtype.is_floating_point and 1 <= v.dim() <= 3 and v.shape[-1] <= 4096)
+        if x is None:
+            return None
+        v = self.values[x]
+        k, n = v.shape[-1], rng.choice((1, 7, 33, 130))
+        if v.numel() // k * n > self.max_numel:
+            return None
+        x = self.guard(x, -4.0, 4.0)
+        bound = round(1.0 / math.sqrt(k), 4)  # products of order 1 (within float16's LIMIT)
+        return None if x is None else self.emit("matmul", [x, self.new_input((k, n), v.dtype, -bound, bound)])
+
     CATEGORIES = {
         "unary": 12, "activation": 10, "rounding": 4, "scalar_arith": 6, "binary": 16, "integer_arith": 4,
         "condition": 6, "cast": 4, "creation": 2, "view": 8, "cat_pad": 5, "reduce": 12, "norm": 7, "loss": 3,
@@ -679,6 +699,8 @@ class Generator:
         if rng.random() < 0.4:
             self.new_input(broadcast_partner(rng, tuple(self.values["x0"].shape)), rng.choice(FLOATS))
         target = rng.randint(1, self.max_stmts)
+        if random.Random(f"mlc-fuzz-matmul-{self.seed}").random() < MATMUL_FRACTION:
+            self.attempt("matmul")
         for _ in range(8 * target):
             if len(self.stmts) >= target:
                 break

@@ -233,6 +233,7 @@ define("index", _render_index, lambda x, i, dim: x[(slice(None),) * dim + (i,)],
 define("index_select", "{0}.index_select({dim}, {1})", lambda x, i, dim: x.index_select(dim, i), EXACT)
 define("gather", "torch.gather({0}, {dim}, {1})", lambda x, i, dim: torch.gather(x, dim, i), EXACT)
 define("embedding", "F.embedding({1}, {0})", lambda w, i: F.embedding(i, w), EXACT)
+define("matmul", "{0} @ {1}", torch.matmul)  # a GEMM (mlc-fuzz --gemm triton: mlc's own, epilogues fused)
 define("index_put", "{0}.index_put(({1},), {2}, accumulate=True)",
        lambda x, i, v: x.index_put((i,), v, accumulate=True))
 define("index_add", "{0}.index_add({dim}, {1}, {2})", lambda x, i, v, dim: x.index_add(dim, i, v))

@@ -1,6 +1,7 @@
 """mlc-fuzz: differential fuzzing of mlc against eager PyTorch.
 
     mlc-fuzz --seed 0 --count 3000 [--jobs N] [--backward-fraction 0.5] [--edge-fraction 0.3] [--shrink] [--out DIR]
+             [--gemm extern|triton|auto]
 
 Program `k` is `tools.fuzz.generate(seed + k)`: a random valid program over the ops mlc
 lowers, with shapes aimed at the passes' thresholds; about `backward-fraction` of them also
@@ -143,7 +144,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--progress", type=int, default=50, help="print a progress line every N programs")
     parser.add_argument("--time-limit", type=float, default=0, help="stop after this many seconds (0: none), "
                         "summarizing the programs done")
+    parser.add_argument("--gemm", choices=("extern", "triton", "auto"), default=None,
+                        help="what runs the programs' matrix products (MLC_GEMM, for every worker; default its value)")
     args = parser.parse_args(argv)
+    if args.gemm is not None:
+        os.environ["MLC_GEMM"] = args.gemm
     opts = {k: getattr(args, k) for k in ("max_numel", "backward_fraction", "max_stmts", "edge_fraction", "shrink",
                                           "shrink_tries", "timeout")}
     start, results = time.monotonic(), []

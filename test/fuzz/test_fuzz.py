@@ -48,6 +48,7 @@ from mlc.tools.fuzz_ops import OPS  # noqa: E402
 from mlc.tools.fuzz_program import Input, Program, Stmt  # noqa: E402
 
 SEEDS = 300
+MATMUL_SEEDS = 12
 BATCH = 10
 SMALL = {"max_numel": 20_000, "max_stmts": 6}
 
@@ -63,6 +64,24 @@ def test_programs(first: int) -> None:
             if outcome.failed:
                 failures.append(f"seed {seed}: {outcome.kind}: {outcome.detail[:500]}\n{program.source()}")
     assert not failures, "\n\n".join(failures)
+
+
+def test_programs_with_triton_gemms(monkeypatch) -> None:
+    """The first MATMUL_SEEDS programs (of the small ones) that start with a matrix product,
+    through mlc's own GEMM kernels (`MLC_GEMM=triton`, `mlc-fuzz --gemm triton`): the statements
+    after the product are candidates for its kernel's epilogue, the views and casts before it
+    for its operands' prologue."""
+    monkeypatch.setenv("MLC_GEMM", "triton")
+    programs = (generate(seed, **SMALL) for seed in range(SEEDS, 10 * SEEDS))
+    chosen = [p for p in programs if any(s.op == "matmul" for s in p.stmts)][:MATMUL_SEEDS]
+    failures = []
+    with interpreter_speedups(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for program in chosen:
+            outcome = check_program(program)
+            if outcome.failed:
+                failures.append(f"seed {program.seed}: {outcome.kind}: {outcome.detail[:500]}\n{program.source()}")
+    assert len(chosen) == MATMUL_SEEDS and not failures, "\n\n".join(failures)
 
 
 def test_speedups_launch_two_dimensional_tiles() -> None:
