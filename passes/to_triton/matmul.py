@@ -27,6 +27,10 @@ runs once per group among the tile's rows with B's tile read at the group; A's r
 always masked (by their group, in a tile that straddles two). Ops of an operand's chain that K
 does not move (a gathered row's position) are hoisted before the loop.
 
+A scatter epilogue (`buffer.scatter` reading the product at its lane: a mixture of experts'
+weighted combine) adds each lane's value into its base at the loaded row, a `triton.store ...
+atomic_add` of the tile; the launch restores the base while the autotuner times the configs.
+
 Each member's loop variables are read off the kernel's flat lanes (`kernel_shape.coordinates`)
 with the flat output index X = N*yindex + xindex (+ M*N*zindex), so an epilogue whose loops
 reorder-loops merged reads the same elements. Masks: ymask, xmask, r0_mask, r0_mask_t where the configs'
