@@ -162,7 +162,9 @@ scale; not a downcast, nor a product of two tensors)."""
 def prologue_read_ratio(op: PointwiseOp) -> float:
     """Bytes `op` reads per byte it writes: each distinct load weighs its element's bytes times
     the share of `op`'s elements it reads apart (a load broadcast along a dim of size d reads
-    1/d of them; along a symbolic dim, none worth counting)."""
+    1/d of them; along a symbolic dim, none worth counting). An op of no elements reads none."""
+    if any(size == 0 for size in op.range_exprs):
+        return 0.0
     zeros = _size_one_vars(op)
     ranges = {symbol(f"i{k}"): size for k, size in enumerate(op.range_exprs) if size != 1}
     seen: set[object] = set()

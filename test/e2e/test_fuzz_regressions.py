@@ -166,3 +166,12 @@ def test_group_norm_over_one_element_of_a_rounded_bfloat16_difference(check_grad
     w = _seeded((2,), 2471004, 6.0, -3.0, torch.bfloat16).to(device)
     b = _seeded((2,), 2471005, 6.0, -3.0, torch.bfloat16).to(device)
     check_grad(lambda t0, t5, w, b: (F.group_norm(t0 - t5, 2, w, b, eps=1e-05),), t0, t5, w, b, rtol=0.02, atol=0.00425)
+
+
+def test_product_of_no_rows_in_a_backward(check_grad, make, monkeypatch):
+    """mlc-fuzz seed 1020 (`--gemm triton`): `x @ w` of x [0, 5], backward. The backward's
+    `grad.t() @ ...` reads an operand computed from no elements, whose prologue read ratio
+    divided by its size 0 (`realization.prologue_read_ratio`: an inline crash)."""
+    monkeypatch.setenv("MLC_GEMM", "triton")
+    x, w = make(0, 5, grad=True), make(5, 33)
+    check_grad(lambda x: (-(x @ w)).unsqueeze(-3), x)
