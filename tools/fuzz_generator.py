@@ -673,9 +673,9 @@ class Generator:
     def matmul(self) -> str | None:
         """`x @ w`: a float value's last dim (K, 1 too) times a new weight [K, N], N of 1, odd,
         or past a tile; under `mlc-fuzz --gemm triton` the statements after it are candidates
-        for its kernel's epilogue, the views and casts before it its operands' prologue."""
+        for its kernel's epilogue, a guard before it (`tanh(x) * a + b`) its operand's prologue."""
         rng = self.rng
-        x = self.pick(lambda v, n: v.dtype.is_floating_point and 1 <= v.dim() <= 3 and v.shape[-1] <= 4096)
+        x = self.pick(lambda v, n: v.dtype.is_floating_point and 1 <= v.dim() <= 3 and 1 <= v.shape[-1] <= 4096)
         if x is None:
             return None
         v = self.values[x]

@@ -60,9 +60,11 @@ SIGN_UNSETTLED = {
     "normalize", "layer_norm", "rms_norm", "group_norm", "batch_norm", "cross_entropy", "cross_entropy_soft",
     "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "index_put", "index_add", "scatter_add",
     "amax", "amin", "max_all", "max_dim_values", "min_dim_values", "maximum", "minimum", "clamp", "relu", "hardtanh",
+    "matmul",
 }
 """Ops after which the sign of a zero is the implementation's choice, not the values': a sum
-starts from +0 or from its first element (eager: +0; a sum of -0s is then +0), a max or min
+starts from +0 or from its first element (eager: +0; a sum of -0s is then +0; a GEMM's
+accumulator starts from +0, BLAS's product of K = 1 is the -0 itself), a max or min
 of -0 and +0 keeps either, a norm subtracts a mean summed either way. Zeros computed through
 them are compared by value only (tools/fuzz_check.py `zero_sign_problem`)."""
 

@@ -69,8 +69,8 @@ def test_programs(first: int) -> None:
 def test_programs_with_triton_gemms(monkeypatch) -> None:
     """The first MATMUL_SEEDS programs (of the small ones) that start with a matrix product,
     through mlc's own GEMM kernels (`MLC_GEMM=triton`, `mlc-fuzz --gemm triton`): the statements
-    after the product are candidates for its kernel's epilogue, the views and casts before it
-    for its operands' prologue."""
+    after the product are candidates for its kernel's epilogue, a guard before it for its
+    operand's prologue."""
     monkeypatch.setenv("MLC_GEMM", "triton")
     programs = (generate(seed, **SMALL) for seed in range(SEEDS, 10 * SEEDS))
     chosen = [p for p in programs if any(s.op == "matmul" for s in p.stmts)][:MATMUL_SEEDS]
