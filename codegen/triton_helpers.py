@@ -221,16 +221,16 @@ def addresses(args: tuple) -> list:
 def _compile_and_run(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, tiles: Tiles, key: tuple,
                      restore: tuple[int, ...] = ()) -> None:
     """Run the kernel through `kernel[grid]`, which compiles it, with the config tuned for these
-    sizes (tuned first where none is kept, the `restore` arguments put back after), and keep
-    the binary for `key`'s next launches. It runs once: a scatter adds into memory."""
+    sizes (tuned first where none is kept: `_tuned` puts the `restore` arguments back), and
+    keep the binary for `key`'s next launches. It runs once: a scatter adds into memory."""
     state = _launch_state(kernel)
     while state.compiling:  # what `precompile` started for this kernel: wait, don't compile twice
         _wait(state.compiling.pop())
     sizes = _sizes_of(xnumel, tiles[0], args)
     config = state.tuned.get(sizes)
     if config is None:
-        with _restored([args[i] for i in restore]):
-            config = configs[0] if len(configs) == 1 else _kept_tuned(kernel, configs, xnumel, args, tiles)
+        config = configs[0] if len(configs) == 1 else \
+            _kept_tuned(kernel, configs, xnumel, args, tiles, [args[i] for i in restore])
         state.tuned[sizes] = config
     state.binaries[key] = _run_binding(kernel, config, xnumel, tiles, args)
 
@@ -346,7 +346,8 @@ def _write_record(path: Path | None, record: dict) -> None:
             pass  # a read-only cache: the next process times again
 
 
-def _kept_tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, tiles: Tiles = (None, None)) -> dict:
+def _kept_tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, tiles: Tiles = (None, None),
+                restore: Sequence[torch.Tensor] = ()) -> dict:
     """`_tuned`'s choice, kept across processes (`_record_path`), so that a second process
     launching the same kernel does not time it again. A record that is unreadable, or names a
     config not among `configs`, is ignored and rewritten; `MLC_CACHE=0` tunes every time."""
@@ -355,7 +356,7 @@ def _kept_tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, til
     kept = _read_record(path, "config")
     if kept in configs:
         return next(c for c in configs if c == kept)
-    config = _tuned(kernel, configs, xnumel, args, tiles)
+    config = _tuned(kernel, configs, xnumel, args, tiles, restore)
     _write_record(path, {"config": config})
     return config
 
@@ -393,9 +394,8 @@ def choose(kernel, fused: Callable[[], None], unfused: Callable[[], None], sizes
     state = _launch_state(kernel)
     choice = state.choices.get(sizes)
     if choice is None:
-        with _restored(restore if context is not None else ()):
-            choice = state.choices[sizes] = GemmChoice(None, None) if context is None else \
-                _kept_choice(kernel, fused, unfused, sizes)
+        choice = state.choices[sizes] = GemmChoice(None, None) if context is None else \
+            _kept_choice(kernel, fused, unfused, sizes, restore)
     (fused if choice.fused_wins else unfused)()
 
 
@@ -411,7 +411,8 @@ def _restored(tensors: Sequence[torch.Tensor]) -> Iterator[None]:
             tensor.copy_(copy)
 
 
-def _kept_choice(kernel, fused: Callable[[], None], unfused: Callable[[], None], sizes: tuple) -> GemmChoice:
+def _kept_choice(kernel, fused: Callable[[], None], unfused: Callable[[], None], sizes: tuple,
+                 restore: Sequence[torch.Tensor] = ()) -> GemmChoice:
     """Both sides' times, kept across processes (`_record_path`), as `_kept_tuned` keeps configs;
     `MLC_CACHE=0` times every process."""
     path = _record_path([kernel.cache_key, "against unfused", list(sizes), triton.__version__, device_description()])
@@ -419,7 +420,8 @@ def _kept_choice(kernel, fused: Callable[[], None], unfused: Callable[[], None],
     if isinstance(kept, list) and len(kept) == 2 and all(isinstance(ms, float) for ms in kept):
         return GemmChoice(*kept, cached=True)
     flush = torch.empty(_flush_bytes(), dtype=torch.int8, device=DEVICE)
-    choice = GemmChoice(_work_ms(fused, flush), _work_ms(unfused, flush))
+    with _restored(restore):  # what both sides add into, as it was before the timing
+        choice = GemmChoice(_work_ms(fused, flush), _work_ms(unfused, flush))
     _write_record(path, {"kernel": kernel.__name__, "sizes": list(sizes), "ms": [choice.fused_ms, choice.unfused_ms]})
     return choice
 
@@ -456,11 +458,13 @@ TUNE_MS = 0.5
 TUNE_LAUNCHES = 50
 
 
-def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, tiles: Tiles = (None, None)) -> dict:
+def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, tiles: Tiles = (None, None),
+           restore: Sequence[torch.Tensor] = ()) -> dict:
     """The fastest of `configs` on these arguments (all compiled together first). Each config
     runs once (`_run_binding`) and is then timed through its C launcher (`_kernel_ms`); one
     that needs more of the GPU than it has is left out, as Inductor's autotuner leaves it (where
-    every config does, the launch of the first reports it)."""
+    every config does, the launch of the first reports it). The tensors in `restore`, which
+    the kernel adds into, are put back after the timing."""
     _compile_all([(kernel, configs, args)], min(len(configs), os.cpu_count() or 1))
     _launch_state(kernel).compiling.clear()  # all finished, and in the kernel's cache
     flush = torch.empty(_flush_bytes(), dtype=torch.int8, device=DEVICE)
@@ -472,7 +476,8 @@ def _tuned(kernel, configs: tuple[dict, ...], xnumel: int, args: tuple, tiles: T
             return math.inf  # epilogue that converts the accumulator's layout): never picked
         return _kernel_ms(binary, args, flush)
 
-    return min(configs, key=ms)
+    with _restored(restore):
+        return min(configs, key=ms)
 
 
 def _flush_bytes() -> int:

@@ -64,10 +64,11 @@ class CompiledGraph:
         self._tokens = tokens  # effect-token inputs: AOTAutograd passes None, the IR has an empty tensor
         self._host_epilogue = host_epilogue  # numbers read out of the results (`.item()`)
         # Inputs written with the last outputs (`fx_graph.input_mutations`), but those `relaid`'s
-        # call writes (all but a 0-d CPU input and an input a CUDA graph reads from a copy)
+        # call writes (all but a 0-d CPU input and an input a CUDA graph reads from a copy): the
+        # input's position and its value's among the outputs
         self._returned = None if not mutated_inputs else len(output_spec) - len(mutated_inputs)
-        self._written_here = [k for k, i in enumerate(mutated_inputs) if i not in written_by_call]
-        self._mutated_inputs = [mutated_inputs[k] for k in self._written_here]
+        self._written_here = [(i, self._returned + k) for k, i in enumerate(mutated_inputs)
+                              if i not in written_by_call]
         self._write_back = WriteBack()
 
     def time_first_call(self, timing: Timing, dump: Any, namespace: dict) -> None:
@@ -101,7 +102,7 @@ class CompiledGraph:
         input nobody else holds, a saved activation in a backward, is freed there rather than
         at the end of the backward."""
         sizes = {k: size(args) for k, size in self._sizes.items()}  # read off the inputs before they go
-        mutated = [args[i] for i in self._mutated_inputs]  # before a relayout replaces one
+        mutated = [args[i] for i, _ in self._written_here]  # before a relayout replaces one
         for i in self._tokens:
             args[i] = torch.empty(0, device=device())
         for i in self._host_scalars:  # 0-d CPU tensors next to CUDA ones, as eager allows
@@ -115,7 +116,7 @@ class CompiledGraph:
         if self._returned is None:
             return outputs
         if mutated:
-            self._write_back(mutated, [outputs[self._returned + k] for k in self._written_here])
+            self._write_back(mutated, [outputs[k] for _, k in self._written_here])
         return type(outputs)(outputs[:self._returned])
 
     def __repr__(self) -> str:
