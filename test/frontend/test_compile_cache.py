@@ -270,7 +270,7 @@ def test_autotuned_config_is_kept(tmp_path, monkeypatch):
     monkeypatch.setenv("MLC_CACHE_DIR", str(tmp_path))
     tunings = []
 
-    def tuned(kernel, configs, xnumel, args, ynumel=None):
+    def tuned(kernel, configs, xnumel, args, tiles=(None, None), restore=()):
         tunings.append(xnumel)
         return configs[-1]
 
